@@ -1,0 +1,66 @@
+"""Analysis stage: what the package offers, as seen from inside its own environment.
+
+The probe (``probe_script.py``) imports the package in the environment's interpreter, through
+the sandbox; metaserver never imports target code into its own process.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from pydantic import ValidationError as PydanticValidationError
+
+from metaserver.contracts import CodeReport, Environment, Workspace
+from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
+from metaserver.sandbox import Policy, Sandbox
+from metaserver.settings import Settings
+
+PROBE = Path(__file__).with_name("probe_script.py")
+
+
+async def analyse(
+    workspace: Workspace, environment: Environment, settings: Settings, sandbox: Sandbox
+) -> CodeReport:
+    """Run the probe and return its CodeReport.
+
+    Raises:
+        AnalysisError: the probe crashed or nothing could be imported.
+        UntoolableError: the package imports but exposes no callable that can be a tool.
+        SandboxTimeout: the import did not finish in time.
+    """
+    workdir = Path(tempfile.mkdtemp(prefix="probe-", dir=environment.venv.parent))
+    try:
+        output = workdir / "report.json"
+        argv = [str(environment.python_path), "-I", str(PROBE), "--output", str(output)]
+        if workspace.distribution:
+            argv += ["--distribution", workspace.distribution]
+        if environment.strategy == "requirements+path":
+            # Only then is the tree itself the package; otherwise it would shadow the
+            # installed (possibly compiled) distribution.
+            argv += ["--path", str(workspace.path)]
+        policy = Policy(
+            workdir=workdir,
+            timeout=settings.timeouts.probe,
+            readable=(workspace.path, environment.venv, PROBE.parent),
+            writable=(workdir,),
+        )
+        result = await sandbox.run(argv, policy)
+        if result.timed_out:
+            raise SandboxTimeout(f"importing the package took over {policy.timeout:.0f}s")
+        if not result.ok or not output.exists():
+            raise AnalysisError(f"the analysis probe failed: {result.tail(8)}")
+        try:
+            report = CodeReport.model_validate(json.loads(output.read_text()))
+        except (ValueError, PydanticValidationError) as exc:
+            raise AnalysisError(f"the analysis probe wrote an unreadable report: {exc}") from exc
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if not report.packages:
+        raise AnalysisError("no importable top-level package was found in the environment")
+    if not report.candidates:
+        reasons = "; ".join(f"{s.target}: {s.reason}" for s in report.skipped[:5])
+        raise UntoolableError(f"no callable could become a tool ({reasons or 'none found'})")
+    return report

@@ -1,0 +1,31 @@
+"""Review stage: classify why a tool failed, in the contract's taxonomy.
+
+The repair catalogue (its own issue) builds on this classification; an LLM review may refine
+it when a model is configured.
+"""
+
+from __future__ import annotations
+
+import re
+
+from metaserver.exceptions import FailureType
+
+_RULES: list[tuple[re.Pattern[str], FailureType]] = [
+    (re.compile(r"ModuleNotFoundError|ImportError|No module named"), "import_error"),
+    (re.compile(r"timed out|TimeoutError|Timeout"), "timeout"),
+    (
+        re.compile(
+            r"validation error|TypeError|unexpected keyword|missing \d+ required|"
+            r"Input should be|AttributeError: 'dict'|not iterable|unknown or expired handle"
+        ),
+        "api_inference_error",
+    ),
+]
+
+
+def classify(error: str) -> FailureType:
+    """The failure type a tool's error text points to."""
+    for pattern, failure in _RULES:
+        if pattern.search(error):
+            return failure
+    return "repo_internal_bug"

@@ -1,0 +1,212 @@
+"""The ``metaserver`` command line (contract in DESIGN.md).
+
+Exit codes: 0 success; 1 the conversion or the tool call failed; 2 bad usage, a bad source, or
+an unknown server or tool. stdout carries only results (the report with ``--json``); logs go
+to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from metaserver import __version__
+from metaserver.exceptions import MetaServerError, NotFoundError, UserError
+from metaserver.settings import Settings
+
+logger = logging.getLogger("metaserver")
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="metaserver", description="Turn code repositories into validated MCP servers."
+    )
+    parser.add_argument("--version", action="version", version=f"metaserver {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    convert = commands.add_parser("convert", help="convert SOURCE and register the server")
+    convert.add_argument("source", metavar="SOURCE", help="git URL, directory, or pypi:NAME[==V]")
+    convert.add_argument("--ref", help="git branch, tag or commit")
+    convert.add_argument("--name", help="server name (default: from the project)")
+    convert.add_argument("--max-tools", type=int, metavar="N", help="tools at most (default 12)")
+    convert.add_argument("--json", action="store_true", help="print only the JSON report")
+
+    serve = commands.add_parser("serve", help="run the meta-server")
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+
+    listing = commands.add_parser("list", help="registered servers and tools")
+    listing.add_argument("--query", help="rank tools by relevance to this text")
+    listing.add_argument("--json", action="store_true")
+
+    call = commands.add_parser("call", help="call a generated tool (sandboxed)")
+    call.add_argument("server")
+    call.add_argument("tool")
+    call.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
+    call.add_argument("--json", action="store_true", help="print the raw JSON result")
+
+    remove = commands.add_parser("remove", help="unregister a server and delete its files")
+    remove.add_argument("server")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    for noisy in ("httpx", "mcp", "fastmcp", "git", "docket"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:
+        settings = Settings()
+        handler = {
+            "convert": _convert,
+            "serve": _serve,
+            "list": _list,
+            "call": _call,
+            "remove": _remove,
+        }[args.command]
+        return handler(args, settings)
+    except NotFoundError as exc:
+        print(f"metaserver: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except UserError as exc:
+        print(f"metaserver: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except MetaServerError as exc:
+        print(f"metaserver: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+def _convert(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.pipeline import convert
+
+    if args.max_tools is not None and args.max_tools < 1:
+        raise UserError("--max-tools must be at least 1")
+    report = asyncio.run(
+        convert(
+            args.source,
+            settings=settings,
+            ref=args.ref,
+            name=args.name,
+            max_tools=args.max_tools,
+        )
+    )
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        print(_report_text(report.model_dump(mode="json")))
+    return EXIT_OK if report.status == "success" else EXIT_FAILED
+
+
+def _report_text(report: dict[str, Any]) -> str:
+    lines = [
+        f"server {report['server']}: {report['status']} "
+        f"({report['tools_passed']} tools passed, {report['seconds'].get('total', 0):.1f}s)"
+    ]
+    if report["failure"]:
+        lines.append(f"failure: {report['failure']['type']}: {report['failure']['detail']}")
+    for tool in report["tools"]:
+        check = (tool.get("evidence") or {}).get("check", "-")
+        detail = f"  ({tool['error']})" if tool.get("error") else ""
+        lines.append(f"  {tool['status']:8} {tool['name']:28} {check}{detail}")
+    stages = ", ".join(f"{k} {v:.1f}s" for k, v in report["seconds"].items())
+    lines.append(f"seconds: {stages}")
+    if report["output_dir"]:
+        lines.append(f"output: {report['output_dir']}")
+    return "\n".join(lines)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.server import run
+
+    asyncio.run(run(settings, args.transport, args.host, args.port))
+    return EXIT_OK
+
+
+def _list(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.registry import Registry
+    from metaserver.registry.search import search_tools
+
+    registry = Registry(settings.registry_path)
+    if args.query:
+        hits = [h.model_dump(mode="json") for h in search_tools(registry, args.query, limit=20)]
+        if args.json:
+            print(json.dumps(hits, indent=2))
+        else:
+            for hit in hits:
+                summary = hit["description"].splitlines()[0][:70] if hit["description"] else ""
+                print(f"{hit['server']}/{hit['tool']}  {summary}")
+        return EXIT_OK
+    servers = registry.list_servers()
+    if args.json:
+        print(json.dumps([_server_json(s) for s in servers], indent=2))
+        return EXIT_OK
+    if not servers:
+        print("no servers registered", file=sys.stderr)
+    for server in servers:
+        print(f"{server.name}  ({server.source}, {len(server.tools)} tools)")
+        for tool in server.tools:
+            summary = tool.description.splitlines()[0][:70] if tool.description else ""
+            print(f"  {tool.name:28} {summary}")
+    return EXIT_OK
+
+
+def _server_json(server: Any) -> dict[str, Any]:
+    return {
+        "name": server.name,
+        "source": server.source,
+        "commit": server.commit,
+        "version": server.version,
+        "tools": [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in server.tools
+        ],
+    }
+
+
+def _call(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.direct_call import call_tool
+
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"JSON_ARGS is not valid JSON: {exc.msg}") from exc
+    if not isinstance(arguments, dict):
+        raise UserError("JSON_ARGS must be a JSON object, such as '{\"n\": 3}'")
+    ok, value = asyncio.run(call_tool(settings, args.server, args.tool, arguments))
+    if not ok:
+        print(f"metaserver: {args.tool} failed: {value}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json or not isinstance(value, str):
+        print(json.dumps(value, indent=None if args.json else 2))
+    else:
+        print(value)
+    return EXIT_OK
+
+
+def _remove(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.agents.register import remove_other_versions
+    from metaserver.registry import Registry
+
+    record = Registry(settings.registry_path).remove(args.server)
+    remove_other_versions(settings, record.name, keep="")
+    print(f"removed {record.name}", file=sys.stderr)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

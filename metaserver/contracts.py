@@ -1,0 +1,193 @@
+"""The typed values that flow between pipeline stages, and the conversion report.
+
+Each stage is a function from some of these to another (see DESIGN.md, "One conversion, as
+data"). They are pydantic models so that a stage's output can be stored, hashed and re-read.
+The report models mirror the JSON contract in DESIGN.md; change both together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from metaserver.exceptions import FailureType
+
+JSON = Any  # a value json.dumps accepts; pydantic cannot check recursion cheaply
+
+
+class Source(BaseModel):
+    """A parsed, validated SOURCE argument; nothing has been fetched yet."""
+
+    kind: Literal["git", "local", "pypi"]
+    location: str = Field(description="URL, absolute path, or distribution name.")
+    version: str | None = Field(default=None, description="pypi: the pinned version, if any.")
+    ref: str | None = Field(default=None, description="git: branch, tag or commit.")
+    original: str = Field(description="The SOURCE exactly as given.")
+
+
+class Workspace(BaseModel):
+    """A private copy of the repository that later stages may read (never the original)."""
+
+    source: Source
+    path: Path
+    commit: str | None = None
+    version: str | None = None
+    distribution: str | None = Field(default=None, description="Project name, when declared.")
+
+
+class EnvironmentAttempt(BaseModel):
+    strategy: str
+    ok: bool
+    seconds: float
+    error: str | None = None
+
+
+class Environment(BaseModel):
+    """An isolated virtual environment with the repository installed."""
+
+    ok: bool
+    strategy: str
+    python: str = Field(description="Interpreter version, such as 3.11.7.")
+    python_path: Path = Field(description="The environment's python executable.")
+    venv: Path
+    seconds: float
+    lock: str = Field(default="", description="`uv pip freeze` of the environment.")
+    attempts: list[EnvironmentAttempt] = Field(default_factory=list)
+
+
+class Example(BaseModel):
+    """Arguments for one call, and the value the source says it returns (if it says)."""
+
+    arguments: dict[str, JSON]
+    expected: JSON = None
+    has_expected: bool = False
+    wrapper: str | None = Field(
+        default=None, description="How the doctest consumed the result: list, sorted, set..."
+    )
+    origin: Literal["doctest", "synthesised", "llm"] = "doctest"
+
+
+class Parameter(BaseModel):
+    name: str
+    kind: Literal["positional_only", "positional_or_keyword", "keyword_only"]
+    json_schema: dict[str, JSON] = Field(default_factory=dict)
+    required: bool = True
+    default: JSON = None
+    description: str | None = None
+
+
+class Candidate(BaseModel):
+    """A public callable the probe found, described well enough to design a tool from."""
+
+    target: str = Field(description="Import path, package.module:qualname.")
+    name: str
+    signature: str
+    parameters: list[Parameter]
+    hidden_parameters: list[str] = Field(
+        default_factory=list, description="Optional parameters JSON cannot express; left out."
+    )
+    doc: str = ""
+    summary: str = ""
+    examples: list[Example] = Field(default_factory=list)
+    in_all: bool = False
+    top_level: bool = False
+
+
+class SkippedCallable(BaseModel):
+    target: str
+    reason: str
+
+
+class CodeReport(BaseModel):
+    packages: list[str]
+    candidates: list[Candidate]
+    skipped: list[SkippedCallable] = Field(default_factory=list)
+
+
+class ToolSpec(BaseModel):
+    """One tool of a generated server, bound to a real callable."""
+
+    name: str
+    description: str
+    target: str
+    parameters: list[Parameter]
+    examples: list[Example] = Field(default_factory=list)
+    codecs: list[str] = Field(default_factory=list)
+
+    @property
+    def input_schema(self) -> dict[str, JSON]:
+        return {
+            "type": "object",
+            "properties": {p.name: p.json_schema for p in self.parameters},
+            "required": [p.name for p in self.parameters if p.required],
+        }
+
+    def definition_hash(self) -> str:
+        """A stable hash of what the tool is, for provenance and change detection."""
+        body = self.model_dump(mode="json", include={"name", "target", "parameters", "codecs"})
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+CheckKind = Literal["expected-value", "no-error"]
+
+
+class Evidence(BaseModel):
+    arguments: dict[str, JSON]
+    result: JSON = None
+    expected: JSON = None
+    check: CheckKind = "no-error"
+
+
+class ToolEvidence(BaseModel):
+    """What validation saw when it called one tool through MCP."""
+
+    name: str
+    target: str
+    status: Literal["passed", "failed", "dropped"]
+    evidence: Evidence | None = None
+    error: str | None = None
+    failure_type: FailureType | None = None
+
+
+class Failure(BaseModel):
+    type: FailureType
+    detail: str
+
+
+class EnvironmentSummary(BaseModel):
+    ok: bool
+    strategy: str | None = None
+    python: str | None = None
+    seconds: float = 0.0
+
+
+class LLMUsage(BaseModel):
+    model: str | None = None
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+class ConversionReport(BaseModel):
+    """The result of one conversion; the JSON contract of DESIGN.md."""
+
+    server: str
+    source: str
+    commit: str | None = None
+    status: Literal["success", "failed"] = "failed"
+    failure: Failure | None = None
+    environment: EnvironmentSummary = Field(default_factory=lambda: EnvironmentSummary(ok=False))
+    tools: list[ToolEvidence] = Field(default_factory=list)
+    tools_passed: int = 0
+    rounds: int = 0
+    seconds: dict[str, float] = Field(default_factory=dict)
+    llm: LLMUsage = Field(default_factory=LLMUsage)
+    output_dir: str | None = None
+
+
+MIN_TOOLS_PASSED = 3
+"""The contract: a conversion succeeds only with at least this many validated tools."""

@@ -1,0 +1,54 @@
+"""Calling a registered tool from a process that is not the meta-server (``metaserver call``).
+
+The server is started through the sandbox exactly as validation started it, called once over
+stdio, and stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastmcp import Client
+
+from metaserver.exceptions import NotFoundError
+from metaserver.launch import server_command, stdio_transport
+from metaserver.registry import Registry
+from metaserver.sandbox import get_sandbox
+from metaserver.settings import Settings
+
+
+async def call_tool(
+    settings: Settings, server: str, tool: str, arguments: dict[str, Any]
+) -> tuple[bool, Any]:
+    """(True, result) or (False, error text) for one call of ``server``'s ``tool``.
+
+    Raises:
+        NotFoundError: no such server, or the server has no such tool.
+    """
+    record = Registry(settings.registry_path).get(server)
+    if tool not in {t.name for t in record.tools}:
+        names = ", ".join(t.name for t in record.tools)
+        raise NotFoundError(f"server {server!r} has no tool {tool!r} (it has: {names})")
+    command = server_command(
+        get_sandbox(settings.sandbox),
+        record.python_path,
+        record.output_dir,
+        settings.timeouts.tool_call,
+    )
+    client: Client[Any] = Client(
+        stdio_transport(command, keep_alive=False),
+        init_timeout=settings.timeouts.server_start,
+        timeout=settings.timeouts.tool_call,
+    )
+    async with client:
+        raw = await client.call_tool_mcp(tool, arguments)
+    if raw.is_error:
+        return False, " ".join(getattr(c, "text", "") for c in raw.content)
+    if raw.structured_content is not None and "result" in raw.structured_content:
+        return True, raw.structured_content["result"]
+    text = "".join(getattr(c, "text", "") for c in raw.content)
+    try:
+        return True, json.loads(text)
+    except ValueError:
+        return True, text

@@ -1,0 +1,49 @@
+"""How a generated server is started: one command, used by validation, the CLI and the
+meta-server alike, so that what was validated is exactly what is served."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastmcp.client.transports import StdioTransport
+
+from metaserver.sandbox import Command, Policy, Sandbox
+
+
+def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: float) -> Command:
+    """The sandboxed command that serves ``server_dir/server.py`` over stdio.
+
+    Args:
+        sandbox: the backend that confines the child.
+        python: the environment's interpreter (the server needs nothing of metaserver).
+        server_dir: the generated server's directory; its ``work/`` is the only writable place.
+        timeout: wall-clock budget; long-lived children are bounded by the caller instead.
+    """
+    workdir = server_dir / "work"
+    policy = Policy(
+        workdir=workdir,
+        timeout=timeout,
+        network=False,
+        readable=(server_dir, python.parent.parent),
+        writable=(workdir,),
+        env={
+            "PYTHONUNBUFFERED": "1",
+            "FASTMCP_SHOW_SERVER_BANNER": "false",
+            "FASTMCP_LOG_LEVEL": "WARNING",
+        },
+    )
+    return sandbox.wrap([str(python), "-I", str(server_dir / "server.py")], policy)
+
+
+def stdio_transport(command: Command, keep_alive: bool = True) -> StdioTransport:
+    """A FastMCP stdio transport for ``command`` (the child starts on first use)."""
+    command.cwd.mkdir(parents=True, exist_ok=True)
+    return StdioTransport(
+        command=command.argv[0],
+        args=command.argv[1:],
+        env=command.env,
+        cwd=str(command.cwd),
+        keep_alive=keep_alive,
+        # The child's stderr is its log; keep it beside its work files, not on our stderr.
+        log_file=command.cwd / "server.log",
+    )

@@ -1,0 +1,262 @@
+"""One conversion: the stages of DESIGN.md in order, timed, with the report as the result.
+
+    fetch -> environment -> analysis -> design -> generate -> validate -> register
+
+A bad SOURCE raises :class:`UserError` before anything is written; every later failure is
+recorded in the returned report (status ``failed``) instead of raised.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from metaserver.agents.analysis import analyse
+from metaserver.agents.design import design
+from metaserver.agents.environment import build_environment
+from metaserver.agents.fetch import fetch
+from metaserver.agents.generate import generate
+from metaserver.agents.register import register, remove_other_versions
+from metaserver.agents.source import parse_source
+from metaserver.agents.validate import connect, validate
+from metaserver.contracts import (
+    MIN_TOOLS_PASSED,
+    ConversionReport,
+    EnvironmentSummary,
+    Failure,
+    LLMUsage,
+    ToolEvidence,
+    Workspace,
+)
+from metaserver.exceptions import FailureType, MetaServerError, UserError, ValidationError
+from metaserver.sandbox import Sandbox, get_sandbox
+from metaserver.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[str, float, float], Awaitable[None]]
+STAGES = ("fetch", "environment", "analysis", "generate", "validate", "register")
+_SERVER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+
+
+def server_name_for(text: str) -> str:
+    """A registry name from a distribution or directory name: lowercase, [a-z0-9_-]."""
+    name = re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-_")[:48]
+    return name or "server"
+
+
+def check_server_name(name: str) -> str:
+    if not _SERVER_NAME.match(name):
+        raise UserError(
+            f"invalid server name {name!r}: use 1-48 of a-z, 0-9, '-' and '_', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+class _Timer:
+    def __init__(self, report: ConversionReport, progress: Progress | None) -> None:
+        self.report, self.progress = report, progress
+        self.started = time.monotonic()
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.report.seconds[name] = round(time.monotonic() - started, 2)
+
+    async def announce(self, name: str) -> None:
+        logger.info("conversion: %s", name)
+        if self.progress is not None:
+            await self.progress(name, float(STAGES.index(name)), float(len(STAGES)))
+
+
+async def convert(
+    source: str,
+    *,
+    settings: Settings,
+    ref: str | None = None,
+    name: str | None = None,
+    max_tools: int | None = None,
+    progress: Progress | None = None,
+) -> ConversionReport:
+    """Convert ``source`` into a validated, registered MCP server.
+
+    Raises:
+        UserError: the source or a parameter is invalid; nothing was left in the home.
+    """
+    parsed = parse_source(source, ref)
+    if name is not None:
+        check_server_name(name)
+    sandbox = get_sandbox(settings.sandbox)
+    token = secrets.token_hex(4)
+    report = ConversionReport(
+        server=name or "", source=source, llm=LLMUsage(model=settings.llm.model)
+    )
+    timer = _Timer(report, progress)
+
+    await timer.announce("fetch")
+    with timer.stage("fetch"), _cleanup_on_user_error(settings):
+        staged = settings.staging_dir / f"fetch-{token}"
+        try:
+            workspace = await fetch(parsed, staged, settings)
+        except UserError:
+            raise
+        except MetaServerError as exc:
+            return _finish(report, timer, exc)
+    report.server = name or server_name_for(workspace.distribution or Path(parsed.location).name)
+    report.commit = workspace.commit
+    workspace = _settle(workspace, settings.workspaces_dir / f"{report.server}-{token}")
+    try:
+        return await _convert_workspace(
+            workspace, report, timer, settings, sandbox, token, max_tools or settings.max_tools
+        )
+    except MetaServerError as exc:
+        return _finish(report, timer, exc)
+
+
+async def _convert_workspace(
+    workspace: Workspace,
+    report: ConversionReport,
+    timer: _Timer,
+    settings: Settings,
+    sandbox: Sandbox,
+    token: str,
+    max_tools: int,
+) -> ConversionReport:
+    venv = settings.environments_dir / f"{report.server}-{token}"
+    server_dir = settings.servers_dir / f"{report.server}-{token}"
+    report.output_dir = str(server_dir)
+
+    await timer.announce("environment")
+    with timer.stage("environment"):
+        environment = await build_environment(workspace, venv, settings, sandbox)
+    report.environment = EnvironmentSummary(
+        ok=True,
+        strategy=environment.strategy,
+        python=environment.python,
+        seconds=environment.seconds,
+    )
+
+    await timer.announce("analysis")
+    with timer.stage("analysis"):
+        code = await analyse(workspace, environment, settings, sandbox)
+        specs = design(code, max_tools)
+    logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
+
+    await timer.announce("generate")
+    with timer.stage("generate"):
+        generate(
+            server_dir,
+            report.server,
+            specs,
+            workspace,
+            environment,
+            max_bytes=settings.result_max_bytes,
+        )
+
+    await timer.announce("validate")
+    with timer.stage("validate"):
+        evidence = await validate(server_dir, specs, environment, settings, sandbox)
+        report.rounds = 1
+        passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
+        report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
+        report.tools_passed = len(passed)
+        if passed:
+            # The published server holds only proven tools; check it still answers.
+            generate(
+                server_dir,
+                report.server,
+                passed,
+                workspace,
+                environment,
+                evidence,
+                max_bytes=settings.result_max_bytes,
+            )
+            async with connect(server_dir, environment, settings, sandbox) as client:
+                listed = {tool.name for tool in await client.list_tools()}
+            if listed != {spec.name for spec in passed}:
+                raise ValidationError(f"the published server lists {sorted(listed)}")
+
+    if report.tools_passed < MIN_TOOLS_PASSED:
+        shutil.rmtree(venv, ignore_errors=True)
+        return _finish(
+            report,
+            timer,
+            None,
+            Failure(
+                type=_dominant_failure(evidence),
+                detail=f"{report.tools_passed} tools passed validation; at least "
+                f"{MIN_TOOLS_PASSED} are needed",
+            ),
+        )
+
+    await timer.announce("register")
+    with timer.stage("register"):
+        report.status = "success"
+        report.seconds["total"] = round(time.monotonic() - timer.started, 2)
+        register(settings, report, workspace, environment, server_dir, passed, evidence)
+        remove_other_versions(settings, report.server, keep=token)
+    return _finish(report, timer, None)
+
+
+def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolEvidence]:
+    """Tools that did not pass are left out of a published server: they are 'dropped'."""
+    if not published:
+        return evidence
+    return [
+        e if e.status == "passed" else e.model_copy(update={"status": "dropped"}) for e in evidence
+    ]
+
+
+def _dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
+    kinds = [e.failure_type for e in evidence if e.failure_type]
+    if not kinds:
+        return "untoolable_repo"
+    return max(set(kinds), key=kinds.count)
+
+
+def _finish(
+    report: ConversionReport,
+    timer: _Timer,
+    error: MetaServerError | None,
+    failure: Failure | None = None,
+) -> ConversionReport:
+    if error is not None:
+        logger.error("conversion failed: %s", error)
+        failure = Failure(type=error.failure_type or "env_failure", detail=str(error))
+    if failure is not None:
+        report.status = "failed"
+        report.failure = failure
+    report.seconds["total"] = round(time.monotonic() - timer.started, 2)
+    return report
+
+
+def _settle(workspace: Workspace, destination: Path) -> Workspace:
+    """Move a fetched tree from staging to its final place."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    workspace.path.rename(destination)
+    return workspace.model_copy(update={"path": destination})
+
+
+@contextmanager
+def _cleanup_on_user_error(settings: Settings) -> Iterator[None]:
+    """A rejected source leaves the home as it found it (no new directories)."""
+    existed = {p for p in (settings.home, settings.staging_dir) if p.exists()}
+    try:
+        yield
+    except UserError:
+        for path in (settings.staging_dir, settings.home):
+            if path not in existed and path.exists():
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.exists() and path == settings.staging_dir and not any(path.iterdir()):
+                path.rmdir()
+        raise

@@ -1,0 +1,118 @@
+"""Calling a target callable from a generated tool: arguments in, JSON-safe result out.
+
+Generated servers keep one line per tool (``return invoke(func, [...], arguments, HANDLES)``)
+so that every tool shares the same, tested argument and result handling.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .codecs import cap_result, from_json, to_json
+from .handles import HandleTable
+
+__all__ = ["DEFAULT_MAX_BYTES", "invoke", "resolve", "split_arguments"]
+
+DEFAULT_MAX_BYTES = 1_000_000
+
+
+def invoke(
+    func: Callable[..., Any],
+    positional: list[str],
+    arguments: dict[str, Any],
+    handles: HandleTable,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Any:
+    """Call ``func`` with decoded ``arguments`` and return its capped JSON-safe result.
+
+    Names in ``positional`` are passed positionally, in that order (needed for
+    positional-only parameters and for methods whose first parameter is the handle of
+    ``self``); a name written ``"*name"`` spreads the list ``arguments[name]`` as ``*args``.
+    All other arguments are passed by keyword. Exceptions from ``func`` propagate, so the
+    MCP layer reports them as tool errors.
+    """
+    decoded = {name: from_json(value, handles) for name, value in arguments.items()}
+    args, kwargs = split_arguments(func, positional, decoded)
+    result = func(*args, **kwargs)
+    return cap_result(to_json(result, handles), max_bytes)
+
+
+def split_arguments(
+    func: Callable[..., Any], positional: list[str], arguments: dict[str, Any]
+) -> tuple[list[Any], dict[str, Any]]:
+    """Split ``arguments`` into ``(args, kwargs)`` for ``func``.
+
+    Positional names are taken in order up to the last one present. A missing name before it
+    is filled with the parameter's default when the signature has one; otherwise the
+    positional run stops there and the remaining names go by keyword, so a value is never
+    shifted into the wrong slot.
+    """
+    kwargs = dict(arguments)
+    present = [i for i, name in enumerate(positional) if name.lstrip("*") in kwargs]
+    last = present[-1] if present else -1
+    args: list[Any] = []
+    for name in positional[: last + 1]:
+        key = name.lstrip("*")
+        if key in kwargs:
+            value = kwargs.pop(key)
+            if name.startswith("*"):
+                args.extend(value)
+            else:
+                args.append(value)
+            continue
+        default = _default_of(func, key)
+        if default is inspect.Parameter.empty:
+            break
+        args.append(default)
+    return args, kwargs
+
+
+def _default_of(func: Callable[..., Any], name: str) -> Any:
+    """The default of parameter ``name``, or ``Parameter.empty`` when there is none."""
+    try:
+        parameter = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):  # builtins without a signature
+        return inspect.Parameter.empty
+    return inspect.Parameter.empty if parameter is None else parameter.default
+
+
+def resolve(target: str) -> Callable[..., Any]:
+    """Import ``"package.module:Qual.Name"`` and return the callable it names.
+
+    Without a colon, the longest importable dotted prefix is taken as the module, so
+    ``"os.path.join"`` works too.
+    """
+    if ":" in target:
+        module_name, _, qualname = target.partition(":")
+        module = importlib.import_module(module_name)
+    else:
+        module, qualname = _import_prefix(target)
+    obj: Any = module
+    for part in qualname.split(".") if qualname else []:
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise AttributeError(f"cannot resolve {target!r}: no attribute {part!r}") from None
+    if not callable(obj):
+        raise TypeError(f"{target!r} resolves to a non-callable {type(obj).__name__}")
+    return obj  # type: ignore[no-any-return]
+
+
+def _import_prefix(target: str) -> tuple[Any, str]:
+    """Import the longest dotted prefix of ``target`` that is a module."""
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        module_name = ".".join(parts[:cut])
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            missing = exc.name or ""
+            if not (module_name == missing or module_name.startswith(missing + ".")):
+                raise  # the module exists but one of its own imports is missing
+            continue
+        return module, ".".join(parts[cut:])
+    raise ModuleNotFoundError(f"cannot resolve {target!r}: no importable module prefix")

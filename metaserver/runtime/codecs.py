@@ -1,0 +1,226 @@
+"""JSON <-> Python conversion for generated tools (DESIGN decisions 2, 3 and 4).
+
+``to_json`` turns any result into something ``json.dumps(..., allow_nan=False)`` accepts:
+values with a natural JSON form are converted, everything else is kept server-side in a
+``HandleTable`` and returned as a handle. ``from_json`` does the reverse for arguments, so a
+handle a client received can be passed straight back to another tool.
+
+Only the standard library is imported: this module is copied into generated servers that
+run in the target library's environment. numpy values are recognised by their type's module
+name, so numpy is never imported here.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import dataclasses
+import datetime
+import enum
+import io
+import json
+import math
+import sys
+import types
+from collections.abc import ItemsView, Iterator, KeysView, ValuesView
+from decimal import Decimal
+from fractions import Fraction
+from itertools import islice
+from pathlib import PurePath
+from typing import Any
+
+from .handles import HandleTable
+
+__all__ = ["HANDLE_KEYS", "cap_result", "dumps_compact", "from_json", "json_size_ok", "to_json"]
+
+HANDLE_KEYS = frozenset({"handle", "type", "repr"})
+PREVIEW_CHARS = 1000
+
+_SEQUENCES = (list, tuple, collections.deque, KeysView, ValuesView, ItemsView)
+_MAPPINGS = (dict, types.MappingProxyType, collections.ChainMap)
+_SIMPLE_KEYS = (str, int, float, bool)
+
+
+def to_json(
+    value: Any, handles: HandleTable, *, max_items: int = 10_000, max_depth: int = 50
+) -> Any:
+    """Convert ``value`` to a JSON-safe value, storing what has no codec in ``handles``."""
+    return _Encoder(handles, max_items, max_depth).encode(value, 0)
+
+
+class _Encoder:
+    """One conversion's state: the limits and the containers on the current path (cycles)."""
+
+    def __init__(self, handles: HandleTable, max_items: int, max_depth: int) -> None:
+        self.handles = handles
+        self.max_items = max_items
+        self.max_depth = max_depth
+        self.active: set[int] = set()
+
+    def encode(self, value: Any, depth: int) -> Any:
+        scalar = _encode_scalar(value)
+        if scalar is not _NO_CODEC:
+            return scalar
+        if isinstance(value, enum.Enum):
+            return self.encode(value.value, depth)
+        if _is_numpy(value):
+            try:
+                plain = value.tolist()
+            except Exception:  # an odd numpy object is still a handle
+                return self.handles.put(value)
+            return self.encode(plain, depth)
+        if depth >= self.max_depth or id(value) in self.active:
+            return self.handles.put(value)
+        self.active.add(id(value))
+        try:
+            return self.encode_container(value, depth + 1)
+        finally:
+            self.active.discard(id(value))
+
+    def encode_container(self, value: Any, depth: int) -> Any:
+        """Containers and records; anything unrecognised becomes a handle."""
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+            return {name: self.encode(item, depth) for name, item in fields.items()}
+        names = getattr(type(value), "_fields", None)
+        if isinstance(value, tuple) and isinstance(names, tuple):  # a namedtuple
+            pairs = zip(names, value, strict=False)
+            return {str(name): self.encode(item, depth) for name, item in pairs}
+        if isinstance(value, _SEQUENCES):
+            return [self.encode(item, depth) for item in value]
+        if isinstance(value, (set, frozenset)):
+            return [self.encode(item, depth) for item in _sorted_if_possible(value)]
+        if isinstance(value, _MAPPINGS):
+            return self.encode_mapping(value, depth)
+        if isinstance(value, range) and _range_size(value) <= self.max_items:
+            return list(value)
+        if isinstance(value, Iterator) and not isinstance(value, io.IOBase):
+            # Streams stay handles: reading a file here would consume the client's object.
+            return [self.encode(item, depth) for item in islice(value, self.max_items)]
+        return self.handles.put(value)
+
+    def encode_mapping(self, value: Any, depth: int) -> Any:
+        """A dict with string keys, or ``[[key, value], ...]`` when keys don't map to strings."""
+        items = list(value.items())
+        keys = _string_keys([key for key, _ in items])
+        if keys is None:
+            return [[self.encode(k, depth), self.encode(v, depth)] for k, v in items]
+        return {key: self.encode(item, depth) for key, (_, item) in zip(keys, items, strict=True)}
+
+
+_NO_CODEC = object()
+
+
+def _encode_scalar(value: Any) -> Any:
+    """The JSON form of a leaf value, or ``_NO_CODEC`` when ``value`` is not a known leaf."""
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if isinstance(value, enum.Enum):
+        return _NO_CODEC  # an IntEnum/StrEnum is encoded through its value
+    if isinstance(value, float):
+        return _encode_float(float.__float__(value))
+    if isinstance(value, int):  # bool cannot be subclassed, so this is an int subclass
+        return int.__index__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    return _encode_other_scalar(value)
+
+
+def _encode_other_scalar(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"base64": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, (Decimal, Fraction)):
+        return str(value)
+    if isinstance(value, complex):
+        return {"real": _encode_float(value.real), "imag": _encode_float(value.imag)}
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, PurePath):
+        return str(value)
+    return _NO_CODEC
+
+
+def _encode_float(number: float) -> float | str:
+    """Finite floats as numbers; NaN and infinities as text, since JSON has no literal."""
+    if math.isfinite(number):
+        return number
+    if math.isnan(number):
+        return "nan"
+    return "inf" if number > 0 else "-inf"
+
+
+def _is_numpy(value: Any) -> bool:
+    """numpy arrays and scalars, recognised without importing numpy."""
+    module = getattr(type(value), "__module__", None) or ""
+    return module.startswith("numpy") and callable(getattr(value, "tolist", None))
+
+
+def _range_size(value: range) -> int:
+    """``len(value)``, which raises for ranges longer than ``sys.maxsize``."""
+    try:
+        return len(value)
+    except OverflowError:
+        return sys.maxsize
+
+
+def _sorted_if_possible(items: set[Any] | frozenset[Any]) -> list[Any]:
+    """Sorted, so equal sets give equal JSON; iteration order when items don't compare."""
+    try:
+        return sorted(items)
+    except Exception:  # mixed or unorderable types raise all sorts of errors
+        return list(items)
+
+
+def _string_keys(keys: list[Any]) -> list[str] | None:
+    """Keys as strings, or None when a key is not simple or two keys map to the same text."""
+    if not all(isinstance(key, _SIMPLE_KEYS) and not isinstance(key, enum.Enum) for key in keys):
+        return None
+    texts = [key if type(key) is str else str(key) for key in keys]
+    if len(set(texts)) != len(texts):
+        return None
+    return texts
+
+
+def from_json(value: Any, handles: HandleTable) -> Any:
+    """Replace handle descriptors (``{"handle": id, ...}``) with the stored objects.
+
+    A dict counts as a handle when it has a string ``"handle"`` key and no keys beyond
+    ``handle``/``type``/``repr``, so a descriptor returned by ``to_json`` can be passed back
+    unchanged. An unknown or evicted id raises ``KeyError``.
+    """
+    if isinstance(value, dict):
+        if _is_handle_ref(value):
+            return handles.get(value["handle"])
+        return {key: from_json(item, handles) for key, item in value.items()}
+    if isinstance(value, list):
+        return [from_json(item, handles) for item in value]
+    return value
+
+
+def _is_handle_ref(value: dict[Any, Any]) -> bool:
+    return isinstance(value.get("handle"), str) and set(value) <= HANDLE_KEYS
+
+
+def dumps_compact(value: Any) -> str:
+    """Compact JSON text, the form whose size the caps measure."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def json_size_ok(value: Any, max_bytes: int) -> bool:
+    """Whether the compact UTF-8 JSON of ``value`` fits in ``max_bytes``."""
+    return len(dumps_compact(value).encode("utf-8")) <= max_bytes
+
+
+def cap_result(value: Any, max_bytes: int, *, preview_chars: int = PREVIEW_CHARS) -> Any:
+    """``value`` if its JSON fits in ``max_bytes``, else a small truncation notice.
+
+    MCP clients feed results into a model's context; a multi-megabyte answer helps nobody,
+    so the client gets the size and a preview and can ask for less.
+    """
+    text = dumps_compact(value)
+    size = len(text.encode("utf-8"))
+    if size <= max_bytes:
+        return value
+    return {"truncated": True, "bytes": size, "preview": text[:preview_chars]}

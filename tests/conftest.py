@@ -1,0 +1,26 @@
+"""Every test gets its own METASERVER_HOME; nothing reads the developer's real state."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from metaserver.settings import Settings
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    for key in list(os.environ):
+        if key.startswith("METASERVER_"):
+            monkeypatch.delenv(key)
+    home = tmp_path / "home"
+    monkeypatch.setenv("METASERVER_HOME", str(home))
+    yield home
+
+
+@pytest.fixture
+def settings(isolated_home: Path) -> Settings:
+    return Settings(home=isolated_home)

@@ -1,0 +1,136 @@
+"""Small repositories that tests build for themselves (never code from other projects)."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+CALC_MODULE = '''\
+"""Small arithmetic and text helpers: a metaserver test fixture."""
+
+from __future__ import annotations
+
+__all__ = ["add", "clamp", "fibonacci", "mean", "slugify", "word_counts", "Counter"]
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: the first addend.
+        b: the second addend.
+
+    >>> add(2, 3)
+    5
+    """
+    return a + b
+
+
+def mean(values: list[float]) -> float:
+    """The arithmetic mean of some numbers.
+
+    >>> mean([1.0, 2.0, 6.0])
+    3.0
+    """
+    return sum(values) / len(values)
+
+
+def slugify(text: str, sep: str = "-") -> str:
+    """Lower-case words joined by a separator.
+
+    >>> slugify("Hello  World")
+    'hello-world'
+    """
+    return sep.join(text.lower().split())
+
+
+def fibonacci(n: int) -> list[int]:
+    """The first n Fibonacci numbers.
+
+    >>> fibonacci(7)
+    [0, 1, 1, 2, 3, 5, 8]
+    """
+    numbers = [0, 1]
+    while len(numbers) < n:
+        numbers.append(numbers[-1] + numbers[-2])
+    return numbers[:n]
+
+
+def word_counts(text: str) -> dict[str, int]:
+    """How often each word occurs.
+
+    >>> word_counts("a b a")
+    {'a': 2, 'b': 1}
+    """
+    counts: dict[str, int] = {}
+    for word in text.split():
+        counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+def clamp(x: float, low: float = 0.0, high: float = 1.0) -> float:
+    """Limit x to the interval [low, high].
+
+    >>> clamp(1.5)
+    1.0
+    """
+    return max(low, min(high, x))
+
+
+def _private_helper() -> None:
+    """Not part of the API."""
+
+
+class Counter:
+    """A class: becomes handle-based tools later, skipped for now."""
+
+    def __init__(self) -> None:
+        self.value = 0
+'''
+
+PYPROJECT = """\
+[project]
+name = "{name}"
+version = "0.3.1"
+description = "metaserver test fixture"
+requires-python = ">=3.9"
+
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[tool.setuptools]
+packages = ["{package}"]
+"""
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.invalid",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.invalid",
+            "HOME": str(cwd),
+            "PATH": "/usr/bin:/bin",
+        },
+    ).stdout.strip()
+
+
+def make_calc_repo(root: Path, name: str = "calcpack", package: str = "calcpack") -> Path:
+    """A git repository holding an installable package of typed, doctested functions."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(PYPROJECT.format(name=name, package=package))
+    (root / package).mkdir(exist_ok=True)
+    (root / package / "__init__.py").write_text(CALC_MODULE)
+    (root / "README.md").write_text(textwrap.dedent(f"# {name}\n\nA fixture.\n"))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root

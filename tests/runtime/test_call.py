@@ -1,0 +1,167 @@
+"""invoke() and resolve(), plus the guarantee that the runtime needs only the stdlib."""
+
+from __future__ import annotations
+
+import json
+import os.path
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import metaserver.runtime
+from metaserver.runtime import HandleTable, invoke, resolve
+from metaserver.runtime.call import split_arguments
+
+
+class Model:
+    """A stateful object: fit, then query through its handle."""
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+        self.data: list[float] = []
+
+    def fit(self, data: list[float]) -> Model:
+        self.data = list(data)
+        return self
+
+    def predict(self, x: float) -> float:
+        return self.scale * x + sum(self.data)
+
+
+def only_positional(a: int, b: int = 10, /, c: int = 100) -> list[int]:
+    return [a, b, c]
+
+
+def varargs(*values: int, sep: str = "-") -> str:
+    return sep.join(str(v) for v in values)
+
+
+def test_keyword_and_positional_arguments() -> None:
+    table = HandleTable()
+    assert invoke(only_positional, ["a", "b"], {"a": 1, "b": 2, "c": 3}, table) == [1, 2, 3]
+    assert invoke(only_positional, ["a", "b"], {"a": 1}, table) == [1, 10, 100]
+    assert invoke(os.path.join, ["a", "b"], {"a": "x", "b": "y"}, table) == os.path.join("x", "y")
+
+
+def test_gap_is_filled_with_default() -> None:
+    assert invoke(only_positional, ["a", "b", "c"], {"a": 1, "c": 3}, HandleTable()) == [1, 10, 3]
+
+
+def test_gap_without_default_sends_the_rest_by_keyword() -> None:
+    def f(a: int, b: int, c: int = 0) -> list[int]:
+        return [a, b, c]
+
+    args, kwargs = split_arguments(f, ["a", "b", "c"], {"b": 2, "c": 3})
+    assert args == [] and kwargs == {"b": 2, "c": 3}
+    with pytest.raises(TypeError):
+        invoke(f, ["a", "b", "c"], {"b": 2, "c": 3}, HandleTable())
+
+
+def test_star_name_spreads_a_list() -> None:
+    assert invoke(varargs, ["*values"], {"values": [1, 2, 3], "sep": "+"}, HandleTable()) == "1+2+3"
+
+
+def test_objects_round_trip_as_handles_between_calls() -> None:
+    table = HandleTable()
+    model_desc = invoke(Model, [], {"scale": 2.0}, table)
+    assert model_desc["type"].endswith("Model") and model_desc["handle"].startswith("h_")
+    fitted = invoke(Model.fit, ["self"], {"self": model_desc, "data": [1.0, 2.0]}, table)
+    # the wire form (what a client sends back) works as well as the descriptor itself
+    wire = json.loads(json.dumps(fitted))
+    assert invoke(Model.predict, ["self", "x"], {"self": wire, "x": 10}, table) == 23.0
+    assert table.get(fitted["handle"]) is table.get(model_desc["handle"])
+
+
+def test_handles_inside_containers_are_resolved() -> None:
+    table = HandleTable()
+    a, b = object(), object()
+    args = {"items": [table.put(a), {"k": table.put(b)}]}
+    out = invoke(lambda items: items[0] is a and items[1]["k"] is b, [], args, table)
+    assert out is True
+
+
+def test_result_is_converted_and_capped() -> None:
+    table = HandleTable()
+    assert invoke(lambda: {"x": float("nan")}, [], {}, table) == {"x": "nan"}
+    capped = invoke(lambda n: "a" * n, [], {"n": 5000}, table, max_bytes=1000)
+    assert capped["truncated"] is True and capped["bytes"] == 5002
+
+
+def test_exceptions_propagate() -> None:
+    def boom() -> None:
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        invoke(boom, [], {}, HandleTable())
+    with pytest.raises(KeyError, match="unknown or expired handle"):
+        invoke(lambda x: x, ["x"], {"x": {"handle": "h_gone"}}, HandleTable())
+
+
+def test_resolve() -> None:
+    assert resolve("json:dumps") is json.dumps
+    assert resolve("collections:OrderedDict.fromkeys") == OrderedDict.fromkeys
+    assert resolve("os.path.join") is os.path.join
+    assert resolve("collections.OrderedDict") is OrderedDict
+    assert resolve(f"{__name__}:Model.predict") is Model.predict
+
+
+def test_resolve_errors() -> None:
+    with pytest.raises(ModuleNotFoundError):
+        resolve("no_such_module_xyz:f")
+    with pytest.raises(ModuleNotFoundError):
+        resolve("no_such_module_xyz.f")
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        resolve("json:nope")
+    with pytest.raises(TypeError, match="non-callable"):
+        resolve("sys:path")
+
+
+def test_resolve_reports_a_missing_dependency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "needs_dep_mod.py").write_text("import dependency_not_installed_xyz\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError, match="dependency_not_installed_xyz"):
+        resolve("needs_dep_mod.func")
+
+
+def test_runtime_imports_only_the_standard_library(tmp_path: Path) -> None:
+    """Copied as ``metaserver_runtime``, the package must work with only the stdlib."""
+    source = Path(metaserver.runtime.__file__).parent
+    shutil.copytree(source, tmp_path / "metaserver_runtime", ignore=shutil.ignore_patterns("*.pyc"))
+    script = textwrap.dedent(
+        """
+        import json, sys
+        sys.path.insert(0, sys.argv[1])
+        before = set(sys.modules)
+        import metaserver_runtime
+        from metaserver_runtime import HandleTable, invoke, to_json
+        from metaserver_runtime import call, codecs, handles
+        table = HandleTable()
+        assert invoke(sorted, ["x"], {"x": {3, 1}}, table) == [1, 3]
+        new = set(sys.modules) - before
+        bad = sorted(
+            name for name in new
+            if name.split(".")[0] not in sys.stdlib_module_names
+            and name.split(".")[0] != "metaserver_runtime"
+        )
+        print(json.dumps({"bad": bad, "metaserver": "metaserver" in sys.modules}))
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result == {"bad": [], "metaserver": False}
