@@ -341,11 +341,16 @@ def _checkout_commit(runner: _Git, url: str, dest: Path, ref: str) -> None:
 
 
 def _head_commit(path: Path) -> str | None:
-    """HEAD's commit id, read by GitPython from the files alone (no git process, no hooks)."""
+    """HEAD's commit id, read by GitPython from the ref files alone.
+
+    ``Repo.head.commit`` would start ``git cat-file`` inside the repository; resolving the
+    ref runs no git at all, so a local checkout's configuration is never acted on.
+    """
     try:
         import git
 
-        return str(git.Repo(path).head.commit.hexsha)
+        sha = git.SymbolicReference.dereference_recursive(git.Repo(path), "HEAD")
+        return str(sha)
     except Exception as err:  # not a repository, unborn HEAD, git missing: all mean "unknown"
         logger.debug("no HEAD commit for %s: %s", path, err)
         return None

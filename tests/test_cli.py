@@ -1,0 +1,111 @@
+"""The command line as a user runs it: real processes, a real fixture repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixture_repos import make_calc_repo
+
+METASERVER = str(Path(sys.executable).with_name("metaserver"))
+
+
+def run_cli(home: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    env["METASERVER_HOME"] = str(home)
+    return subprocess.run(
+        [METASERVER, *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
+
+
+def home_is_empty(home: Path) -> bool:
+    return not home.exists() or not any(home.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "/definitely/not/here",
+        "; rm -rf /",
+        "--upload-pack=x",
+        "ext::sh -c id",
+        "pypi:metaserver-no-such-package-4f9c2",
+    ],
+)
+def test_bad_sources_exit_2_and_leave_nothing(tmp_path: Path, source: str) -> None:
+    home = tmp_path / "home"
+    result = run_cli(home, "convert", source, "--json")
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    message = result.stderr.strip().splitlines()
+    assert message and message[-1].startswith("metaserver: ")
+    assert home_is_empty(home)
+
+
+def test_directory_without_python_package_exits_2(tmp_path: Path) -> None:
+    empty = tmp_path / "not-a-package"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("no code here\n")
+    home = tmp_path / "home"
+    result = run_cli(home, "convert", str(empty))
+    assert result.returncode == 2
+    assert "no python" in result.stderr.lower()
+    assert home_is_empty(home)
+
+
+def test_bad_usage_exits_2(tmp_path: Path) -> None:
+    assert run_cli(tmp_path / "home", "convert").returncode == 2
+    assert run_cli(tmp_path / "home", "frobnicate").returncode == 2
+    result = run_cli(tmp_path / "home", "call", "nothing", "tool", "{}")
+    assert result.returncode == 2 and "no registered server" in result.stderr
+
+
+@pytest.mark.integration
+def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
+    repo = make_calc_repo(tmp_path / "calc")
+    home = tmp_path / "home"
+
+    converted = run_cli(home, "convert", f"file://{repo}", "--json")
+    assert converted.returncode == 0, converted.stderr
+    report = json.loads(converted.stdout)
+    assert report["status"] == "success"
+    assert report["server"] == "calcpack"
+    assert len(report["commit"]) == 40
+    expected_checks = [
+        t for t in report["tools"]
+        if t["status"] == "passed" and t["evidence"]["check"] == "expected-value"
+    ]
+    assert len(expected_checks) >= 3
+    assert report["tools_passed"] == len([t for t in report["tools"] if t["status"] == "passed"])
+    assert set(report["seconds"]) >= {"fetch", "environment", "analysis", "generate", "validate", "total"}
+    output = Path(report["output_dir"])
+    for name in ("server.py", "tools.json", "README.md", "mcp.json", "tests/test_tools.py"):
+        assert (output / name).exists(), name
+
+    # A new process, after the converting one exited, finds and calls the server.
+    called = run_cli(home, "call", "calcpack", "add", '{"a": 40, "b": 2}', "--json")
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout) == 42
+    fib = run_cli(home, "call", "calcpack", "fibonacci", '{"n": 5}', "--json")
+    assert json.loads(fib.stdout) == [0, 1, 1, 2, 3]
+
+    listed = run_cli(home, "list", "--json")
+    servers = json.loads(listed.stdout)
+    assert [s["name"] for s in servers] == ["calcpack"]
+    assert {"add", "fibonacci", "slugify"} <= {t["name"] for t in servers[0]["tools"]}
+
+    # Schema violations are refused before the call, as an error result (exit 1).
+    wrong = run_cli(home, "call", "calcpack", "add", '{"a": "forty"}')
+    assert wrong.returncode == 1
+    unknown_tool = run_cli(home, "call", "calcpack", "nope", "{}")
+    assert unknown_tool.returncode == 2
+
+    removed = run_cli(home, "remove", "calcpack")
+    assert removed.returncode == 0
+    assert json.loads(run_cli(home, "list", "--json").stdout) == []
+    assert not output.exists()
