@@ -39,7 +39,8 @@ def home_is_empty(home: Path) -> bool:
 )
 def test_bad_sources_exit_2_and_leave_nothing(tmp_path: Path, source: str) -> None:
     home = tmp_path / "home"
-    result = run_cli(home, "convert", source, "--json")
+    # "--" so that the source itself, not argparse, has to refuse "--upload-pack=x".
+    result = run_cli(home, "convert", "--json", "--", source)
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
     message = result.stderr.strip().splitlines()

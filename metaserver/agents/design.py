@@ -13,6 +13,8 @@ from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter
 
 MAX_DESCRIPTION = 1024
 _NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
+_DOCTEST = re.compile(r"^[ \t]*>>>", re.M)
+_EXAMPLES_HEADING = re.compile(r"(?:^|\n)\s*Examples?\s*:?\s*(?:\n\s*-+\s*)?$")
 
 
 def design(report: CodeReport, max_tools: int) -> list[ToolSpec]:
@@ -52,6 +54,8 @@ def _rank(candidate: Candidate) -> tuple[int, str]:
 
 
 def _unique(name: str, used: set[str]) -> str:
+    # MCP tool names are at most 64 characters; keep room for a "_NNN" suffix.
+    name = name[:64]
     base, n = name[:60], 2
     while name in used:
         name, n = f"{base}_{n}", n + 1
@@ -62,8 +66,10 @@ def _unique(name: str, used: set[str]) -> str:
 def _description(candidate: Candidate) -> str:
     text = candidate.doc.strip() or candidate.summary or f"Call {candidate.target}."
     # Keep the prose, not the doctest session: agents read descriptions, not transcripts.
-    prose = text.split("\n>>>", 1)[0].strip()
-    return prose[:MAX_DESCRIPTION]
+    # Sessions may be indented (an "Examples:" section) or be the whole docstring.
+    prose = _DOCTEST.split(text, maxsplit=1)[0].strip()
+    prose = _EXAMPLES_HEADING.sub("", prose).strip()
+    return (prose or f"Call {candidate.target}.")[:MAX_DESCRIPTION]
 
 
 def synthesise_example(parameters: list[Parameter]) -> Example:
@@ -90,6 +96,8 @@ def _value_for(name: str, schema: dict[str, JSON]) -> JSON:
         "null": None,
         "object": {},
     }
+    if kind == "array" and "prefixItems" in schema:  # a tuple: one value per position
+        return [_value_for(name, item) for item in schema["prefixItems"]]
     if kind == "array":
         return [_value_for(name, schema.get("items", {"type": "integer"})) for _ in range(3)]
     if isinstance(kind, str) and kind in by_type:

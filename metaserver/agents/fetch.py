@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from urllib.parse import urldefrag, urljoin
 
@@ -225,8 +226,7 @@ class _Git:
         self.deadline = time.monotonic() + self.timeout
 
     def run(self, args: Sequence[str], cwd: Path | None = None) -> str:
-        import git  # imported late: GitPython refuses to import where git is missing
-
+        git = _import_git()
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise _timeout_error("git", self.timeout)
@@ -245,6 +245,16 @@ class _Git:
         return str(output)
 
 
+def _import_git() -> ModuleType:
+    """GitPython, imported late: it refuses to import at all where git is missing."""
+    try:
+        import git
+    except ImportError as err:
+        first_line = (str(err).splitlines() or [type(err).__name__])[0]
+        raise FetchError(f"git is not available: {first_line}") from None
+    return git
+
+
 def _decisive_line(stderr: object) -> str:
     """The stderr line that says what went wrong (the first ``fatal:``), redacted."""
     text = str(stderr or "")
@@ -261,14 +271,13 @@ def _decisive_line(stderr: object) -> str:
 
 def _clone_git(source: Source, dest: Path, timeout: float) -> str | None:
     """Clone ``source`` into ``dest`` (git creates it) and return the checked-out commit."""
-    import git
-
+    git = _import_git()
     url = source.location
     # parse_source already refuses these; GitPython's own check is a second, independent one.
     try:
         git.Git.check_unsafe_protocols(url)
-    except git.UnsafeProtocolError as err:
-        raise SourceError(f"unsafe git URL {_redact(url)!r}: {err}") from None
+    except git.UnsafeProtocolError:
+        raise SourceError(f"unsafe git URL (remote helper transport): {_redact(url)!r}") from None
     runner = _Git(timeout)
     ref = source.ref
     try:

@@ -39,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fastmcp import FastMCP  # noqa: E402
 from pydantic import Field, JsonValue  # noqa: E402
 
-from {runtime} import HandleTable, invoke, resolve  # noqa: E402
+from {runtime} import HandleTable, resolve  # noqa: E402
+from {runtime} import invoke as _invoke  # noqa: E402  (a parameter may be named invoke)
 
 mcp = FastMCP({name!r}, instructions={instructions!r})
 _handles = HandleTable()
@@ -136,7 +137,7 @@ def render_tool(spec: ToolSpec) -> str:
     return (
         f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
         f"def {function}(\n{signature}\n) -> JsonValue:\n"
-        f"    return invoke(\n"
+        f"    return _invoke(\n"
         f"        _target({spec.target!r}),\n"
         f"        {positional!r},\n"
         f"        {{{arguments}}},\n"

@@ -1,0 +1,185 @@
+"""Ranked tool search over the registry's FTS5 index (no processes are started)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from metaserver.registry.search import ToolHit, search_tools
+from metaserver.registry.store import Registry, ServerRecord, ToolRecord
+from metaserver.settings import Settings
+
+
+def _tool(name: str, description: str, params: dict[str, str] | None = None) -> ToolRecord:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {p: {"type": "string", "description": d} for p, d in (params or {}).items()},
+    }
+    return ToolRecord(
+        name=name,
+        description=description,
+        target=f"pkg.mod:{name}",
+        input_schema=schema,
+        definition_hash=name,
+    )
+
+
+def _server(settings: Settings, name: str, tools: list[ToolRecord]) -> ServerRecord:
+    where = settings.servers_dir / name
+    return ServerRecord(
+        name=name,
+        source=f"test:{name}",
+        output_dir=where,
+        python_path=where / "python",
+        venv=where,
+        generator_version="test",
+        tools=tools,
+    )
+
+
+def _registry(settings: Settings) -> Registry:
+    registry = Registry(settings.registry_path)
+    registry.register(
+        _server(
+            settings,
+            "mathlib",
+            [
+                _tool("add_numbers", "Add two integers and return the sum.", {"a": "first"}),
+                _tool("integrate", "Integrate a symbolic expression.", {"expr": "expression"}),
+                _tool("mean", "Arithmetic mean of values.", {"values": "numbers to average"}),
+            ],
+        )
+    )
+    registry.register(
+        _server(
+            settings,
+            "textkit",
+            [
+                _tool("split_words", "Split text into words.", {"text": "the sentence"}),
+                _tool("word_count", "Count how often each word occurs.", {"text": "input"}),
+                _tool("slugify", "Make a URL slug.", {"title": "a page heading to convert"}),
+            ],
+        )
+    )
+    return registry
+
+
+def _names(hits: list[ToolHit]) -> list[str]:
+    return [f"{hit.server}/{hit.tool}" for hit in hits]
+
+
+def test_query_ranks_the_matching_tool_first(settings: Settings) -> None:
+    registry = _registry(settings)
+    assert _names(search_tools(registry, "integrate"))[0] == "mathlib/integrate"
+    assert _names(search_tools(registry, "count words"))[0] == "textkit/word_count"
+    # Snake_case names are split, so a word of the name matches.
+    assert _names(search_tools(registry, "numbers add"))[0] == "mathlib/add_numbers"
+    # Stemmed prefixes: "integration" and "slug" find integrate and slugify.
+    assert _names(search_tools(registry, "integration"))[0] == "mathlib/integrate"
+    assert _names(search_tools(registry, "slug"))[0] == "textkit/slugify"
+
+
+def test_parameter_descriptions_are_searched(settings: Settings) -> None:
+    hits = search_tools(_registry(settings), "heading")
+    assert _names(hits) == ["textkit/slugify"]
+    assert hits[0].score is not None and hits[0].score > 0
+    assert hits[0].input_schema["properties"]["title"]["type"] == "string"
+
+
+def test_exact_tool_name_wins(settings: Settings) -> None:
+    hits = search_tools(_registry(settings), "word_count")
+    assert _names(hits)[0] == "textkit/word_count"
+    assert _names(search_tools(_registry(settings), "textkit_split_words"))[0] == (
+        "textkit/split_words"
+    )
+
+
+def test_scores_are_ordered_and_limit_and_server_filter_apply(settings: Settings) -> None:
+    registry = _registry(settings)
+    hits = search_tools(registry, "text words", limit=10)
+    scores = [hit.score for hit in hits if hit.score is not None]
+    assert scores == sorted(scores, reverse=True)
+    assert len(search_tools(registry, "text words", limit=1)) == 1
+    only = search_tools(registry, "words text", server="mathlib")
+    assert all(hit.server == "mathlib" for hit in only)
+
+
+def test_no_query_lists_everything_unranked(settings: Settings) -> None:
+    registry = _registry(settings)
+    hits = search_tools(registry, None)
+    assert _names(hits) == [
+        "mathlib/add_numbers",
+        "mathlib/integrate",
+        "mathlib/mean",
+        "textkit/slugify",
+        "textkit/split_words",
+        "textkit/word_count",
+    ]
+    assert all(hit.score is None for hit in hits)
+    assert _names(search_tools(registry, None, server="textkit", limit=2)) == [
+        "textkit/slugify",
+        "textkit/split_words",
+    ]
+    # Text with no words at all is no query.
+    assert len(search_tools(registry, "  !!! ")) == 6
+    assert search_tools(registry, None, limit=0) == []
+
+
+def test_query_syntax_is_inert(settings: Settings) -> None:
+    registry = _registry(settings)
+    for query in ['"unbalanced', "NEAR(a b", "mean AND (", "* OR -", "col:mean", "^mean"]:
+        search_tools(registry, query)  # no FTS5 syntax error escapes
+    assert _names(search_tools(registry, '"mean*'))[0] == "mathlib/mean"
+
+
+def test_index_follows_register_and_remove(settings: Settings) -> None:
+    registry = _registry(settings)
+    registry.remove("textkit")
+    assert search_tools(registry, "slug") == []
+    registry.register(_server(settings, "mathlib", [_tool("median", "Median of values.")]))
+    assert _names(search_tools(registry, None)) == ["mathlib/median"]
+    assert search_tools(registry, "integrate") == []
+    assert _names(search_tools(registry, "median")) == ["mathlib/median"]
+
+
+def test_missing_registry_gives_nothing(tmp_path: Path) -> None:
+    registry = Registry(tmp_path / "none.sqlite3")
+    assert search_tools(registry, "anything") == []
+    assert search_tools(registry, None) == []
+    assert not registry.path.exists()
+
+
+def test_a_version_1_registry_is_indexed_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE servers (name TEXT PRIMARY KEY, source TEXT NOT NULL, commit_sha TEXT,
+            version TEXT, output_dir TEXT NOT NULL, python_path TEXT NOT NULL,
+            venv TEXT NOT NULL, environment_lock TEXT NOT NULL DEFAULT '',
+            generator_version TEXT NOT NULL, report TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL);
+        CREATE TABLE tools (server TEXT NOT NULL REFERENCES servers(name) ON DELETE CASCADE,
+            name TEXT NOT NULL, description TEXT NOT NULL, target TEXT NOT NULL,
+            input_schema TEXT NOT NULL, definition_hash TEXT NOT NULL,
+            evidence TEXT NOT NULL DEFAULT 'null', PRIMARY KEY (server, name));
+        PRAGMA user_version=1;
+        """
+    )
+    db.execute(
+        "INSERT INTO servers VALUES ('old','s',NULL,NULL,'/o','/p','/v','','g','{}',1.0)"
+    )
+    db.execute(
+        "INSERT INTO tools VALUES ('old','fibonacci','Fibonacci numbers.','m:f',?,'h','null')",
+        (json.dumps({"type": "object", "properties": {"n": {"description": "how many"}}}),),
+    )
+    db.commit()
+    db.close()
+    hits = search_tools(Registry(path), "fibonacci")
+    assert _names(hits) == ["old/fibonacci"]
+    assert _names(search_tools(Registry(path), "many")) == ["old/fibonacci"]
+    with sqlite3.connect(path) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert check.execute("SELECT count(*) FROM tools_fts").fetchone()[0] == 1
