@@ -191,10 +191,7 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
     if not ok:
         print(f"metaserver: {args.tool} failed: {value}", file=sys.stderr)
         return EXIT_FAILED
-    if args.json or not isinstance(value, str):
-        print(json.dumps(value, indent=None if args.json else 2))
-    else:
-        print(value)
+    print(value if isinstance(value, str) and not args.json else json.dumps(value))
     return EXIT_OK
 
 

@@ -97,9 +97,7 @@ async def test_tools_are_listed_searched_and_called(home_settings: Settings) -> 
         ]
         # call_generated and the direct tool share one child.
         pid = (await client.call_tool("alpha_pid", {})).data
-        generated_pid = await client.call_tool(
-            "call_generated", {"server": "alpha", "tool": "pid"}
-        )
+        generated_pid = await client.call_tool("call_generated", {"server": "alpha", "tool": "pid"})
         assert generated_pid.data == pid
         assert server_pids(home_settings.servers_dir / "alpha") == [pid]
     # Leaving the server's lifespan stops its children.
@@ -111,7 +109,10 @@ async def test_errors_are_short_and_scrubbed(home_settings: Settings) -> None:
     async with Client(build_server(home_settings), mode="legacy") as client:
         for name, arguments in [
             ("alpha_explode", {"message": "m"}),
-            ("call_generated", {"server": "alpha", "tool": "explode", "arguments": {"message": "m"}}),
+            (
+                "call_generated",
+                {"server": "alpha", "tool": "explode", "arguments": {"message": "m"}},
+            ),
         ]:
             result = await client.call_tool(name, arguments, raise_on_error=False)
             text = _text(result)
@@ -257,9 +258,7 @@ async def test_serves_over_stdio(home_settings: Settings) -> None:
     )
     env = {**os.environ, "METASERVER_HOME": str(home_settings.home)}
     env.update({"METASERVER_TIMEOUTS__TOOL_CALL": "10"})
-    transport = StdioTransport(
-        command=sys.executable, args=["-c", code], env=env, keep_alive=False
-    )
+    transport = StdioTransport(command=sys.executable, args=["-c", code], env=env, keep_alive=False)
     recorder = Recorder()
     async with Client(transport, mode="legacy", message_handler=recorder) as client:
         assert {"alpha_add", *META_TOOLS} <= await _tool_names(client)
@@ -283,7 +282,6 @@ def _free_port() -> int:
 @pytest.fixture
 async def http_server(home_settings: Settings) -> AsyncIterator[tuple[str, str]]:
     token = "s3cret-token"
-    settings = home_settings.model_copy(update={"auth": {"token": token}})
     settings = Settings.model_validate({**home_settings.model_dump(), "auth": {"token": token}})
     port = _free_port()
     task = asyncio.create_task(run(settings, "http", "127.0.0.1", port))

@@ -168,9 +168,7 @@ def test_a_version_1_registry_is_indexed_on_open(tmp_path: Path) -> None:
         PRAGMA user_version=1;
         """
     )
-    db.execute(
-        "INSERT INTO servers VALUES ('old','s',NULL,NULL,'/o','/p','/v','','g','{}',1.0)"
-    )
+    db.execute("INSERT INTO servers VALUES ('old','s',NULL,NULL,'/o','/p','/v','','g','{}',1.0)")
     db.execute(
         "INSERT INTO tools VALUES ('old','fibonacci','Fibonacci numbers.','m:f',?,'h','null')",
         (json.dumps({"type": "object", "properties": {"n": {"description": "how many"}}}),),
