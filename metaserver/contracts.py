@@ -22,7 +22,7 @@ JSON = Any  # a value json.dumps accepts; pydantic cannot check recursion cheapl
 class Source(BaseModel):
     """A parsed, validated SOURCE argument; nothing has been fetched yet."""
 
-    kind: Literal["git", "local", "pypi"]
+    kind: Literal["git", "local", "pypi", "archive"]
     location: str = Field(description="URL, absolute path, or distribution name.")
     version: str | None = Field(default=None, description="pypi: the pinned version, if any.")
     ref: str | None = Field(default=None, description="git: branch, tag or commit.")
@@ -37,13 +37,21 @@ class Workspace(BaseModel):
     commit: str | None = None
     version: str | None = None
     distribution: str | None = Field(default=None, description="Project name, when declared.")
+    fingerprint: str | None = Field(
+        default=None,
+        description="Identifies the fetched tree for caches (pypi name and version, git URL "
+        "and commit, archive hash); None when the tree can change (a local directory).",
+    )
 
 
 class EnvironmentAttempt(BaseModel):
+    """One rung of the environment strategy ladder, and the lines that decided it."""
+
     strategy: str
     ok: bool
     seconds: float
     error: str | None = None
+    python: str | None = Field(default=None, description="Interpreter version it used.")
 
 
 class Environment(BaseModel):
@@ -57,6 +65,13 @@ class Environment(BaseModel):
     seconds: float
     lock: str = Field(default="", description="`uv pip freeze` of the environment.")
     attempts: list[EnvironmentAttempt] = Field(default_factory=list)
+    requested_version: str | None = Field(
+        default=None, description="The workspace's version (what the source declared)."
+    )
+    installed_version: str | None = Field(
+        default=None, description="The distribution's version actually installed."
+    )
+    cached: bool = Field(default=False, description="Copied from a stored environment.")
 
 
 class Example(BaseModel):
@@ -117,6 +132,9 @@ class ToolSpec(BaseModel):
     parameters: list[Parameter]
     examples: list[Example] = Field(default_factory=list)
     codecs: list[str] = Field(default_factory=list)
+    timeout: float | None = Field(
+        default=None, description="Seconds a call may take; unset uses the configured default."
+    )
 
     @property
     def input_schema(self) -> dict[str, JSON]:
@@ -163,13 +181,32 @@ class EnvironmentSummary(BaseModel):
     strategy: str | None = None
     python: str | None = None
     seconds: float = 0.0
+    requested_version: str | None = None
+    installed_version: str | None = None
+    cached: bool = False
+    attempts: list[EnvironmentAttempt] = Field(default_factory=list)
 
 
 class LLMUsage(BaseModel):
+    """What the optional model cost and gave in one conversion (zeros without a model)."""
+
     model: str | None = None
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    failed_calls: int = Field(
+        default=0, description="Calls that gave no usable answer: errors, timeouts, bad JSON."
+    )
+    rejected: int = Field(
+        default=0, description="Proposals in usable answers that failed validation."
+    )
+    contributed: dict[str, int] = Field(
+        default_factory=dict,
+        description="Accepted proposals by kind: selected, renamed, described, examples.",
+    )
+    errors: list[str] = Field(
+        default_factory=list, description="The first few distinct call failures, one line each."
+    )
 
 
 class ConversionReport(BaseModel):

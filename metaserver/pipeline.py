@@ -18,23 +18,28 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from metaserver.agents.analysis import analyse
+from metaserver.agents.dependencies import add_packages
 from metaserver.agents.design import design
 from metaserver.agents.environment import build_environment
 from metaserver.agents.fetch import fetch
 from metaserver.agents.generate import generate
 from metaserver.agents.register import register, remove_other_versions
+from metaserver.agents.repair import TIMEOUT_FACTOR, RepairState, plan_repairs
 from metaserver.agents.source import parse_source
-from metaserver.agents.validate import connect, validate
+from metaserver.agents.validate import check_protocol, validate
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
     ConversionReport,
+    Environment,
     EnvironmentSummary,
+    Example,
     Failure,
     LLMUsage,
     ToolEvidence,
+    ToolSpec,
     Workspace,
 )
-from metaserver.exceptions import FailureType, MetaServerError, UserError, ValidationError
+from metaserver.exceptions import FailureType, MetaServerError, UserError
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
@@ -165,8 +170,9 @@ async def _convert_workspace(
 
     await timer.announce("validate")
     with timer.stage("validate"):
-        evidence = await validate(server_dir, specs, environment, settings, sandbox)
-        report.rounds = 1
+        evidence = await _validate_and_repair(
+            server_dir, specs, workspace, environment, settings, sandbox, report
+        )
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)
@@ -181,10 +187,7 @@ async def _convert_workspace(
                 evidence,
                 max_bytes=settings.result_max_bytes,
             )
-            async with connect(server_dir, environment, settings, sandbox) as client:
-                listed = {tool.name for tool in await client.list_tools()}
-            if listed != {spec.name for spec in passed}:
-                raise ValidationError(f"the published server lists {sorted(listed)}")
+            await check_protocol(server_dir, passed, environment, settings, sandbox)
 
     if report.tools_passed < MIN_TOOLS_PASSED:
         shutil.rmtree(venv, ignore_errors=True)
@@ -206,6 +209,54 @@ async def _convert_workspace(
         register(settings, report, workspace, environment, server_dir, passed, evidence)
         remove_other_versions(settings, report.server, keep=token)
     return _finish(report, timer, None)
+
+
+async def _validate_and_repair(
+    server_dir: Path,
+    specs: list[ToolSpec],
+    workspace: Workspace,
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+    report: ConversionReport,
+) -> list[ToolEvidence]:
+    """Validate, then repair and re-validate the failed tools, for at most B rounds.
+
+    Only tools a repair touched are called again; ``report.rounds`` counts the validation
+    runs that really happened.
+    """
+    results = {e.name: e for e in await validate(server_dir, specs, environment, settings, sandbox)}
+    report.rounds = 1
+    state = RepairState()
+    while report.rounds < settings.max_rounds:
+        repairs = [
+            r for r in plan_repairs(specs, results, state, workspace.path) if r.kind != "drop"
+        ]
+        if not repairs:
+            break
+        attempts: dict[str, list[Example]] = {}
+        packages = [r.package for r in repairs if r.kind == "add_dependency" and r.package]
+        if packages:
+            state.installed.update(packages)
+            try:
+                await add_packages(environment, sorted(set(packages)), settings, sandbox)
+            except MetaServerError as exc:
+                logger.warning("repair: %s", exc)
+        for repair in repairs:
+            logger.info("repair %s: %s", repair.tool, repair.reason)
+            spec = next(s for s in specs if s.name == repair.tool)
+            if repair.kind == "longer_timeout":
+                state.extended.add(spec.name)
+                spec.timeout = (spec.timeout or settings.timeouts.tool_call) * TIMEOUT_FACTOR
+            elif repair.kind == "next_example":
+                attempts[spec.name] = repair.examples
+        touched = {r.tool for r in repairs}
+        again = await validate(
+            server_dir, specs, environment, settings, sandbox, attempts, only=touched
+        )
+        results.update({e.name: e for e in again})
+        report.rounds += 1
+    return [results[spec.name] for spec in specs]
 
 
 def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolEvidence]:

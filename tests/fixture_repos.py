@@ -134,3 +134,109 @@ def make_calc_repo(root: Path, name: str = "calcpack", package: str = "calcpack"
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+REPAIR_MODULE = '''\
+"""Functions that each need a different repair: a metaserver test fixture.
+
+The ratio of two parts, as the README of a real project would show it:
+
+>>> ratio("3:4")
+0.75
+"""
+
+import time
+
+__all__ = ["add", "shout", "ratio", "wait_forever", "double", "make_box", "negate", "square"]
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    >>> add(1, 2)
+    3
+    """
+    return a + b
+
+
+def negate(x: int) -> int:
+    """The negative of x.
+
+    >>> negate(5)
+    -5
+    """
+    return -x
+
+
+def square(x: float) -> float:
+    """x squared.
+
+    >>> square(1.5)
+    2.25
+    """
+    return x * x
+
+
+def shout(text: str) -> str:
+    """Upper-case text with an exclamation mark, using a dependency it never declared.
+
+    >>> shout("hi")
+    'HI!'
+    """
+    import six  # undeclared: the environment lacks it until a repair installs it
+
+    return six.ensure_str(text).upper() + "!"
+
+
+def ratio(text: str) -> float:
+    """The ratio written as "a:b"."""
+    left, right = text.split(":")
+    return int(left) / int(right)
+
+
+def wait_forever(seconds: int) -> int:
+    """Never returns.
+
+    >>> wait_forever(1)
+    1
+    """
+    while True:
+        time.sleep(seconds)
+
+
+def double(x: int) -> int:
+    """Twice x (its code disagrees with its documentation).
+
+    >>> double(2)
+    4
+    """
+    return x * 3
+
+
+class Box:
+    """An object with no JSON form."""
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+
+
+def make_box(content: str) -> Box:
+    """Put content in a box.
+
+    >>> make_box("x").content
+    'x'
+    """
+    return Box(content)
+'''
+
+
+def make_repair_repo(root: Path) -> Path:
+    """A git repository whose functions exercise each repair of the validation loop."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(PYPROJECT.format(name="fixerpack", package="fixerpack"))
+    (root / "fixerpack").mkdir(exist_ok=True)
+    (root / "fixerpack" / "__init__.py").write_text(REPAIR_MODULE)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root

@@ -12,11 +12,13 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastmcp import Client
+from jsonschema import Draft202012Validator
 
 from metaserver.agents.compare import matches, normalise
+from metaserver.agents.protocol import listing_problems
 from metaserver.agents.review import classify
 from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
 from metaserver.exceptions import ValidationError
@@ -27,21 +29,29 @@ from metaserver.settings import Settings
 logger = logging.getLogger(__name__)
 
 MAX_ERROR = 600
+MAX_ATTEMPTS = 6
+Era = Literal["legacy", "2026-07-28"]
 
 
 @asynccontextmanager
 async def connect(
-    server_dir: Path, environment: Environment, settings: Settings, sandbox: Sandbox
+    server_dir: Path,
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+    era: Era = "legacy",
 ) -> AsyncIterator[Client[Any]]:
-    """A connected MCP client for the generated server (legacy era: a real initialize)."""
+    """A connected MCP client for the generated server, in one protocol era."""
     command = server_command(
         sandbox, environment.python_path, server_dir, settings.timeouts.server_start
     )
     client: Client[Any] = Client(
         stdio_transport(command, keep_alive=False),
-        mode="legacy",
+        mode=era,
         init_timeout=settings.timeouts.server_start,
-        timeout=settings.timeouts.tool_call,
+        # The session default also bounds `initialize` and `tools/list`, so it is the start
+        # budget; each tool call passes its own (shorter) timeout explicitly.
+        timeout=settings.timeouts.server_start,
     )
     try:
         async with client:
@@ -54,47 +64,104 @@ async def connect(
         raise ValidationError(f"the generated server did not start or answer: {exc}") from exc
 
 
+async def check_protocol(
+    server_dir: Path,
+    specs: list[ToolSpec],
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+) -> None:
+    """The server lists exactly ``specs``, with valid names and schemas, in both eras.
+
+    Raises:
+        ValidationError: ``mcp_spec_violation`` with every problem found.
+    """
+    expected = {spec.name for spec in specs}
+    for era in ("legacy", "2026-07-28"):
+        async with connect(server_dir, environment, settings, sandbox, era) as client:
+            tools = await client.list_tools()
+        problems = listing_problems(tools)
+        listed = {tool.name for tool in tools}
+        if listed != expected:
+            problems.append(f"lists {sorted(listed)}, generated {sorted(expected)}")
+        if problems:
+            raise ValidationError(f"[{era}] " + "; ".join(problems))
+
+
 async def validate(
     server_dir: Path,
     specs: list[ToolSpec],
     environment: Environment,
     settings: Settings,
     sandbox: Sandbox,
+    attempts: dict[str, list[Example]] | None = None,
+    only: set[str] | None = None,
 ) -> list[ToolEvidence]:
-    """Call each tool with its best example; one ToolEvidence per spec, in order.
+    """Call each tool (or those named in ``only``); one ToolEvidence per call, in order.
+
+    Each tool is called with the examples in ``attempts`` (default: its best example), in
+    order, until one passes. A disagreeing documented value or a timeout ends the attempts:
+    the first is a finding, the second would only cost more time.
 
     Raises:
-        ValidationError: the server did not answer ``initialize`` or ``tools/list``, or listed
+        ValidationError: the server did not answer ``initialize``/``tools/list``, or listed
             other tools than were generated (``mcp_spec_violation``).
     """
+    await check_protocol(server_dir, specs, environment, settings, sandbox)
     results: list[ToolEvidence] = []
     async with connect(server_dir, environment, settings, sandbox) as client:
-        listed = {tool.name for tool in await client.list_tools()}
-        missing = {spec.name for spec in specs} - listed
-        if missing:
-            raise ValidationError(f"tools/list lacks generated tools: {sorted(missing)}")
+        schemas = {tool.name: tool.input_schema for tool in await client.list_tools()}
         for spec in specs:
-            results.append(await _check(client, spec, settings))
+            if only is not None and spec.name not in only:
+                continue
+            examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
+            results.append(
+                await _check_examples(client, spec, examples, schemas[spec.name], settings)
+            )
     return results
 
 
-async def _check(client: Client[Any], spec: ToolSpec, settings: Settings) -> ToolEvidence:
-    example = _best_example(spec)
+async def _check_examples(
+    client: Client[Any],
+    spec: ToolSpec,
+    examples: list[Example],
+    schema: dict[str, Any],
+    settings: Settings,
+) -> ToolEvidence:
+    validator = Draft202012Validator(schema)
+    # Arguments the published schema refuses can only test the refusal: try them last.
+    ordered = sorted(examples, key=lambda e: not validator.is_valid(e.arguments))
+    first: ToolEvidence | None = None
+    for example in ordered[:MAX_ATTEMPTS]:
+        result = await _check(client, spec, example, settings)
+        if result.status == "passed":
+            return result
+        first = first or result
+        if result.failure_type in ("timeout", "repo_internal_bug") and (
+            result.failure_type == "timeout" or example.origin != "synthesised"
+        ):
+            return result
+    assert first is not None
+    return first
+
+
+async def _check(
+    client: Client[Any], spec: ToolSpec, example: Example, settings: Settings
+) -> ToolEvidence:
     evidence = Evidence(
         arguments=example.arguments,
         expected=example.expected if example.has_expected else None,
         check="expected-value" if example.has_expected else "no-error",
     )
+    timeout = spec.timeout or settings.timeouts.tool_call
     try:
-        raw = await client.call_tool_mcp(
-            spec.name, example.arguments, timeout=settings.timeouts.tool_call
-        )
+        raw = await client.call_tool_mcp(spec.name, example.arguments, timeout=timeout)
     except Exception as exc:  # a timeout or a dead child: the tool failed, the run goes on
         error = _short(f"{type(exc).__name__}: {exc}")
-        return _failed(spec, evidence, error)
+        return _failed(spec, evidence, error, example)
     if raw.is_error:
         text = " ".join(getattr(c, "text", "") for c in raw.content)
-        return _failed(spec, evidence, _short(text or "error without a message"))
+        return _failed(spec, evidence, _short(text or "error without a message"), example)
     evidence.result = _result_value(raw.structured_content, raw.content)
     if example.has_expected and not matches(evidence.result, example.expected, example.wrapper):
         return ToolEvidence(
@@ -106,7 +173,10 @@ async def _check(client: Client[Any], spec: ToolSpec, settings: Settings) -> Too
                 f"expected {json.dumps(normalise(example.expected))[:200]}, "
                 f"got {json.dumps(evidence.result, default=str)[:200]}"
             ),
-            failure_type="repo_internal_bug",
+            # A value the repository documents, and the code disagrees: the repository's bug.
+            failure_type="repo_internal_bug"
+            if example.origin != "synthesised"
+            else "api_inference_error",
         )
     return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
 
@@ -126,14 +196,18 @@ def _result_value(structured: dict[str, Any] | None, content: list[Any]) -> Any:
         return text
 
 
-def _failed(spec: ToolSpec, evidence: Evidence, error: str) -> ToolEvidence:
+def _failed(spec: ToolSpec, evidence: Evidence, error: str, example: Example) -> ToolEvidence:
+    failure = classify(error)
+    if failure == "repo_internal_bug" and example.origin == "synthesised":
+        # Arguments we guessed: an exception says more about the guess than the repository.
+        failure = "api_inference_error"
     return ToolEvidence(
         name=spec.name,
         target=spec.target,
         status="failed",
         evidence=evidence,
         error=error,
-        failure_type=classify(error),
+        failure_type=failure,
     )
 
 

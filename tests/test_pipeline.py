@@ -1,0 +1,60 @@
+"""The whole pipeline on fixture repositories: the validation gate and its repairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixture_repos import make_repair_repo
+from metaserver.pipeline import convert
+from metaserver.registry import Registry
+from metaserver.settings import Settings
+
+
+@pytest.mark.integration
+async def test_each_repair_ends_in_the_right_status(tmp_path: Path) -> None:
+    repo = make_repair_repo(tmp_path / "fixer")
+    settings = Settings(home=tmp_path / "home", timeouts={"tool_call": 2})
+
+    report = await convert(str(repo), settings=settings)
+
+    tools = {t.name: t for t in report.tools}
+    assert report.status == "success", report.failure
+    # Round 1 validates everything; round 2 re-runs only the repaired tools; the timeout
+    # that failed twice is dropped without a third run.
+    assert report.rounds == 2
+
+    # An undeclared dependency: installed by the repair, then the doctest value matches.
+    assert tools["shout"].status == "passed"
+    assert tools["shout"].evidence is not None
+    assert tools["shout"].evidence.result == "HI!"
+
+    # No example in its own docstring: synthesised arguments fail, the module's doctest passes.
+    assert tools["ratio"].status == "passed"
+    assert tools["ratio"].evidence is not None
+    assert tools["ratio"].evidence.check == "expected-value"
+    assert tools["ratio"].evidence.result == 0.75
+
+    # Never returns: one longer timeout, then dropped, in bounded time.
+    assert tools["wait_forever"].status == "dropped"
+    assert tools["wait_forever"].failure_type == "timeout"
+
+    # Its doctest disagrees with its code: a repository bug, refused with both values.
+    assert tools["double"].status == "dropped"
+    assert tools["double"].failure_type == "repo_internal_bug"
+    assert tools["double"].error is not None
+    assert "expected 4" in tools["double"].error and "got 6" in tools["double"].error
+
+    # An object with no JSON form comes back as a handle, in the first round.
+    assert tools["make_box"].status == "passed"
+    assert tools["make_box"].evidence is not None
+    box = tools["make_box"].evidence.result
+    assert set(box) == {"handle", "type", "repr"} and box["type"].endswith("Box")
+
+    registered = {t.name for t in Registry(settings.registry_path).get("fixerpack").tools}
+    assert registered == {"add", "negate", "square", "shout", "ratio", "make_box"}
+    assert report.tools_passed == 6
+    server = Path(report.output_dir or "")
+    assert "def tool_double" not in (server / "server.py").read_text()
+    assert '"repo_internal_bug"' in (server / "tools.json").read_text()
