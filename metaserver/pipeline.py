@@ -20,12 +20,15 @@ from pathlib import Path
 from metaserver.agents.analysis import analyse
 from metaserver.agents.dependencies import add_packages
 from metaserver.agents.design import design
+from metaserver.agents.llm import refine_specs
 from metaserver.agents.environment import build_environment
 from metaserver.agents.fetch import fetch
 from metaserver.agents.generate import generate
 from metaserver.agents.register import register, remove_other_versions
 from metaserver.agents.repair import TIMEOUT_FACTOR, RepairState, plan_repairs
 from metaserver.agents.source import parse_source
+from metaserver.agents.usage import mine_usage, usage_names
+from metaserver.agents.selftest import run_generated_tests
 from metaserver.agents.validate import check_protocol, validate
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
@@ -154,7 +157,16 @@ async def _convert_workspace(
     await timer.announce("analysis")
     with timer.stage("analysis"):
         code = await analyse(workspace, environment, settings, sandbox)
-        specs = design(code, max_tools)
+        usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
+        specs = design(code, max_tools, usage)
+    # --- LLM refinement (issue 8): optional, bounded by settings.llm.budget_seconds; whatever
+    # the model does, the worst result is the design above. Usage goes into report.llm.
+    if settings.llm.enabled:
+        with timer.stage("llm"):
+            specs = await refine_specs(
+                code, specs, max_tools=max_tools, settings=settings.llm, usage=report.llm
+            )
+    # --- end LLM refinement
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
 
     await timer.announce("generate")
@@ -188,6 +200,12 @@ async def _convert_workspace(
                 max_bytes=settings.result_max_bytes,
             )
             await check_protocol(server_dir, passed, environment, settings, sandbox)
+            if settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED:
+                replay = await run_generated_tests(server_dir, environment, settings, sandbox)
+                if not replay.ok:
+                    raise ValidationError(
+                        f"the generated server's own tests failed: {replay.tail(5)}"
+                    )
 
     if report.tools_passed < MIN_TOOLS_PASSED:
         shutil.rmtree(venv, ignore_errors=True)

@@ -16,6 +16,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastmcp import Context, FastMCP
@@ -76,6 +77,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     mcp: FastMCP[Any] = FastMCP(
         "metaserver", instructions=INSTRUCTIONS, auth=auth, lifespan=lifespan
     )
+    mcp.add_middleware(_ScrubErrors(settings.home))
     notifier.install(mcp)
     direct = DirectTools(mcp, pool, settings.home, reserved=set(META_TOOLS))
 
@@ -180,6 +182,25 @@ def build_server(settings: Settings) -> FastMCP[Any]:
             logger.error("registered servers were not mounted: %s", exc)
         mcp.add_middleware(_SyncOnList(direct, registry))
     return mcp
+
+
+class _ScrubErrors(Middleware):
+    """A safety net under every tool: FastMCP turns an unexpected exception into a ToolError
+    carrying the exception's text, which may name paths in the home (a RegistryError does)."""
+
+    def __init__(self, home: Path) -> None:
+        self._home = home
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        try:
+            return await call_next(context)
+        except ToolError as exc:
+            message = public_message(str(exc), self._home)
+            if message == str(exc):
+                raise
+            raise ToolError(message) from None
 
 
 class _SyncOnList(Middleware):

@@ -21,10 +21,66 @@ class LLMSettings(BaseModel):
     )
     model: str | None = Field(default=None, description="Model name served at base_url.")
     api_key: SecretStr | None = Field(default=None, description="Bearer key for the LLM server.")
+    # --- issue 8: per-stage models, limits and the in-process engine ---
+    backend: Literal["openai", "vllm"] = Field(
+        default="openai",
+        description="openai: any OpenAI-compatible server at base_url (vLLM, llama.cpp, "
+        "Ollama); vllm: an in-process vLLM engine (extra metaserver[vllm]; model is a path).",
+    )
+    selection_model: str | None = Field(
+        default=None, description="Model that selects and ranks callables; unset uses model."
+    )
+    descriptions_model: str | None = Field(
+        default=None, description="Model for tool names and descriptions; unset uses model."
+    )
+    examples_model: str | None = Field(
+        default=None, description="Model for example arguments; unset uses model."
+    )
+    review_model: str | None = Field(
+        default=None, description="Model that diagnoses failed tools; unset uses model."
+    )
+    timeout: float = Field(
+        default=60, gt=0, description="Seconds one model call may take (each attempt)."
+    )
+    retries: int = Field(
+        default=2, ge=0, le=10, description="Retries of a call that failed in transport or 5xx."
+    )
+    retry_backoff: float = Field(
+        default=0.5, ge=0, description="Seconds before the first retry; doubled for each next."
+    )
+    max_concurrency: int = Field(
+        default=8, ge=1, description="Calls in flight to one model server, per process."
+    )
+    max_tokens: int = Field(default=2048, ge=16, description="Longest answer, in tokens.")
+    temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
+    budget_seconds: float = Field(
+        default=300, gt=0, description="All model work of one conversion; then it goes on without."
+    )
+    max_failures: int = Field(
+        default=3, ge=1, description="Failed calls after which one conversion stops asking."
+    )
+    tensor_parallel_size: int = Field(
+        default=1, ge=1, description="backend=vllm only: GPUs one copy of the model spans."
+    )
+    selection_pool: int = Field(
+        default=200, ge=1, description="Best-ranked callables shown to the selection model."
+    )
 
     @property
     def enabled(self) -> bool:
+        if self.backend == "vllm":
+            return bool(self.model)
         return bool(self.base_url and self.model)
+
+    def model_for(self, stage: Literal["selection", "descriptions", "examples", "review"]) -> str:
+        """The model name a stage uses: its own setting, else ``model``."""
+        own = {
+            "selection": self.selection_model,
+            "descriptions": self.descriptions_model,
+            "examples": self.examples_model,
+            "review": self.review_model,
+        }[stage]
+        return own or self.model or ""
 
 
 class SandboxSettings(BaseModel):
@@ -39,6 +95,16 @@ class SandboxSettings(BaseModel):
     open_files: int = Field(default=1024, ge=16, description="Open-file limit per child.")
     file_size_mb: int = Field(default=1024, ge=1, description="Largest file a child may write.")
     processes: int = Field(default=256, ge=8, description="Process limit (non-root uids only).")
+    uid: int = Field(
+        default=60999,
+        ge=1,
+        description="Dedicated unprivileged uid children switch to when metaserver is root.",
+    )
+    gid: int = Field(default=60999, ge=1, description="Group of the sandbox uid.")
+    docker_image: str = Field(
+        default="debian:bookworm-slim",
+        description="Base image of the docker backend (the host's /usr is bound over it).",
+    )
 
 
 class AuthSettings(BaseModel):
@@ -95,6 +161,11 @@ class Settings(BaseSettings):
     max_live_children: int = Field(default=8, ge=1, description="Generated servers kept running.")
     child_idle_seconds: float = Field(default=300, gt=0, description="Idle child is stopped.")
     result_max_bytes: int = Field(default=1_000_000, ge=1024, description="Cap on one result.")
+    run_generated_tests: bool = Field(
+        default=True,
+        description="Replay each generated server's tests/ with its own Python before it is "
+        "registered (installs pytest into the environment).",
+    )
     expose_direct_tools: bool = Field(
         default=True,
         description="Also expose validated tools as <server>_<tool>; off for huge registries.",

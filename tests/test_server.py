@@ -26,7 +26,8 @@ from fastmcp.exceptions import ToolError
 from mcp.client.subscriptions import listen
 
 from metaserver.contracts import ConversionReport
-from metaserver.exceptions import UserError
+from metaserver.exceptions import RegistryError, UserError
+from metaserver.registry.store import Registry
 from metaserver.server import META_TOOLS, build_server, is_loopback, run
 from metaserver.settings import Settings
 
@@ -104,7 +105,9 @@ async def test_tools_are_listed_searched_and_called(home_settings: Settings) -> 
     assert server_pids(home_settings.servers_dir / "alpha") == []
 
 
-async def test_errors_are_short_and_scrubbed(home_settings: Settings) -> None:
+async def test_errors_are_short_and_scrubbed(
+    home_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = str(home_settings.home)
     async with Client(build_server(home_settings), mode="legacy") as client:
         for name, arguments in [
@@ -132,6 +135,17 @@ async def test_errors_are_short_and_scrubbed(home_settings: Settings) -> None:
         assert direct.is_error and "invalid arguments" in _text(direct)
         with pytest.raises(ToolError, match="no registered server"):
             await client.call_tool("remove_server", {"server": "nobody"})
+
+        # An unexpected failure is scrubbed too (a RegistryError names the registry's path).
+        def broken(self: Registry, name: str) -> None:
+            raise RegistryError(f"cannot open the registry at {self.path}: disk on fire")
+
+        monkeypatch.setattr(Registry, "get", broken)
+        result = await client.call_tool(
+            "call_generated", {"server": "alpha", "tool": "add"}, raise_on_error=False
+        )
+        assert result.is_error and "disk on fire" in _text(result)
+        assert home not in _text(result) and "$METASERVER_HOME" in _text(result)
 
 
 async def test_remove_server_notifies_this_and_other_legacy_sessions(

@@ -14,7 +14,14 @@ import shutil
 from pathlib import Path
 
 from metaserver import GENERATOR_VERSION
-from metaserver.contracts import JSON, Environment, ToolEvidence, ToolSpec, Workspace
+from metaserver.contracts import (
+    JSON,
+    Environment,
+    Parameter,
+    ToolEvidence,
+    ToolSpec,
+    Workspace,
+)
 from metaserver.exceptions import GenerationError
 
 RUNTIME_SOURCE = Path(__file__).resolve().parent.parent / "runtime"
@@ -37,13 +44,14 @@ from typing import Annotated, Any, Literal
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fastmcp import FastMCP  # noqa: E402
-from pydantic import Field, JsonValue  # noqa: E402
+from pydantic import Field, JsonValue, WithJsonSchema  # noqa: E402
 
-from {runtime} import HandleTable, resolve  # noqa: E402
+from {runtime} import HandleTable, resolve, set_work_dir  # noqa: E402
 from {runtime} import invoke as _invoke  # noqa: E402  (a parameter may be named invoke)
 
 mcp = FastMCP({name!r}, instructions={instructions!r})
 _handles = HandleTable()
+set_work_dir(Path(__file__).resolve().parent / "work")  # path arguments stay inside it
 _MAX_BYTES = {max_bytes!r}
 
 
@@ -117,7 +125,12 @@ def render_server(
 
 
 def render_tool(spec: ToolSpec) -> str:
-    """One decorated function whose typed signature is the tool's input schema."""
+    """One decorated function whose typed signature is the tool's input schema.
+
+    A parameter with a codec is typed ``Any`` and publishes its exact schema through
+    ``WithJsonSchema``: pydantic cannot build a schema for the library's class (fastmcp4.md
+    section 9), so the runtime decodes the JSON form (or a handle) before the call.
+    """
     for parameter in spec.parameters:
         if not parameter.name.isidentifier() or keyword.iskeyword(parameter.name):
             raise GenerationError(f"{spec.target}: parameter {parameter.name!r} is not a name")
@@ -125,26 +138,60 @@ def render_tool(spec: ToolSpec) -> str:
     optional = [p for p in spec.parameters if not p.required]
     lines = []
     for parameter in required + optional:
-        annotation = python_type(parameter.json_schema)
-        if parameter.description:
-            annotation = f"Annotated[{annotation}, Field(description={parameter.description!r})]"
-        default = "" if parameter.required else f" = {parameter.default!r}"
-        lines.append(f"    {parameter.name}: {annotation}{default},")
-    positional = [p.name for p in spec.parameters if p.kind == "positional_only"]
+        lines.append(f"    {parameter.name}: {_annotation(parameter)}{_default(parameter)},")
+    codecs = {p.name: p.codec for p in spec.parameters if p.codec}
     arguments = ", ".join(f"{p.name!r}: {p.name}" for p in spec.parameters)
     function = f"tool_{spec.name.replace('-', '_')}"
     signature = "\n".join(lines)
+    extra = ""
+    if codecs:
+        extra += f"        codecs={codecs!r},\n"
+    if spec.kind == "constructor":
+        extra += "        keep=True,\n"
     return (
         f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
         f"def {function}(\n{signature}\n) -> JsonValue:\n"
         f"    return _invoke(\n"
         f"        _target({spec.target!r}),\n"
-        f"        {positional!r},\n"
+        f"        {positional_names(spec)!r},\n"
         f"        {{{arguments}}},\n"
         f"        _handles,\n"
         f"        max_bytes=_MAX_BYTES,\n"
+        f"{extra}"
         f"    )\n"
     )
+
+
+def positional_names(spec: ToolSpec) -> list[str]:
+    """Names passed by position: positional-only ones, and with ``*args`` all before it."""
+    if any(p.kind == "var_positional" for p in spec.parameters):
+        return [
+            f"*{p.name}" if p.kind == "var_positional" else p.name
+            for p in spec.parameters
+            if p.kind != "keyword_only"
+        ]
+    return [p.name for p in spec.parameters if p.kind == "positional_only"]
+
+
+def _annotation(parameter: Parameter) -> str:
+    metadata = []
+    if parameter.description:
+        metadata.append(f"Field(description={parameter.description!r})")
+    if parameter.codec:
+        metadata.append(f"WithJsonSchema({parameter.json_schema!r})")
+        annotation = "Any"
+    else:
+        annotation = python_type(parameter.json_schema)
+    return f"Annotated[{annotation}, {', '.join(metadata)}]" if metadata else annotation
+
+
+def _default(parameter: Parameter) -> str:
+    if parameter.required:
+        return ""
+    if isinstance(parameter.default, (list, dict)):
+        # A mutable default is shared between calls; pydantic copies it, but say so plainly.
+        return f" = {parameter.default!r}  # noqa: B006"
+    return f" = {parameter.default!r}"
 
 
 def python_type(schema: dict[str, JSON]) -> str:
@@ -209,10 +256,17 @@ def mcp_snippet(server_name: str, environment: Environment, directory: Path) -> 
 def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvidence]) -> None:
     tests = directory / "tests"
     tests.mkdir(exist_ok=True)
+    published = {spec.name for spec in specs}
     calls = [
-        {"tool": e.name, "arguments": e.evidence.arguments, "result": e.evidence.result}
+        {
+            "tool": e.name,
+            "arguments": e.evidence.arguments,
+            "check": e.evidence.check,
+            "expected": e.evidence.expected,
+            "result": e.evidence.result,
+        }
         for e in evidence
-        if e.status == "passed" and e.evidence is not None
+        if e.status == "passed" and e.evidence is not None and e.name in published
     ]
     (tests / "validation_calls.json").write_text(json.dumps(calls, indent=2))
     (tests / "test_tools.py").write_text(_TEST_TEMPLATE)
@@ -221,11 +275,13 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
 _TEST_TEMPLATE = '''\
 """The validation calls that admitted each tool, replayed through a real MCP client.
 
-Run with the environment's Python: python -m pytest tests (pytest installed there).
+Run with the environment's Python: python -m pytest tests
 """
 
 import asyncio
+import functools
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -237,15 +293,41 @@ HERE = Path(__file__).resolve().parent
 CALLS = json.loads((HERE / "validation_calls.json").read_text())
 
 
-@pytest.mark.parametrize("call", CALLS, ids=[c["tool"] for c in CALLS])
-def test_tool_answers_as_validated(call):
+@functools.cache
+def replayed():
+    """Every call, made once through one server session: {tool: (is_error, value)}."""
+
     async def run():
         transport = StdioTransport(sys.executable, ["-I", str(HERE.parent / "server.py")])
+        results = {}
         async with Client(transport) as client:
-            result = await client.call_tool(call["tool"], call["arguments"])
-            return result.structured_content["result"]
+            for call in CALLS:
+                raw = await client.call_tool_mcp(call["tool"], call["arguments"])
+                value = (raw.structured_content or {}).get("result")
+                results[call["tool"]] = (raw.is_error, value)
+        return results
 
-    assert asyncio.run(run()) == call["result"]
+    return asyncio.run(run())
+
+
+def same(value, expected):
+    if isinstance(expected, float) and isinstance(value, (int, float)):
+        return math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(expected, list) and isinstance(value, list):
+        return len(value) == len(expected) and all(map(same, value, expected))
+    if isinstance(expected, dict) and isinstance(value, dict):
+        return value.keys() == expected.keys() and all(same(value[k], expected[k]) for k in expected)
+    return value == expected
+
+
+@pytest.mark.parametrize("call", CALLS, ids=[c["tool"] for c in CALLS])
+def test_tool_answers_as_validated(call):
+    is_error, value = replayed()[call["tool"]]
+    assert not is_error, value
+    if call["check"] == "expected-value":
+        assert same(value, call["result"])
+    elif isinstance(call["result"], dict) and "handle" in call["result"]:
+        assert isinstance(value, dict) and value.get("type") == call["result"]["type"]
 '''
 
 

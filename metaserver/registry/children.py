@@ -97,6 +97,11 @@ class ChildPool:
         """Names of the servers whose child is running, least recently used first."""
         return list(self._children)
 
+    def is_alive(self, name: str) -> bool:
+        """Whether ``name``'s child is running and its connection is open."""
+        child = self._children.get(name)
+        return child is not None and not child.is_dead()
+
     async def call(
         self, record: ServerRecord, tool: str, arguments: dict[str, Any]
     ) -> mcp_types.CallToolResult:
@@ -113,8 +118,9 @@ class ChildPool:
         Returns:
             The child's raw ``CallToolResult`` (``is_error``, ``structured_content``, ``content``).
         """
+        # Idle children are stopped by the reaper task, never on this path: a call must not
+        # wait for other servers to shut down.
         self._ensure_reaper()
-        await self.reap_idle()
         try:
             child = await self._acquire(record)
         except Exception as exc:
@@ -165,12 +171,18 @@ class ChildPool:
         Returns:
             The names of the servers stopped.
         """
-        deadline = time.monotonic() - self._settings.child_idle_seconds
-        idle = [c for c in self._children.values() if c.in_flight == 0 and c.last_used <= deadline]
-        for child in idle:
-            logger.info("stopping idle server %s", child.record.name)
-            await self._stop_child(child)
-        return [c.record.name for c in idle]
+        stopped = []
+        for child in list(self._children.values()):
+            deadline = time.monotonic() - self._settings.child_idle_seconds
+            # Checked right before each stop (earlier stops await): a call may have taken the
+            # child meanwhile. _stop_child unlists it before its first await, so none can now.
+            if self._children.get(child.record.name) is not child:
+                continue
+            if child.in_flight == 0 and child.last_used <= deadline:
+                logger.info("stopping idle server %s", child.record.name)
+                stopped.append(child.record.name)
+                await self._stop_child(child)
+        return stopped
 
     async def close(self) -> None:
         """Stop every child and the reaper. The pool stays usable: a later call restarts."""

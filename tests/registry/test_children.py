@@ -101,8 +101,9 @@ async def test_killed_child_restarts_on_next_call(pool_for: Any) -> None:
     pool, settings = pool_for()
     record = fake_record(settings, "alpha")
     first = _value(await pool.call(record, "pid", {}))
+    assert pool.is_alive("alpha")
     kill_and_wait(first)
-    await asyncio.sleep(0.2)  # let the transport see the closed pipes
+    await _eventually(lambda: not pool.is_alive("alpha"))  # the closed pipes are noticed
     second = _value(await pool.call(record, "pid", {}))
     assert second != first
     assert _value(await pool.call(record, "add", {"a": 3, "b": 4})) == 7
@@ -126,17 +127,13 @@ async def test_slow_tool_does_not_block_other_calls(pool_for: Any) -> None:
     await asyncio.gather(pool.call(a, "pid", {}), pool.call(b, "pid", {}))
     slow = asyncio.create_task(pool.call(a, "nap", {"seconds": 2}))
     await asyncio.sleep(0.2)
-    started = time.monotonic()
     assert _value(await pool.call(b, "add", {"a": 1, "b": 2})) == 3
     assert _value(await pool.call(a, "add", {"a": 2, "b": 2})) == 4  # same child, shared
-    assert time.monotonic() - started < 1.5
-    assert not slow.done()
+    assert not slow.done()  # both answered while the slow call was still running
     assert _value(await slow) == 2
 
 
-async def test_slow_start_does_not_block_calls_to_a_running_child(
-    pool_for: Any, tmp_path: Path
-) -> None:
+async def test_slow_start_does_not_block_calls_to_a_running_child(pool_for: Any) -> None:
     pool, settings = pool_for()
     a = fake_record(settings, "a")
     slow = fake_record(settings, "slow")
@@ -145,9 +142,8 @@ async def test_slow_start_does_not_block_calls_to_a_running_child(
     await pool.call(a, "pid", {})
     starting = asyncio.create_task(pool.call(slow, "add", {"a": 1, "b": 1}))
     await asyncio.sleep(0.3)
-    started = time.monotonic()
     assert _value(await pool.call(a, "add", {"a": 1, "b": 2})) == 3
-    assert time.monotonic() - started < 1.0
+    assert not starting.done()  # answered while the other server was still starting
     assert _value(await starting) == 2
 
 
@@ -158,7 +154,7 @@ async def test_timeout_is_an_error_and_the_child_is_replaced(pool_for: Any) -> N
     started = time.monotonic()
     result = await pool.call(record, "nap", {"seconds": 10})
     assert result.is_error and "timed out" in _text(result)
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 8  # 1 s limit, not the 10 s nap
     assert _value(await pool.call(record, "pid", {})) != first
 
 
