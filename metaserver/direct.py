@@ -10,16 +10,20 @@ argument check and the translation of a child's result into the meta-server's re
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import mcp_types
-from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool, ToolResult
+from fastmcp.utilities.versions import VersionSpec
 from pydantic import PrivateAttr
 
 from metaserver.registry.children import ChildPool
@@ -53,6 +57,18 @@ def public_message(text: str, home: Path) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4096)
+def _validator(schema_text: str) -> Any:
+    """A compiled validator per distinct schema: checking a schema costs more than a call."""
+    schema = json.loads(schema_text)
+    try:
+        validator_class = jsonschema.validators.validator_for(schema)
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError:
+        return None
+    return validator_class(schema)
+
+
 def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     """Why ``arguments`` do not satisfy ``schema``, or None when they do (or it is unusable).
 
@@ -60,14 +76,12 @@ def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | 
         schema: the tool's registered JSON schema.
         arguments: the call's arguments.
     """
-    try:
-        validator_class = jsonschema.validators.validator_for(schema)
-        validator_class.check_schema(schema)
-    except jsonschema.SchemaError:
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    if validator is None:
         # A schema the generator wrote but jsonschema rejects: the generated server's own
         # signature check still guards the call.
         return None
-    error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(arguments))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path)
@@ -132,24 +146,50 @@ def direct_name(server: str, tool: str) -> str:
     return f"{server}_{tool}"
 
 
-class DirectTools:
-    """Which registered servers are mounted on a FastMCP server as direct tools."""
+class DirectTools(Provider):
+    """The registered servers' tools, served as direct ``<server>_<tool>`` tools.
 
-    def __init__(self, mcp: FastMCP[Any], pool: ChildPool, home: Path, reserved: set[str]):
-        """Manage direct tools on ``mcp``.
+    A provider of its own rather than ``FastMCP.add_tool``: FastMCP's local provider checks
+    every existing tool on each addition (quadratic: 20,000 tools took minutes to mount),
+    while this keeps a dict, so mounting is linear and lookup is constant.
+    """
+
+    def __init__(self, pool: ChildPool, home: Path, reserved: set[str], list_limit: int = 1000):
+        """Manage direct tools.
 
         Args:
-            mcp: the meta-server.
             pool: the children that serve the calls.
             home: the metaserver home (scrubbed from messages).
             reserved: names never to take (the meta-tools): a generated tool cannot shadow them.
+            list_limit: past this many tools, ``tools/list`` shows only the meta-tools (the
+                direct tools stay callable by name): clients degrade past ~100 listed tools,
+                and a listing of thousands costs seconds to serialise.
         """
-        self._mcp = mcp
+        super().__init__()
+        self._list_limit = list_limit
+        self._warned = False
         self._pool = pool
         self._home = home
         self._reserved = reserved
+        self._tools: dict[str, GeneratedTool] = {}
         # server name -> (its registration time, the names mounted for it)
         self._mounted: dict[str, tuple[float, list[str]]] = {}
+
+    async def _list_tools(self) -> Sequence[Tool]:
+        if len(self._tools) > self._list_limit:
+            if not self._warned:
+                self._warned = True
+                logger.warning(
+                    "%d direct tools exceed METASERVER_MAX_LISTED_TOOLS=%d: listing only the "
+                    "meta-tools (list_tools and call_generated reach every tool)",
+                    len(self._tools),
+                    self._list_limit,
+                )
+            return []
+        return list(self._tools.values())
+
+    async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
+        return self._tools.get(name)
 
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""
@@ -165,15 +205,13 @@ class DirectTools:
             The names mounted.
         """
         self.unmount(record.name)
-        taken = self._reserved | {n for _, names in self._mounted.values() for n in names}
         names: list[str] = []
         for tool in record.tools:
             name = direct_name(record.name, tool.name)
-            if not _TOOL_NAME.match(name) or name in taken:
+            if not _TOOL_NAME.match(name) or name in self._reserved or name in self._tools:
                 logger.warning("not exposing %s directly: the name is invalid or taken", name)
                 continue
-            self._mcp.add_tool(GeneratedTool.build(self._pool, record, tool, self._home))
-            taken.add(name)
+            self._tools[name] = GeneratedTool.build(self._pool, record, tool, self._home)
             names.append(name)
         self._mounted[record.name] = (record.created_at, names)
         return names
@@ -182,26 +220,23 @@ class DirectTools:
         """Remove ``server``'s direct tools; returns the names removed."""
         _, names = self._mounted.pop(server, (0.0, []))
         for name in names:
-            try:
-                self._mcp.local_provider.remove_tool(name)
-            except KeyError:
-                pass
+            self._tools.pop(name, None)
         return names
 
     def sync(self, registry: Registry) -> bool:
         """Make the mounts match the registry (the source of truth); True if anything changed.
 
         Servers registered or removed by another process (``metaserver convert``) appear or
-        disappear here without a restart.
+        disappear here without a restart. Only changed servers are read in full.
         """
-        records = {record.name: record for record in registry.list_servers()}
+        current = registry.registration_times()
         changed = False
-        for server in [s for s in self._mounted if s not in records]:
+        for server in [s for s in self._mounted if s not in current]:
             self.unmount(server)
             changed = True
-        for name, record in records.items():
+        for name, created_at in current.items():
             mounted = self._mounted.get(name)
-            if mounted is None or mounted[0] != record.created_at:
-                self.mount(record)
+            if mounted is None or mounted[0] != created_at:
+                self.mount(registry.get(name))
                 changed = True
         return changed

@@ -79,7 +79,10 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     )
     mcp.add_middleware(_ScrubErrors(settings.home))
     notifier.install(mcp)
-    direct = DirectTools(mcp, pool, settings.home, reserved=set(META_TOOLS))
+    direct = DirectTools(
+        pool, settings.home, reserved=set(META_TOOLS), list_limit=settings.max_listed_tools
+    )
+    mcp.add_provider(direct)
 
     def fail(message: str) -> ToolError:
         return ToolError(public_message(message, settings.home))

@@ -170,6 +170,12 @@ class Settings(BaseSettings):
         default=True,
         description="Also expose validated tools as <server>_<tool>; off for huge registries.",
     )
+    max_listed_tools: int = Field(
+        default=1000,
+        ge=0,
+        description="Past this many direct tools, tools/list shows only the meta-tools; "
+        "every tool stays callable by name and through call_generated.",
+    )
     fastmcp_requirement: str = Field(
         default="fastmcp==4.1.6",
         description="The FastMCP a generated server runs on (installed into its environment).",

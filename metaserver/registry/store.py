@@ -189,6 +189,14 @@ class Registry:
     def list_servers(self) -> list[ServerRecord]:
         return self._select("ORDER BY name", ())
 
+    def registration_times(self) -> dict[str, float]:
+        """{server: registered at}: a cheap way to see what changed since the last look."""
+        if not self.path.exists():
+            return {}
+        with self._connect() as db:
+            rows = db.execute("SELECT name, created_at FROM servers").fetchall()
+        return {name: created_at for name, created_at in rows}
+
     def exists(self, name: str) -> bool:
         if not self.path.exists():
             return False

@@ -1,0 +1,208 @@
+"""The registry at scale: 1,000 servers and 20,000 tools.
+
+Prints list_tools(query) p50/p95 (the search function, and through the meta-server over
+stdio), meta-server start time (spawn to a tools/list answer, with and without the direct
+`<server>_<tool>` tools), and memory with 8 live children.
+Targets: search p95 under 50 ms; start under 2 s.
+
+    uv run python bench/registry_scale.py [--servers 1000] [--tools 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from fake_children import SERVER_SCRIPT, TOOLS
+
+from metaserver.registry import Registry, ServerRecord, ToolRecord
+from metaserver.registry.search import search_tools
+from metaserver.settings import Settings
+
+METASERVER = str(Path(sys.executable).with_name("metaserver"))
+WORDS = (
+    "matrix vector integrate differentiate parse format date time zone solar angle "
+    "geometry polygon distance unit convert quantity spectrum colour signal filter "
+    "transfer function element mass isotope game equilibrium payoff string similarity "
+    "edit distance chunk window iterate sort merge uncertainty error propagate"
+).split()
+QUERIES = [
+    "convert units of a quantity",
+    "solar angle at a date",
+    "edit distance of strings",
+    "polygon area",
+    "add two integers",
+    "filter a signal",
+    "isotope mass",
+    "sort and merge",
+]
+
+
+def populate(settings: Settings, servers: int, tools: int, rng: random.Random) -> None:
+    registry = Registry(settings.registry_path)
+    for index in range(servers):
+        name = f"srv{index:04d}"
+        output_dir = settings.servers_dir / name
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "server.py").write_text(SERVER_SCRIPT)
+        records = [
+            ToolRecord(name=t, description=d, target=f"fake:{t}", input_schema=s, definition_hash=t)
+            for t, (d, s) in TOOLS.items()
+        ]
+        for extra in range(tools - len(records)):
+            words = rng.sample(WORDS, 6)
+            records.append(
+                ToolRecord(
+                    name=f"{words[0]}_{words[1]}_{extra}",
+                    description=" ".join(words).capitalize() + ".",
+                    target=f"pkg.mod:{words[0]}_{words[1]}",
+                    input_schema={
+                        "type": "object",
+                        "properties": {
+                            w: {"type": "string", "description": f"the {w}"} for w in words[2:4]
+                        },
+                    },
+                    definition_hash=str(extra),
+                )
+            )
+        registry.register(
+            ServerRecord(
+                name=name,
+                source=f"bench:{name}",
+                output_dir=output_dir,
+                python_path=Path(sys.executable),
+                venv=Path(sys.prefix),
+                generator_version="bench",
+                tools=records,
+            )
+        )
+
+
+def percentiles(samples: list[float]) -> str:
+    cuts = statistics.quantiles(samples, n=20)
+    return f"p50 {statistics.median(samples):7.2f} ms  p95 {cuts[18]:7.2f} ms"
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(children.get(pid, []))
+    return found
+
+
+def transport(home: Path, direct: bool) -> StdioTransport:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    env["METASERVER_HOME"] = str(home)
+    env["METASERVER_EXPOSE_DIRECT_TOOLS"] = "true" if direct else "false"
+    env["METASERVER_MAX_LISTED_TOOLS"] = "100000"  # list them all: the cost is the point
+    return StdioTransport(METASERVER, ["serve"], env=env, keep_alive=False)
+
+
+async def start_time(home: Path, direct: bool) -> tuple[float, int]:
+    started = time.perf_counter()
+    async with Client(transport(home, direct), timeout=120) as client:
+        listed = await client.list_tools()
+        return time.perf_counter() - started, len(listed)
+
+
+async def main(servers: int, tools: int) -> None:
+    home = Path(tempfile.mkdtemp(prefix="metaserver-scale-"))
+    settings = Settings(home=home)
+    started = time.perf_counter()
+    populate(settings, servers, tools, random.Random(7))  # noqa: S311 - reproducible data, not secrets
+    registry = Registry(settings.registry_path)
+    print(
+        f"registry: {servers} servers, {servers * tools} tools, "
+        f"written in {time.perf_counter() - started:.1f} s"
+    )
+
+    samples = []
+    for _ in range(25):
+        for query in QUERIES:
+            began = time.perf_counter()
+            search_tools(registry, query, limit=20)
+            samples.append((time.perf_counter() - began) * 1000)
+    print(f"search_tools(query), in process:   {percentiles(samples)}")
+
+    for direct in (False, True):
+        seconds, listed = await start_time(home, direct)
+        label = "with direct tools" if direct else "meta-tools only  "
+        print(f"meta-server start, {label}:    {seconds:6.2f} s ({listed} tools listed)")
+
+    async with Client(transport(home, False), timeout=120) as client:
+        samples = []
+        for _ in range(10):
+            for query in QUERIES:
+                began = time.perf_counter()
+                await client.call_tool("list_tools", {"query": query})
+                samples.append((time.perf_counter() - began) * 1000)
+        print(f"list_tools(query) via meta-server: {percentiles(samples)}")
+        for index in range(8):
+            await client.call_tool(
+                "call_generated",
+                {"server": f"srv{index:04d}", "tool": "add", "arguments": {"a": 1, "b": 2}},
+            )
+        server_pid = transport_pid(home)
+        tree = descendants(server_pid) if server_pid else []
+        own = rss_mb([server_pid] if server_pid else [])
+        print(
+            f"memory with 8 live children:       {rss_mb(tree):7.0f} MB RSS over "
+            f"{len(tree)} processes (meta-server alone {own:.0f} MB)"
+        )
+
+
+def transport_pid(home: Path) -> int | None:
+    """The meta-server's pid: the process whose environment names this bench's home."""
+    marker = f"METASERVER_HOME={home}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker in environ and b"serve" in argv:
+            return int(entry.name)
+    return None
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--servers", type=int, default=1000)
+    parser.add_argument("--tools", type=int, default=20)
+    options = parser.parse_args()
+    asyncio.run(main(options.servers, options.tools))
