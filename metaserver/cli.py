@@ -13,11 +13,14 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metaserver import __version__
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.settings import Settings
+
+if TYPE_CHECKING:
+    from metaserver.registry.store import ServerRecord, VersionSummary
 
 logger = logging.getLogger("metaserver")
 
@@ -49,13 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true")
 
     call = commands.add_parser("call", help="call a generated tool (sandboxed)")
-    call.add_argument("server")
+    call.add_argument("server", metavar="SERVER", help="NAME (its newest version) or NAME@VERSION")
     call.add_argument("tool")
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
     call.add_argument("--json", action="store_true", help="print the raw JSON result")
 
     remove = commands.add_parser("remove", help="unregister a server and delete its files")
-    remove.add_argument("server")
+    remove.add_argument("server", metavar="SERVER", help="NAME (every version) or NAME@VERSION")
     return parser
 
 
@@ -152,29 +155,37 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
                 print(f"{hit['server']}/{hit['tool']}  {summary}")
         return EXIT_OK
     servers = registry.list_servers()
+    versions = {summary.name: summary.versions for summary in registry.summaries()}
     if args.json:
-        print(json.dumps([_server_json(s) for s in servers], indent=2))
+        print(json.dumps([_server_json(s, versions.get(s.name, [])) for s in servers], indent=2))
         return EXIT_OK
     if not servers:
         print("no servers registered", file=sys.stderr)
     for server in servers:
         print(f"{server.name}  ({server.source}, {len(server.tools)} tools)")
+        for version in versions.get(server.name, []):
+            newest = "newest" if version.version == server.version_id else "      "
+            commit = (version.commit or version.source_version or "-")[:12]
+            print(f"  @{version.version:10} {newest} {commit:12} {version.tools} tools")
         for tool in server.tools:
             summary = tool.description.splitlines()[0][:70] if tool.description else ""
             print(f"  {tool.name:28} {summary}")
     return EXIT_OK
 
 
-def _server_json(server: Any) -> dict[str, Any]:
+def _server_json(server: ServerRecord, versions: list[VersionSummary]) -> dict[str, Any]:
+    """A server for ``list --json``: its newest version's tools, and all its versions."""
     return {
         "name": server.name,
         "source": server.source,
         "commit": server.commit,
         "version": server.version,
+        "latest": server.version_id,
         "tools": [
             {"name": t.name, "description": t.description, "input_schema": t.input_schema}
             for t in server.tools
         ],
+        "versions": [v.model_dump(mode="json") for v in versions],
     }
 
 
@@ -196,12 +207,11 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _remove(args: argparse.Namespace, settings: Settings) -> int:
-    from metaserver.agents.register import remove_other_versions
-    from metaserver.registry import Registry
+    from metaserver.registry.files import unregister
 
-    record = Registry(settings.registry_path).remove(args.server)
-    remove_other_versions(settings, record.name, keep="")
-    print(f"removed {record.name}", file=sys.stderr)
+    removed = unregister(settings, args.server)
+    versions = ", ".join(record.version_id for record in removed)
+    print(f"removed {removed[0].name} (versions {versions})", file=sys.stderr)
     return EXIT_OK
 
 

@@ -83,16 +83,22 @@ class Example(BaseModel):
     wrapper: str | None = Field(
         default=None, description="How the doctest consumed the result: list, sorted, set..."
     )
-    origin: Literal["doctest", "synthesised", "llm"] = "doctest"
+    origin: Literal["doctest", "usage", "synthesised", "llm"] = "doctest"
 
 
 class Parameter(BaseModel):
     name: str
-    kind: Literal["positional_only", "positional_or_keyword", "keyword_only"]
+    kind: Literal["positional_only", "positional_or_keyword", "keyword_only", "var_positional"]
     json_schema: dict[str, JSON] = Field(default_factory=dict)
     required: bool = True
     default: JSON = None
     description: str | None = None
+    codec: str | None = Field(
+        default=None, description="Runtime codec that decodes the argument (None: plain JSON)."
+    )
+
+
+CallableKind = Literal["function", "constructor", "method"]
 
 
 class Candidate(BaseModel):
@@ -110,6 +116,16 @@ class Candidate(BaseModel):
     examples: list[Example] = Field(default_factory=list)
     in_all: bool = False
     top_level: bool = False
+    kind: CallableKind = "function"
+    owner: str | None = Field(default=None, description="The class, for its members.")
+    positional: list[str] = Field(
+        default_factory=list, description="Positional parameter names in order, hidden too."
+    )
+    aliases: list[str] = Field(default_factory=list, description="Other public import paths.")
+    dangerous: str | None = Field(default=None, description="Why it is unsafe as a tool.")
+    deprecated: bool = False
+    annotated: float = Field(default=0.0, description="Share of parameters annotated.")
+    usage: int = Field(default=0, description="Mentions in README, docs, tests and examples.")
 
 
 class SkippedCallable(BaseModel):
@@ -134,6 +150,9 @@ class ToolSpec(BaseModel):
     codecs: list[str] = Field(default_factory=list)
     timeout: float | None = Field(
         default=None, description="Seconds a call may take; unset uses the configured default."
+    )
+    kind: CallableKind = Field(
+        default="function", description="A constructor's tool returns a handle to its object."
     )
 
     @property
@@ -209,6 +228,16 @@ class LLMUsage(BaseModel):
     )
 
 
+class ToolChanges(BaseModel):
+    """How a conversion's tools differ from the server's previous newest version (provenance,
+    DESIGN decision 9): tool names, compared by definition hash."""
+
+    previous_version: str
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+
+
 class ConversionReport(BaseModel):
     """The result of one conversion; the JSON contract of DESIGN.md."""
 
@@ -224,6 +253,11 @@ class ConversionReport(BaseModel):
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: LLMUsage = Field(default_factory=LLMUsage)
     output_dir: str | None = None
+    changes: ToolChanges | None = Field(
+        default=None,
+        description="Against the previous newest version of the server; null for a first "
+        "conversion or a failed one.",
+    )
 
 
 MIN_TOOLS_PASSED = 3

@@ -4,8 +4,10 @@ Each one is a :class:`GeneratedTool`: a FastMCP ``Tool`` whose ``run()`` validat
 arguments against the registered schema (FastMCP does not validate a custom Tool's
 ``parameters``, shared/reference/fastmcp4.md section 9) and calls the child through the same
 :class:`~metaserver.registry.children.ChildPool` that ``call_generated`` uses, so each server
-has one child whichever way it is called. This module also holds what both paths share: the
-argument check and the translation of a child's result into the meta-server's result.
+has one child whichever way it is called. Only a server's newest version is exposed directly;
+an older one is reached through ``call_generated(server="name@version", ...)``. This module
+also holds what both paths share: the argument check and the translation of a child's result
+into the meta-server's result.
 """
 
 from __future__ import annotations

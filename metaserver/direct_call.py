@@ -23,10 +23,12 @@ async def call_tool(
 ) -> tuple[bool, Any]:
     """(True, result) or (False, error text) for one call of ``server``'s ``tool``.
 
+    ``server`` is a name (its newest version) or ``name@version``.
+
     Raises:
         NotFoundError: no such server, or the server has no such tool.
     """
-    record = Registry(settings.registry_path).get(server)
+    record = Registry(settings.registry_path).resolve(server)
     if tool not in {t.name for t in record.tools}:
         names = ", ".join(t.name for t in record.tools)
         raise NotFoundError(f"server {server!r} has no tool {tool!r} (it has: {names})")

@@ -26,6 +26,7 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
         network=False,
         readable=(server_dir, python.parent.parent),
         writable=(workdir,),
+        kind="serve",
         env={
             "PYTHONUNBUFFERED": "1",
             "FASTMCP_SHOW_SERVER_BANNER": "false",

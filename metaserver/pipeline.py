@@ -20,15 +20,15 @@ from pathlib import Path
 from metaserver.agents.analysis import analyse
 from metaserver.agents.dependencies import add_packages
 from metaserver.agents.design import design
-from metaserver.agents.llm import refine_specs
 from metaserver.agents.environment import build_environment
 from metaserver.agents.fetch import fetch
 from metaserver.agents.generate import generate
-from metaserver.agents.register import register, remove_other_versions
+from metaserver.agents.llm import refine_specs
+from metaserver.agents.register import register
 from metaserver.agents.repair import TIMEOUT_FACTOR, RepairState, plan_repairs
+from metaserver.agents.selftest import run_generated_tests
 from metaserver.agents.source import parse_source
 from metaserver.agents.usage import mine_usage, usage_names
-from metaserver.agents.selftest import run_generated_tests
 from metaserver.agents.validate import check_protocol, validate
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
@@ -42,7 +42,14 @@ from metaserver.contracts import (
     ToolSpec,
     Workspace,
 )
-from metaserver.exceptions import FailureType, MetaServerError, UserError
+from metaserver.exceptions import (
+    EnvironmentBuildError,
+    FailureType,
+    MetaServerError,
+    UserError,
+    ValidationError,
+)
+from metaserver.registry.staging import staging_lease
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
@@ -112,8 +119,9 @@ async def convert(
     timer = _Timer(report, progress)
 
     await timer.announce("fetch")
-    with timer.stage("fetch"), _cleanup_on_user_error(settings):
-        staged = settings.staging_dir / f"fetch-{token}"
+    staged = settings.staging_dir / f"fetch-{token}"
+    # The lease lets a later run clean what a killed one left in staging.
+    with timer.stage("fetch"), _cleanup_on_user_error(settings), staging_lease(staged):
         try:
             workspace = await fetch(parsed, staged, settings)
         except UserError:
@@ -146,12 +154,21 @@ async def _convert_workspace(
 
     await timer.announce("environment")
     with timer.stage("environment"):
-        environment = await build_environment(workspace, venv, settings, sandbox)
+        try:
+            environment = await build_environment(workspace, venv, settings, sandbox)
+        except EnvironmentBuildError as exc:
+            # Every strategy tried, with its decisive lines, belongs in the report.
+            report.environment = EnvironmentSummary(ok=False, attempts=exc.attempts)
+            raise
     report.environment = EnvironmentSummary(
         ok=True,
         strategy=environment.strategy,
         python=environment.python,
         seconds=environment.seconds,
+        requested_version=environment.requested_version,
+        installed_version=environment.installed_version,
+        cached=environment.cached,
+        attempts=environment.attempts,
     )
 
     await timer.announce("analysis")
@@ -164,7 +181,12 @@ async def _convert_workspace(
     if settings.llm.enabled:
         with timer.stage("llm"):
             specs = await refine_specs(
-                code, specs, max_tools=max_tools, settings=settings.llm, usage=report.llm
+                code,
+                specs,
+                max_tools=max_tools,
+                settings=settings.llm,
+                usage=report.llm,
+                mined=usage,
             )
     # --- end LLM refinement
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
@@ -224,8 +246,8 @@ async def _convert_workspace(
     with timer.stage("register"):
         report.status = "success"
         report.seconds["total"] = round(time.monotonic() - timer.started, 2)
+        # A new version (the old ones stay callable); report.changes says what changed.
         register(settings, report, workspace, environment, server_dir, passed, evidence)
-        remove_other_versions(settings, report.server, keep=token)
     return _finish(report, timer, None)
 
 

@@ -30,8 +30,9 @@ from metaserver.direct import DirectTools, check_arguments, child_result, public
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.notify import ListChangedNotifier
 from metaserver.registry.children import ChildPool
+from metaserver.registry.files import discard_files
 from metaserver.registry.search import search_tools
-from metaserver.registry.store import Registry
+from metaserver.registry.store import Registry, split_ref
 from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -113,7 +114,10 @@ def build_server(settings: Settings) -> FastMCP[Any]:
             except MetaServerError as exc:
                 raise fail(f"conversion failed: {exc}") from exc
         if report.status == "success":
-            await pool.stop(report.server)  # a re-conversion must not keep serving the old code
+            # A replaced version's files are gone: its child must not keep serving them. Other
+            # versions' children stay; the new version gets a child of its own on first call.
+            versions = await asyncio.to_thread(registry.versions, report.server)
+            await pool.retain(report.server, {v.version_id for v in versions})
             if settings.expose_direct_tools:
                 try:
                     direct.mount(registry.get(report.server))
@@ -134,13 +138,17 @@ def build_server(settings: Settings) -> FastMCP[Any]:
 
     @mcp.tool
     async def call_generated(
-        server: str, tool: str, arguments: dict[str, Any] | None = None
+        server: Annotated[
+            str, Field(description="server name (its newest version), or name@version")
+        ],
+        tool: str,
+        arguments: dict[str, Any] | None = None,
     ) -> ToolResult:
         """Call a tool of a registered server; the result is the generated tool's result."""
         try:
-            record = registry.get(server)
-        except NotFoundError:
-            raise fail(f"no registered server named {server!r}") from None
+            record = registry.resolve(server)
+        except NotFoundError as exc:
+            raise fail(str(exc)) from None
         spec = next((t for t in record.tools if t.name == tool), None)
         if spec is None:
             raise fail(f"server {server!r} has no tool named {tool!r}")
@@ -152,30 +160,38 @@ def build_server(settings: Settings) -> FastMCP[Any]:
 
     @mcp.tool
     async def list_servers() -> list[dict[str, Any]]:
-        """Registered servers: name, source, commit, number of tools, registration time."""
-        records = await asyncio.to_thread(registry.list_servers)
-        return [
-            {
-                "name": r.name,
-                "source": r.source,
-                "commit": r.commit,
-                "tools": len(r.tools),
-                "created_at": r.created_at,
-            }
-            for r in records
-        ]
+        """Registered servers (newest version's source, commit, tool count, registration time)
+        with all their versions, newest first; call an older one as name@version."""
+        summaries = await asyncio.to_thread(registry.summaries)
+        return [summary.listing() for summary in summaries]
 
     @mcp.tool
-    async def remove_server(server: str, ctx: Context) -> dict[str, Any]:
-        """Unregister a server, stop its process and remove its tools."""
+    async def remove_server(
+        server: Annotated[
+            str, Field(description="server name (every version), or name@version (that one)")
+        ],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        """Unregister a server (or one version), stop its processes, delete its files."""
+        name, _ = split_ref(server)
         try:
-            record = registry.remove(server)
-        except NotFoundError:
-            raise fail(f"no registered server named {server!r}") from None
-        await pool.stop(server)
-        direct.unmount(server)
+            removed = await asyncio.to_thread(registry.remove, *split_ref(server))
+        except NotFoundError as exc:
+            raise fail(str(exc)) from None
+        # Rows first, then processes, then files: a crash in between leaves unregistered
+        # directories (swept later), never a registered server without its files.
+        for record in removed:
+            await pool.stop(record.ref)
+        if settings.expose_direct_tools:
+            direct.sync(registry)
+        await asyncio.to_thread(discard_files, settings, removed, registry)
         await notifier.notify(ctx)
-        return {"removed": server, "tools": len(record.tools)}
+        return {
+            "removed": server,
+            "tools": len(removed[0].tools),
+            "versions": [record.version_id for record in removed],
+            "remaining": [record.version_id for record in registry.versions(name)],
+        }
 
     # Mounted after the meta-tools, which therefore come first in tools/list.
     if settings.expose_direct_tools:

@@ -39,6 +39,11 @@ class LLMSettings(BaseModel):
     review_model: str | None = Field(
         default=None, description="Model that diagnoses failed tools; unset uses model."
     )
+    endpoints: dict[str, str] = Field(
+        default_factory=dict,
+        description="Model name -> base URL, for stage models served elsewhere than base_url "
+        '(vLLM serves one model per server), as JSON: {"small": "http://vllm-small:8000/v1"}.',
+    )
     timeout: float = Field(
         default=60, gt=0, description="Seconds one model call may take (each attempt)."
     )

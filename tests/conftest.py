@@ -14,8 +14,8 @@ from metaserver.settings import Settings
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for key in list(os.environ):
-        if key.startswith("METASERVER_"):
-            monkeypatch.delenv(key)
+        if key.startswith("METASERVER_") and key != "METASERVER_SANDBOX__BACKEND":
+            monkeypatch.delenv(key)  # the backend under test is the runner's choice
     home = tmp_path / "home"
     monkeypatch.setenv("METASERVER_HOME", str(home))
     yield home

@@ -19,10 +19,12 @@ from metaserver.settings import Settings
 SERVER_SCRIPT = '''\
 import asyncio
 import os
+import uuid
 
 from fastmcp import FastMCP
 
 mcp = FastMCP("fake")
+INSTANCE = uuid.uuid4().hex
 
 
 @mcp.tool
@@ -54,6 +56,12 @@ def explode(message: str) -> str:
 def pid() -> int:
     """The process id of this server."""
     return os.getpid()
+
+
+@mcp.tool
+def instance() -> str:
+    """A random id of this server process (pids repeat across pid namespaces)."""
+    return INSTANCE
 
 
 if __name__ == "__main__":
@@ -97,18 +105,30 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
         },
     ),
     "pid": ("The process id of this server.", {"type": "object", "properties": {}}),
+    "instance": (
+        "A random id of this server process (pids repeat across pid namespaces).",
+        {"type": "object", "properties": {}},
+    ),
 }
 
 
-def fake_record(settings: Settings, name: str) -> ServerRecord:
-    """Write the fake server under ``settings.servers_dir/name`` and describe it."""
-    output_dir = settings.servers_dir / name
+def fake_record(
+    settings: Settings, name: str, version: str = "", commit: str = "0" * 40
+) -> ServerRecord:
+    """Write the fake server and describe it.
+
+    Without ``version`` it lives in ``settings.servers_dir/name``; with one, in
+    ``servers_dir/<name>-<version>`` (as a conversion lays it out) and the record is that
+    version, of ``commit``.
+    """
+    output_dir = settings.servers_dir / (f"{name}-{version}" if version else name)
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "server.py").write_text(SERVER_SCRIPT)
     return ServerRecord(
         name=name,
+        version_id=version,
         source=f"test:{name}",
-        commit="0" * 40,
+        commit=commit,
         output_dir=output_dir,
         python_path=Path(sys.executable),
         venv=Path(sys.prefix),
@@ -126,11 +146,12 @@ def fake_record(settings: Settings, name: str) -> ServerRecord:
     )
 
 
-def register_fake(settings: Settings, name: str) -> ServerRecord:
-    """Write, register and return a fake server called ``name``."""
-    record = fake_record(settings, name)
-    Registry(settings.registry_path).register(record)
-    return record
+def register_fake(
+    settings: Settings, name: str, version: str = "", commit: str = "0" * 40
+) -> ServerRecord:
+    """Write, register and return a fake server called ``name`` (see :func:`fake_record`)."""
+    record = fake_record(settings, name, version, commit)
+    return Registry(settings.registry_path).register(record).record
 
 
 def fast_settings(home: Path, **overrides: Any) -> Settings:
@@ -144,7 +165,11 @@ def fast_settings(home: Path, **overrides: Any) -> Settings:
 
 
 def server_pids(output_dir: Path) -> list[int]:
-    """Pids of live processes running ``output_dir/server.py`` (read from /proc)."""
+    """Host pids of live processes running ``output_dir/server.py`` (read from /proc).
+
+    The sandbox's own wrapper processes (bwrap, whose argv names the script too) are left
+    out, so each live child counts once whatever the backend.
+    """
     script = str(output_dir / "server.py").encode()
     pids = []
     for entry in Path("/proc").iterdir():
@@ -155,7 +180,7 @@ def server_pids(output_dir: Path) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if script in argv and state != "Z":
+        if script in argv and state != "Z" and not argv[0].endswith(b"bwrap"):
             pids.append(int(entry.name))
     return pids
 

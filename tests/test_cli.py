@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fixture_repos import make_calc_repo
 
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
@@ -17,6 +16,8 @@ METASERVER = str(Path(sys.executable).with_name("metaserver"))
 
 def run_cli(home: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    if backend := os.environ.get("METASERVER_SANDBOX__BACKEND"):
+        env["METASERVER_SANDBOX__BACKEND"] = backend  # the backend under test
     env["METASERVER_HOME"] = str(home)
     return subprocess.run(
         [METASERVER, *args], capture_output=True, text=True, env=env, timeout=timeout
@@ -78,12 +79,14 @@ def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
     assert report["server"] == "calcpack"
     assert len(report["commit"]) == 40
     expected_checks = [
-        t for t in report["tools"]
+        t
+        for t in report["tools"]
         if t["status"] == "passed" and t["evidence"]["check"] == "expected-value"
     ]
     assert len(expected_checks) >= 3
     assert report["tools_passed"] == len([t for t in report["tools"] if t["status"] == "passed"])
-    assert set(report["seconds"]) >= {"fetch", "environment", "analysis", "generate", "validate", "total"}
+    stages = {"fetch", "environment", "analysis", "generate", "validate", "total"}
+    assert set(report["seconds"]) >= stages
     output = Path(report["output_dir"])
     for name in ("server.py", "tools.json", "README.md", "mcp.json", "tests/test_tools.py"):
         assert (output / name).exists(), name
@@ -99,6 +102,16 @@ def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
     servers = json.loads(listed.stdout)
     assert [s["name"] for s in servers] == ["calcpack"]
     assert {"add", "fibonacci", "slugify"} <= {t["name"] for t in servers[0]["tools"]}
+    # One version, named after the output directory's token; callable by name@version.
+    [version] = servers[0]["versions"]
+    assert output.name == f"calcpack-{version['version']}" == f"calcpack-{servers[0]['latest']}"
+    assert version["commit"] == report["commit"] and version["tools"] == report["tools_passed"]
+    pinned = run_cli(home, "call", f"calcpack@{version['version']}", "add", '{"a": 1, "b": 2}')
+    assert pinned.returncode == 0 and pinned.stdout.strip() == "3", pinned.stderr
+    unknown_version = run_cli(home, "call", "calcpack@nope", "add", '{"a": 1, "b": 2}')
+    assert unknown_version.returncode == 2 and "no version 'nope'" in unknown_version.stderr
+    assert run_cli(home, "remove", "calcpack@nope").returncode == 2
+    assert report["changes"] is None  # a first conversion changes nothing
 
     # Schema violations are refused before the call, as an error result (exit 1).
     wrong = run_cli(home, "call", "calcpack", "add", '{"a": "forty"}')
@@ -110,3 +123,6 @@ def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
     assert removed.returncode == 0
     assert json.loads(run_cli(home, "list", "--json").stdout) == []
     assert not output.exists()
+    # Every file of the version goes with it: server, environment, workspace.
+    for parent in ("servers", "environments", "workspaces"):
+        assert not [p for p in (home / parent).iterdir() if "calcpack" in p.name], parent

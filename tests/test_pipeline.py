@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from fixture_repos import make_repair_repo
+
 from metaserver.pipeline import convert
 from metaserver.registry import Registry
 from metaserver.settings import Settings

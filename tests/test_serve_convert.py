@@ -17,7 +17,6 @@ import mcp_types
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-
 from fixture_repos import make_calc_repo
 
 pytestmark = pytest.mark.integration

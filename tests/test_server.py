@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import mcp_types
 import pytest
-from fake_children import fast_settings, register_fake, server_pids
+from fake_children import fake_record, fast_settings, register_fake, server_pids
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
@@ -27,13 +27,14 @@ from mcp.client.subscriptions import listen
 
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import RegistryError, UserError
+from metaserver.registry.files import discard_files
 from metaserver.registry.store import Registry
 from metaserver.server import META_TOOLS, build_server, is_loopback, run
 from metaserver.settings import Settings
 
 pytestmark = pytest.mark.integration
 
-FAKE_TOOLS = {"add", "split_words", "nap", "explode", "pid"}
+FAKE_TOOLS = {"add", "split_words", "nap", "explode", "pid", "instance"}
 
 
 class Recorder:
@@ -94,13 +95,16 @@ async def test_tools_are_listed_searched_and_called(home_settings: Settings) -> 
 
         servers = (await client.call_tool("list_servers", {})).data
         assert [(s["name"], s["tools"], s["source"]) for s in servers] == [
-            ("alpha", 5, "test:alpha")
+            ("alpha", 6, "test:alpha")
         ]
-        # call_generated and the direct tool share one child.
-        pid = (await client.call_tool("alpha_pid", {})).data
-        generated_pid = await client.call_tool("call_generated", {"server": "alpha", "tool": "pid"})
-        assert generated_pid.data == pid
-        assert server_pids(home_settings.servers_dir / "alpha") == [pid]
+        # call_generated and the direct tool share one child. (Its own id, not its pid: under
+        # the bwrap backend the child runs in a pid namespace of its own.)
+        instance = (await client.call_tool("alpha_instance", {})).data
+        generated = await client.call_tool(
+            "call_generated", {"server": "alpha", "tool": "instance"}
+        )
+        assert generated.data == instance
+        assert server_pids(home_settings.servers_dir / "alpha")
     # Leaving the server's lifespan stops its children.
     assert server_pids(home_settings.servers_dir / "alpha") == []
 
@@ -137,7 +141,7 @@ async def test_errors_are_short_and_scrubbed(
             await client.call_tool("remove_server", {"server": "nobody"})
 
         # An unexpected failure is scrubbed too (a RegistryError names the registry's path).
-        def broken(self: Registry, name: str) -> None:
+        def broken(self: Registry, name: str, version: str | None = None) -> None:
             raise RegistryError(f"cannot open the registry at {self.path}: disk on fire")
 
         monkeypatch.setattr(Registry, "get", broken)
@@ -160,7 +164,8 @@ async def test_remove_server_notifies_this_and_other_legacy_sessions(
         await other.call_tool("list_servers", {})  # the server now knows this session
         assert (await client.call_tool("alpha_add", {"a": 1, "b": 1})).data == 2
         removed = await client.call_tool("remove_server", {"server": "alpha"})
-        assert removed.data == {"removed": "alpha", "tools": 5}
+        assert removed.data["removed"] == "alpha" and removed.data["tools"] == 6
+        assert len(removed.data["versions"]) == 1 and removed.data["remaining"] == []
         await mine.wait()
         await theirs.wait()
         assert not {n for n in await _tool_names(client) if n.startswith("alpha_")}
@@ -238,6 +243,62 @@ async def test_convert_repo_mounts_reports_progress_and_notifies(
         )
         assert [r.data["status"] for r in failed] == ["failed", "failed"]
         assert running["most"] == 1  # max_concurrent_conversions
+
+
+async def _instance(client: Client[Any], server: str) -> str:
+    result = await client.call_tool("call_generated", {"server": server, "tool": "instance"})
+    value: str = result.data
+    return value
+
+
+async def test_versions_run_side_by_side_and_a_replaced_one_is_restarted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = fast_settings(tmp_path / "home")
+    register_fake(settings, "calc", version="old", commit="a" * 40)
+    register_fake(settings, "calc", version="new", commit="b" * 40)
+
+    async def fake_convert(source: str, *, settings: Settings, **_: Any) -> ConversionReport:
+        # A re-conversion of the newest commit: it replaces version "new" (and, as the
+        # register stage does, deletes its files once the new one is committed).
+        registry = Registry(settings.registry_path)
+        registration = registry.register(fake_record(settings, "calc", "newer", "b" * 40))
+        discard_files(settings, registration.replaced, registry)
+        return ConversionReport(server="calc", source=source, status="success", tools_passed=6)
+
+    monkeypatch.setattr("metaserver.pipeline.convert", fake_convert)
+    async with Client(build_server(settings), mode="legacy") as client:
+        [listed] = (await client.call_tool("list_servers", {})).data
+        assert listed["latest"] == "new"
+        assert [v["version"] for v in listed["versions"]] == ["new", "old"]
+
+        # The old version and the newest one, called at once: two children.
+        old, new = await asyncio.gather(_instance(client, "calc@old"), _instance(client, "calc"))
+        assert old != new
+        assert (await client.call_tool("calc_instance", {})).data == new  # direct: the newest
+        assert await _instance(client, "calc@new") == new
+        assert server_pids(settings.servers_dir / "calc-old")
+        assert server_pids(settings.servers_dir / "calc-new")
+        missing = await client.call_tool(
+            "call_generated", {"server": "calc@nope", "tool": "add"}, raise_on_error=False
+        )
+        assert missing.is_error and "no version 'nope'" in _text(missing)
+
+        # Re-registered: the replaced version's child is stopped and its files deleted; the
+        # newest gets a child of its own, and the old version keeps its child.
+        await client.call_tool("convert_repo", {"source": "pypi:calc"})
+        assert server_pids(settings.servers_dir / "calc-new") == []
+        assert not (settings.servers_dir / "calc-new").exists()
+        newer = await _instance(client, "calc")
+        assert newer not in (old, new)
+        assert (await client.call_tool("calc_instance", {})).data == newer
+        assert await _instance(client, "calc@old") == old
+
+        removed = (await client.call_tool("remove_server", {"server": "calc@old"})).data
+        assert removed["versions"] == ["old"] and removed["remaining"] == ["newer"]
+        assert not (settings.servers_dir / "calc-old").exists()
+        assert server_pids(settings.servers_dir / "calc-old") == []
+        assert await _instance(client, "calc") == newer
 
 
 async def test_restart_restores_mounts_and_registry_is_reread(home_settings: Settings) -> None:

@@ -46,6 +46,7 @@ async def analyse(
             timeout=settings.timeouts.probe,
             readable=(workspace.path, environment.venv, PROBE.parent),
             writable=(workdir,),
+            kind="probe",
         )
         result = await sandbox.run(argv, policy)
         if result.timed_out:
@@ -60,6 +61,11 @@ async def analyse(
         shutil.rmtree(workdir, ignore_errors=True)
     if not report.packages:
         raise AnalysisError("no importable top-level package was found in the environment")
+    failed = {s.target: s.reason for s in report.skipped if s.reason.startswith("import failed")}
+    if not report.candidates and all(package in failed for package in report.packages):
+        # Nothing imported at all: an import error, not a package without tools.
+        reasons = "; ".join(f"{package}: {failed[package]}" for package in report.packages)
+        raise AnalysisError(f"the package could not be imported ({reasons})")
     if not report.candidates:
         reasons = "; ".join(f"{s.target}: {s.reason}" for s in report.skipped[:5])
         raise UntoolableError(f"no callable could become a tool ({reasons or 'none found'})")

@@ -34,6 +34,7 @@ async def add_packages(
         network=not settings.index.offline,
         writable=(environment.venv, workdir),
         env=uv_environment(settings),
+        kind="install",
     )
     argv = [uv_binary(), "pip", "install", "--quiet", "--link-mode=copy"]
     argv += ["--python", str(environment.python_path), *packages]

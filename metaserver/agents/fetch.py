@@ -45,6 +45,14 @@ import httpx
 
 from metaserver import __version__
 from metaserver.agents.source import PYPI_NAME_RE
+from metaserver.agents.workspace_cache import (
+    CacheKey,
+    WorkspaceCache,
+    archive_key,
+    file_sha256,
+    git_key,
+    pypi_key,
+)
 from metaserver.contracts import Source, Workspace
 from metaserver.exceptions import FetchError, SourceError
 
@@ -82,9 +90,14 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
         raise FileExistsError(f"fetch destination already exists: {dest}")
     dest.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    cache = WorkspaceCache(settings.home / "cache" / "workspaces")
     try:
-        workspace = await _fetch_kind(source, dest, settings)
+        workspace, key, cached = await _fetch_kind(source, dest, settings, cache)
         workspace = await _in_thread(_inspect_tree, workspace)
+        if key is not None:
+            workspace = workspace.model_copy(update={"fingerprint": f"{key.kind}:{key.digest}"})
+            if not cached:
+                await _in_thread(cache.store, key, workspace)
     except BaseException:
         # Synchronous on purpose: this also runs on cancellation, when awaiting a thread
         # could itself be cancelled and leave half a tree behind.
@@ -103,16 +116,62 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
     return workspace
 
 
-async def _fetch_kind(source: Source, dest: Path, settings: Settings) -> Workspace:
-    """Dispatch on the kind of source; each branch leaves the tree at ``dest``."""
+async def _fetch_kind(
+    source: Source, dest: Path, settings: Settings, cache: WorkspaceCache
+) -> tuple[Workspace, CacheKey | None, bool]:
+    """Dispatch on the kind of source; each branch leaves the tree at ``dest``.
+
+    Returns:
+        The workspace, the cache key of its tree (None for a local directory), and whether
+        the tree came from the cache (then nothing was downloaded).
+    """
     if source.kind == "git":
-        commit = await _in_thread(_clone_git, source, dest, settings.timeouts.fetch)
-        return Workspace(source=source, path=dest, commit=commit)
+        return await _fetch_git(source, dest, settings, cache)
     if source.kind == "local":
         commit = await _in_thread(_copy_local, Path(source.location), dest)
-        return Workspace(source=source, path=dest, commit=commit)
-    version = await _fetch_pypi(source, dest, settings)
-    return Workspace(source=source, path=dest, version=version)
+        return Workspace(source=source, path=dest, commit=commit), None, False
+    if source.kind == "archive":
+        key, cached = await _in_thread(_fetch_archive, Path(source.location), dest, cache)
+        return Workspace(source=source, path=dest), key, cached
+    version, key, cached = await _fetch_pypi(source, dest, settings, cache)
+    return Workspace(source=source, path=dest, version=version), key, cached
+
+
+async def _fetch_git(
+    source: Source, dest: Path, settings: Settings, cache: WorkspaceCache
+) -> tuple[Workspace, CacheKey | None, bool]:
+    """A cached tree when the ref resolves to a commit seen before, else a clone."""
+    url = source.location
+    alias = f"{url} {source.ref or 'HEAD'}"
+    commit = await _in_thread(_resolve_remote, source, settings.timeouts.fetch)
+    if commit is None:
+        # Offline, or a server that is down: the commit this ref had the last time.
+        commit = cache.recall("git", alias)
+    if commit is not None:
+        meta = await _in_thread(cache.restore, git_key(url, commit), dest)
+        if meta is not None:
+            return Workspace(source=source, path=dest, commit=commit), git_key(url, commit), True
+    commit = await _in_thread(_clone_git, source, dest, settings.timeouts.fetch)
+    if commit is None:
+        return Workspace(source=source, path=dest), None, False
+    cache.remember("git", alias, commit)
+    return Workspace(source=source, path=dest, commit=commit), git_key(url, commit), False
+
+
+def _fetch_archive(path: Path, dest: Path, cache: WorkspaceCache) -> tuple[CacheKey, bool]:
+    """Unpack a local source archive (the same checks as a downloaded sdist)."""
+    try:
+        size = path.stat().st_size
+        if size > _MAX_ARCHIVE_BYTES:
+            raise FetchError(f"{path.name} is larger than {_MAX_ARCHIVE_BYTES // 2**20} MiB")
+        key = archive_key(file_sha256(path))
+    except OSError as err:
+        raise FetchError(f"could not read {path}: {err}") from None
+    if cache.restore(key, dest) is not None:
+        return key, True
+    with tempfile.TemporaryDirectory(prefix=f".{dest.name}.", dir=dest.parent) as tmp:
+        _unpack(path, path.name, Path(tmp) / "tree", dest)
+    return key, False
 
 
 async def _in_thread(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -267,6 +326,36 @@ def _decisive_line(stderr: object) -> str:
             if line.startswith(prefix):
                 return _redact(line)
     return _redact(lines[-1]) if lines else "git failed without a message"
+
+
+def _resolve_remote(source: Source, timeout: float) -> str | None:
+    """The commit a git source's ref names now (one ``git ls-remote``), or None if unknown.
+
+    A full commit id is its own answer. None means "clone to find out": an abbreviated
+    commit, a ref the remote does not list, or a remote that cannot be reached.
+    """
+    ref = source.ref
+    if ref is not None and _FULL_SHA_RE.match(ref):
+        return ref
+    if ref is not None and _SHORT_SHA_RE.match(ref):
+        return None
+    git = _import_git()
+    try:
+        git.Git.check_unsafe_protocols(source.location)
+        listing = _Git(min(timeout, 30.0)).run(["ls-remote", "--", source.location, ref or "HEAD"])
+    except (git.UnsafeProtocolError, _GitFailure, FetchError) as err:
+        logger.info("could not resolve %s remotely: %s", _redact(source.location), err)
+        return None
+    refs: dict[str, str] = {}
+    for line in listing.splitlines():
+        sha, _, name = line.partition("\t")
+        refs[name.strip()] = sha.strip()
+    wanted = ref or "HEAD"
+    # A tag's peeled commit first: the tag object itself is not what gets checked out.
+    for name in (f"refs/tags/{wanted}^{{}}", f"refs/heads/{wanted}", f"refs/tags/{wanted}", wanted):
+        if name in refs and _FULL_SHA_RE.match(refs[name]):
+            return refs[name]
+    return None
 
 
 def _clone_git(source: Source, dest: Path, timeout: float) -> str | None:
@@ -494,13 +583,26 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-async def _fetch_pypi(source: Source, dest: Path, settings: Settings) -> str:
-    """Download and unpack the sdist; return the version fetched."""
+async def _fetch_pypi(
+    source: Source, dest: Path, settings: Settings, cache: WorkspaceCache
+) -> tuple[str, CacheKey, bool]:
+    """The sdist's tree, from the cache or the index; return its version and cache key.
+
+    A pinned version that is cached needs no network at all; an unpinned one costs one index
+    request to learn the newest version (offline: the version fetched last time).
+    """
     name = source.location
+    pinned = source.version
+    known = pinned
+    if settings.index.offline and pinned is None:
+        known = cache.recall("pypi", _normalise(name))
+    if known is not None and await _restored(cache, pypi_key(name, known), dest):
+        return known, pypi_key(name, known), True
     if settings.index.offline:
+        wanted = f"{name}=={pinned}" if pinned else name
         raise FetchError(
-            f"offline mode: cannot download {name} from the package index "
-            "(METASERVER_INDEX__OFFLINE is set and there is no package cache yet)"
+            f"offline mode: {wanted} is not in the workspace cache, and the package index "
+            "may not be used (METASERVER_INDEX__OFFLINE is set); convert it once online"
         )
     timeout = settings.timeouts.fetch
     headers = {"User-Agent": f"metaserver/{__version__}"}
@@ -512,7 +614,12 @@ async def _fetch_pypi(source: Source, dest: Path, settings: Settings) -> str:
             ) as client,
         ):
             files = await _list_files(client, settings.index.url, name)
-            chosen, version = _choose_sdist(name, source.version, files)
+            chosen, version = _choose_sdist_or_wheel(name, pinned, files)
+            key = pypi_key(name, version)
+            if pinned is None:
+                cache.remember("pypi", _normalise(name), version)
+            if version != pinned and await _restored(cache, key, dest):
+                return version, key, True
             logger.info("downloading %s %s: %s", name, version, chosen.filename)
             with tempfile.TemporaryDirectory(prefix=f".{dest.name}.", dir=dest.parent) as tmp:
                 archive = Path(tmp) / "sdist"
@@ -523,7 +630,11 @@ async def _fetch_pypi(source: Source, dest: Path, settings: Settings) -> str:
     except httpx.HTTPError as err:
         detail = _redact(str(err)) or type(err).__name__
         raise FetchError(f"could not download {name} from the package index: {detail}") from None
-    return version
+    return version, key, False
+
+
+async def _restored(cache: WorkspaceCache, key: CacheKey, dest: Path) -> bool:
+    return await _in_thread(cache.restore, key, dest) is not None
 
 
 async def _list_files(client: httpx.AsyncClient, index: str, name: str) -> list[_IndexFile]:
@@ -651,6 +762,50 @@ def _choose_sdist(
     finals = [(v, f) for v, f in candidates if not _is_prerelease(v)] or candidates
     newest = max(_key(v) for v, _ in finals)
     return _prefer_format([(v, f) for v, f in finals if _key(v) == newest])
+
+
+def _choose_sdist_or_wheel(
+    name: str, pinned: str | None, files: list[_IndexFile]
+) -> tuple[_IndexFile, str]:
+    """The sdist, or for a release published only as wheels, one of its wheels.
+
+    A wheel holds the package's Python source too (and, for a compiled one, its built
+    extensions); the environment then comes from the published wheel, not from this tree.
+    """
+    try:
+        return _choose_sdist(name, pinned, files)
+    except SourceError as err:
+        if "has no source distribution" not in str(err):
+            raise
+        wheel = _choose_wheel(name, pinned, files)
+        if wheel is None:
+            raise
+        logger.info("%s: no source distribution; taking the tree from %s", name, wheel[0].filename)
+        return wheel
+
+
+def _choose_wheel(
+    name: str, pinned: str | None, files: list[_IndexFile]
+) -> tuple[_IndexFile, str] | None:
+    normalised = _normalise(name)
+    wheels = [
+        (version, file)
+        for file in files
+        if (version := _wheel_version(file.filename, normalised)) is not None
+        and _version_key(version) is not None
+    ]
+    if pinned is not None:
+        wheels = [(v, f) for v, f in wheels if _same_version(v, pinned)]
+    else:
+        wheels = [(v, f) for v, f in wheels if not f.yanked]
+        finals = [(v, f) for v, f in wheels if not _is_prerelease(v)] or wheels
+        newest = max((_key(v) for v, _ in finals), default=None)
+        wheels = [(v, f) for v, f in finals if _key(v) == newest]
+    if not wheels:
+        return None
+    # A pure-Python wheel is the plainest view of the source.
+    version, file = min(wheels, key=lambda vf: (not vf[1].filename.endswith("-none-any.whl"),))
+    return file, version
 
 
 def _pinned_sdist(
@@ -797,7 +952,7 @@ async def _download(client: httpx.AsyncClient, file: _IndexFile, target: Path) -
 def _unpack(archive: Path, filename: str, work: Path, dest: Path) -> None:
     """Unpack into ``work``, then move the project root (the single top directory) to dest."""
     work.mkdir()
-    if filename.lower().endswith(".zip"):
+    if filename.lower().endswith((".zip", ".whl")):
         _extract_zip(archive, filename, work)
     else:
         _extract_tar(archive, filename, work)
@@ -887,7 +1042,8 @@ def _read_metadata(root: Path) -> tuple[str | None, str | None]:
     """Project name and version from static metadata; no project code runs."""
     name: str | None = None
     version: str | None = None
-    for reader in (_from_pkg_info, _from_pyproject, _from_setup_cfg, _from_setup_py):
+    readers = (_from_pkg_info, _from_dist_info, _from_pyproject, _from_setup_cfg, _from_setup_py)
+    for reader in readers:
         found_name, found_version = reader(root)
         if name is None and found_name and PYPI_NAME_RE.match(found_name):
             name = found_name
@@ -898,6 +1054,16 @@ def _read_metadata(root: Path) -> tuple[str | None, str | None]:
 
 def _from_pkg_info(root: Path) -> tuple[str | None, str | None]:
     text = _read_text(root / "PKG-INFO")
+    if text is None:
+        return None, None
+    headers = email.parser.HeaderParser().parsestr(text)
+    return _clean(headers.get("Name")), _clean(headers.get("Version"))
+
+
+def _from_dist_info(root: Path) -> tuple[str | None, str | None]:
+    """A tree unpacked from a wheel: its one ``*.dist-info/METADATA``."""
+    found = list(root.glob("*.dist-info/METADATA"))
+    text = _read_text(found[0]) if len(found) == 1 else None
     if text is None:
         return None, None
     headers = email.parser.HeaderParser().parsestr(text)

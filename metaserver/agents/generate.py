@@ -316,7 +316,8 @@ def same(value, expected):
     if isinstance(expected, list) and isinstance(value, list):
         return len(value) == len(expected) and all(map(same, value, expected))
     if isinstance(expected, dict) and isinstance(value, dict):
-        return value.keys() == expected.keys() and all(same(value[k], expected[k]) for k in expected)
+        keys = expected.keys()
+        return value.keys() == keys and all(same(value[k], expected[k]) for k in keys)
     return value == expected
 
 

@@ -1,18 +1,24 @@
-"""Register stage: record a validated server in the registry, with its provenance.
+"""Register stage: record a validated server version in the registry, with its provenance.
 
-Only tools that passed are registered (DESIGN decision 5); the row is written in one
-transaction, so a crash leaves either the previous version or this one.
+Only tools that passed are registered (DESIGN decision 5). The version's rows are written in
+one transaction, so a crash leaves either the previous state or this version, complete. Files
+are deleted only afterwards: those of a version this one replaced (same source and commit),
+and those that killed or failed conversions of the same server left behind.
 """
 
 from __future__ import annotations
 
-import shutil
+import logging
 from pathlib import Path
 
 from metaserver import GENERATOR_VERSION
 from metaserver.contracts import ConversionReport, Environment, ToolEvidence, ToolSpec, Workspace
 from metaserver.registry import Registry, ServerRecord, ToolRecord
+from metaserver.registry.files import discard_files, sweep_unregistered
+from metaserver.registry.store import Registration
 from metaserver.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 
 def register(
@@ -23,23 +29,32 @@ def register(
     server_dir: Path,
     specs: list[ToolSpec],
     evidence: list[ToolEvidence],
-) -> ServerRecord:
-    """Write the server and its passed tools into the registry, replacing an older version."""
+) -> Registration:
+    """Register the server's passed tools as its newest version, and say what changed.
+
+    The version id is the token of ``server_dir`` (``servers/<name>-<token>``). Sets
+    ``report.changes`` (the tool differences from the previous newest version; None for a
+    first conversion) and logs them.
+
+    Returns:
+        What the registry did: the record, the previous newest version, what was replaced.
+    """
     by_name = {e.name: e for e in evidence}
-    tools = [
-        ToolRecord(
-            name=spec.name,
-            description=spec.description,
-            target=spec.target,
-            input_schema=spec.input_schema,
-            definition_hash=spec.definition_hash(),
-            evidence=by_name[spec.name].evidence.model_dump(mode="json")  # type: ignore[union-attr]
-            if by_name[spec.name].evidence
-            else None,
+    tools = []
+    for spec in specs:
+        seen = by_name.get(spec.name)
+        if seen is None or seen.status != "passed":
+            continue
+        tools.append(
+            ToolRecord(
+                name=spec.name,
+                description=spec.description,
+                target=spec.target,
+                input_schema=spec.input_schema,
+                definition_hash=spec.definition_hash(),
+                evidence=seen.evidence.model_dump(mode="json") if seen.evidence else None,
+            )
         )
-        for spec in specs
-        if by_name.get(spec.name) and by_name[spec.name].status == "passed"
-    ]
     record = ServerRecord(
         name=report.server,
         source=report.source,
@@ -48,21 +63,52 @@ def register(
         output_dir=server_dir,
         python_path=environment.python_path,
         venv=environment.venv,
+        workspace=workspace.path,
         environment_lock=environment.lock,
         generator_version=GENERATOR_VERSION,
         report=report.model_dump(mode="json"),
         tools=tools,
     )
-    Registry(settings.registry_path).register(record)
-    return record
+    registry = Registry(settings.registry_path)
+    registration = registry.register(record)
+    report.changes = registration.changes
+    _log_changes(registration)
+    # Only now that the new version is committed: a kill before this line leaves directories
+    # that no row names (swept by the next registration), never a row without its files.
+    discard_files(settings, registration.replaced, registry)
+    token = server_dir.name.rpartition("-")[2]
+    for path in sweep_unregistered(settings, record.name, registry, keep=token):
+        logger.info("removed %s, which no registered version of %s uses", path, record.name)
+    return registration
 
 
-def remove_other_versions(settings: Settings, name: str, keep: str) -> None:
-    """Delete the directories of earlier conversions of ``name`` (all but token ``keep``)."""
-    for parent in (settings.workspaces_dir, settings.environments_dir, settings.servers_dir):
-        if not parent.is_dir():
-            continue
-        for path in parent.iterdir():
-            stem, _, token = path.name.rpartition("-")
-            if stem == name and token != keep:
-                shutil.rmtree(path, ignore_errors=True)
+def _log_changes(registration: Registration) -> None:
+    record, changes = registration.record, registration.changes
+    if registration.replaced:
+        logger.info(
+            "server %s: version %s replaces %s (same source and commit)",
+            record.name,
+            record.version_id,
+            ", ".join(r.version_id for r in registration.replaced),
+        )
+    if changes is None:
+        logger.info("server %s: first version %s", record.name, record.version_id)
+        return
+    if changes.added or changes.removed or changes.changed:
+        logger.warning(
+            "server %s: version %s changes tools against version %s: added %s, removed %s, "
+            "changed definitions %s",
+            record.name,
+            record.version_id,
+            changes.previous_version,
+            changes.added or "none",
+            changes.removed or "none",
+            changes.changed or "none",
+        )
+    else:
+        logger.info(
+            "server %s: version %s has the same tool definitions as version %s",
+            record.name,
+            record.version_id,
+            changes.previous_version,
+        )

@@ -6,7 +6,8 @@ recognise. The accepted forms are those of DESIGN.md, "Command line":
 
 * git URLs: ``https://``, ``http://``, ``ssh://``, ``file://`` and scp-like ``user@host:path``;
 * ``pypi:NAME`` or ``pypi:NAME==VERSION``;
-* an existing local directory.
+* an existing local directory;
+* a local source archive (``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``, ``.zip``).
 
 Everything that git would treat as an option (a leading ``-``) or hand to a remote helper
 (``transport::address``, such as ``ext::sh -c id``) is refused here, before git sees it.
@@ -22,7 +23,7 @@ from urllib.parse import SplitResult, unquote, urlsplit
 from metaserver.contracts import Source
 from metaserver.exceptions import SourceError
 
-__all__ = ["PYPI_NAME_RE", "PYPI_VERSION_RE", "parse_source", "validate_ref"]
+__all__ = ["ARCHIVE_SUFFIXES", "PYPI_NAME_RE", "PYPI_VERSION_RE", "parse_source", "validate_ref"]
 
 PYPI_NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
 """A distribution name, as PEP 508 defines it."""
@@ -44,6 +45,8 @@ _SCP_RE = re.compile(
 )
 _HOST_RE = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?)+$|^\[[0-9A-Fa-f:.]+\]$")
 _REF_FORBIDDEN = re.compile(r"[~^:?*\[\\]|@\{|//|\.\.")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip")
+"""Local files accepted as SOURCE: source archives, unpacked like an sdist."""
 _MAX_SOURCE_LENGTH = 4096
 _MAX_REF_LENGTH = 255
 
@@ -89,6 +92,9 @@ def parse_source(text: str, ref: str | None = None) -> Source:
         return Source(kind="git", location=stripped, ref=validate_ref(ref), original=text)
 
     path = _parse_local(stripped)
+    if path.is_file():
+        _refuse_ref(ref, "local archive")
+        return Source(kind="archive", location=str(path), original=text)
     _refuse_ref(ref, "local directory")
     return Source(kind="local", location=str(path), original=text)
 
@@ -221,12 +227,16 @@ def _check_scp(text: str, match: re.Match[str]) -> None:
 
 
 def _parse_local(text: str) -> Path:
-    """An existing local directory, resolved to an absolute path."""
+    """An existing local directory or source archive, resolved to an absolute path."""
     path = Path(text).expanduser()
     if path.is_dir():
         return path.resolve()
+    if path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES):
+        return path.resolve()
     if path.exists():
-        raise SourceError(f"SOURCE is not a directory: {text}")
+        raise SourceError(
+            f"SOURCE is not a directory or a source archive ({', '.join(ARCHIVE_SUFFIXES)}): {text}"
+        )
     scheme = _SCHEME_RE.match(text)
     # ``javascript:...``, ``data:...``, ``ftp:...`` are not paths that happen to be missing.
     if scheme and "/" not in text.split(":", 1)[0]:
@@ -234,7 +244,8 @@ def _parse_local(text: str) -> Path:
             f"unsupported SOURCE {text!r}: use a git URL, a local directory, or pypi:NAME"
         )
     raise SourceError(
-        f"SOURCE is not a git URL, pypi:NAME, or an existing local directory: {text!r}"
+        "SOURCE is not a git URL, pypi:NAME, or an existing local directory or source "
+        f"archive: {text!r}"
     )
 
 

@@ -5,6 +5,9 @@ DESIGN decision 7: a registered server starts on its first call, at most
 room), and one idle for ``settings.child_idle_seconds`` is stopped by a background reaper. The
 registry, not this pool, says what exists, so the pool holds nothing that a restart loses.
 
+Children are keyed by version (``name@version``, :attr:`ServerRecord.ref`): an old version and
+the newest one of a server can run side by side, and a new version gets a child of its own.
+
 Each child is the sandboxed command of :func:`metaserver.launch.server_command`, the same one
 validation used, driven by a kept-alive FastMCP ``Client`` over stdio in the legacy
 (``initialize``) era: one standing session per child that concurrent calls share.
@@ -29,7 +32,7 @@ from fastmcp.client.transports import StdioTransport
 from mcp import MCPError
 
 from metaserver.launch import server_command, stdio_transport
-from metaserver.registry.store import ServerRecord
+from metaserver.registry.store import ServerRecord, split_ref
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
@@ -94,12 +97,12 @@ class ChildPool:
         self._reaper: asyncio.Task[None] | None = None
 
     def live(self) -> list[str]:
-        """Names of the servers whose child is running, least recently used first."""
+        """Refs (``name@version``) of the running children, least recently used first."""
         return list(self._children)
 
-    def is_alive(self, name: str) -> bool:
-        """Whether ``name``'s child is running and its connection is open."""
-        child = self._children.get(name)
+    def is_alive(self, ref: str) -> bool:
+        """Whether the child of ``ref`` (``name@version``) runs and its connection is open."""
+        child = self._children.get(ref)
         return child is not None and not child.is_dead()
 
     async def call(
@@ -124,8 +127,8 @@ class ChildPool:
         try:
             child = await self._acquire(record)
         except Exception as exc:
-            logger.warning("server %s failed to start: %s", record.name, exc)
-            return error_result(f"server {record.name!r} could not start: {_describe(exc)}")
+            logger.warning("server %s failed to start: %s", record.ref, exc)
+            return error_result(f"server {record.ref!r} could not start: {_describe(exc)}")
         timeout = self._settings.timeouts.tool_call
         failure: BaseException | None = None
         child.in_flight += 1
@@ -140,7 +143,7 @@ class ChildPool:
             child.in_flight -= 1
             child.last_used = time.monotonic()
         if failure is None:
-            return self._capped(result, record.name, tool)
+            return self._capped(result, record.ref, tool)
         if isinstance(failure, TimeoutError) or (
             isinstance(failure, MCPError) and failure.code == mcp_types.REQUEST_TIMEOUT
         ):
@@ -149,21 +152,43 @@ class ChildPool:
             if child.in_flight == 0:
                 await self._stop_child(child)
             return error_result(
-                f"tool {tool!r} of server {record.name!r} timed out after {timeout:g}s"
+                f"tool {tool!r} of server {record.ref!r} timed out after {timeout:g}s"
             )
         return await self._failed(child, tool, failure)
 
-    async def stop(self, name: str) -> bool:
-        """Stop ``name``'s child if it runs; the next call starts a new one.
+    async def stop(self, ref: str) -> bool:
+        """Stop the children of ``ref``: ``name@version``, or every version of ``name``.
+
+        The next call starts a new one.
 
         Returns:
             Whether a child was running.
         """
-        child = self._children.get(name)
-        if child is None:
-            return False
-        await self._stop_child(child)
-        return True
+        name, version = split_ref(ref)
+        children = [
+            child
+            for child in list(self._children.values())
+            if child.record.name == name and version in (None, child.record.version_id)
+        ]
+        for child in children:
+            await self._stop_child(child)
+        return bool(children)
+
+    async def retain(self, name: str, versions: set[str]) -> list[str]:
+        """Stop the children of ``name`` whose version is not in ``versions``.
+
+        Used after a registration or removal: a replaced or removed version's files are
+        about to go, so its child must not serve them.
+
+        Returns:
+            The refs stopped.
+        """
+        stopped = []
+        for child in list(self._children.values()):
+            if child.record.name == name and child.record.version_id not in versions:
+                stopped.append(child.record.ref)
+                await self._stop_child(child)
+        return stopped
 
     async def reap_idle(self) -> list[str]:
         """Stop every child idle (no call in flight) for ``child_idle_seconds`` or longer.
@@ -176,11 +201,11 @@ class ChildPool:
             deadline = time.monotonic() - self._settings.child_idle_seconds
             # Checked right before each stop (earlier stops await): a call may have taken the
             # child meanwhile. _stop_child unlists it before its first await, so none can now.
-            if self._children.get(child.record.name) is not child:
+            if self._children.get(child.record.ref) is not child:
                 continue
             if child.in_flight == 0 and child.last_used <= deadline:
-                logger.info("stopping idle server %s", child.record.name)
-                stopped.append(child.record.name)
+                logger.info("stopping idle server %s", child.record.ref)
+                stopped.append(child.record.ref)
                 await self._stop_child(child)
         return stopped
 
@@ -196,7 +221,7 @@ class ChildPool:
         )
 
     async def _acquire(self, record: ServerRecord) -> _Child:
-        name = record.name
+        name = record.ref
         child = self._children.get(name)
         if child is not None and child.same_server(record) and not child.is_dead():
             self._children.move_to_end(name)
@@ -222,11 +247,11 @@ class ChildPool:
 
     async def _replace(self, record: ServerRecord, old: _Child | None) -> _Child:
         if old is not None:
-            logger.info("restarting server %s", record.name)
+            logger.info("restarting server %s", record.ref)
             await self._stop_child(old)
         await self._make_room(self._settings.max_live_children - 1)
         child = await self._start(record)
-        self._children[record.name] = child
+        self._children[record.ref] = child
         # Starts of other servers may have run concurrently; the bound holds after all of them.
         await self._make_room(self._settings.max_live_children, keep=child)
         return child
@@ -239,7 +264,7 @@ class ChildPool:
             sandbox, record.python_path, record.output_dir, settings.timeouts.server_start
         )
         transport = stdio_transport(command)
-        transport.log_file = self._log_file(record.name)
+        transport.log_file = self._log_file(record.ref)
         client: Client[StdioTransport] = Client(
             transport, mode="legacy", init_timeout=settings.timeouts.server_start
         )
@@ -252,7 +277,7 @@ class ChildPool:
             with contextlib.suppress(Exception):
                 await client.close()  # type: ignore[no-untyped-call]
             raise
-        logger.info("started server %s", record.name)
+        logger.info("started server %s", record.ref)
         return _Child(record=record, client=client)
 
     async def _make_room(self, limit: int, keep: _Child | None = None) -> None:
@@ -265,13 +290,13 @@ class ChildPool:
             victim = next((c for c in others if c.in_flight == 0), others[0])
             logger.info(
                 "stopping server %s to stay within %d live children",
-                victim.record.name,
+                victim.record.ref,
                 self._settings.max_live_children,
             )
             await self._stop_child(victim)
 
     async def _stop_child(self, child: _Child) -> None:
-        name = child.record.name
+        name = child.record.ref
         if self._children.get(name) is child:
             del self._children[name]
         with contextlib.suppress(Exception):
@@ -281,7 +306,7 @@ class ChildPool:
     async def _failed(
         self, child: _Child, tool: str, exc: BaseException
     ) -> mcp_types.CallToolResult:
-        name = child.record.name
+        name = child.record.ref
         logger.warning("call of %s.%s failed: %s", name, tool, exc)
         if child.is_dead():
             # Dropped now, so that the next call starts a fresh child.

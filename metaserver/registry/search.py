@@ -1,9 +1,11 @@
 """Ranked search over registered tools (the ``list_tools`` meta-tool and ``metaserver list``).
 
-The index is the ``tools_fts`` FTS5 table that :mod:`metaserver.registry.store` keeps in step
+The index is the ``tools_fts`` FTS5 table that :mod:`metaserver.registry.schema` keeps in step
 with the ``tools`` table through triggers, so a search is one read-only query and never sees
-a half-registered server. Ranking is FTS5's bm25 with per-column weights: a word in the tool's
-name counts most, then its description, then its parameters, then where it comes from.
+a half-registered server. It holds the tools of each server's newest version only: an older
+version stays callable as ``name@version`` but is not offered. Ranking is FTS5's bm25 with
+per-column weights: a word in the tool's name counts most, then its description, then its
+parameters, then where it comes from.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def search_tools(
     weights = ", ".join(str(w) for w in _WEIGHTS)
     sql = f"""
         SELECT t.server, t.name, t.description, t.input_schema, bm25(tools_fts, {weights}) AS rank
-        FROM tools_fts JOIN tools AS t ON t.rowid = tools_fts.rowid
+        FROM tools_fts JOIN tools AS t ON t.id = tools_fts.rowid
         WHERE tools_fts MATCH ? AND (? IS NULL OR t.server = ?)
         ORDER BY (t.name = ? OR t.server || '_' || t.name = ?) DESC, rank, t.server, t.name
         LIMIT ?
@@ -77,8 +79,9 @@ def search_tools(
 def _all_tools(registry: Registry, server: str | None, limit: int) -> list[ToolHit]:
     with registry._connect() as db:
         rows = db.execute(
-            "SELECT server, name, description, input_schema FROM tools"
-            " WHERE (? IS NULL OR server = ?) ORDER BY server, name LIMIT ?",
+            "SELECT t.server, t.name, t.description, t.input_schema FROM tools AS t"
+            " JOIN servers AS s ON s.name = t.server AND s.latest = t.version"
+            " WHERE (? IS NULL OR t.server = ?) ORDER BY t.server, t.name LIMIT ?",
             (server, server, limit),
         ).fetchall()
     return [_hit(row, score=None) for row in rows]

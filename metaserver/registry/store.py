@@ -1,13 +1,21 @@
 """The SQLite registry: the source of truth for what is mounted (DESIGN decision 7).
 
+Every server has one or more *versions*, one per successful conversion: converting a newer
+commit adds a version, and the older one stays callable (as ``name@version``) until removed; a
+re-conversion of the same commit (or source version) replaces that version. A bare name means
+the newest version. The schema is in :mod:`metaserver.registry.schema`.
+
 Writes are single transactions, so a process killed mid-conversion leaves either the old
-state or the new one, never a half-registered server. WAL mode lets the meta-server read while
-a ``metaserver convert`` in another process writes.
+state or the new one, never a half-registered server. Files are never touched here: callers
+delete a version's directories only after its rows are gone (:mod:`metaserver.registry.files`),
+so no row ever points at a missing directory. WAL mode lets the meta-server read while a
+``metaserver convert`` in another process writes.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -17,71 +25,22 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from metaserver.contracts import ToolChanges
 from metaserver.exceptions import NotFoundError, RegistryError
+from metaserver.registry.schema import SCHEMA_VERSION, ensure_schema, identity_of
 
-SCHEMA_VERSION = 2
+__all__ = [
+    "SCHEMA_VERSION",
+    "Registration",
+    "Registry",
+    "ServerRecord",
+    "ServerSummary",
+    "ToolRecord",
+    "VersionSummary",
+    "split_ref",
+]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS servers (
-    name TEXT PRIMARY KEY,
-    source TEXT NOT NULL,
-    commit_sha TEXT,
-    version TEXT,
-    output_dir TEXT NOT NULL,
-    python_path TEXT NOT NULL,
-    venv TEXT NOT NULL,
-    environment_lock TEXT NOT NULL DEFAULT '',
-    generator_version TEXT NOT NULL,
-    report TEXT NOT NULL DEFAULT '{}',
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tools (
-    server TEXT NOT NULL REFERENCES servers(name) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    description TEXT NOT NULL,
-    target TEXT NOT NULL,
-    input_schema TEXT NOT NULL,
-    definition_hash TEXT NOT NULL,
-    evidence TEXT NOT NULL DEFAULT 'null',
-    PRIMARY KEY (server, name)
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS tools_fts USING fts5(
-    server UNINDEXED, tool UNINDEXED, words, description, parameters, origin,
-    tokenize = 'porter unicode61'
-);
-CREATE TRIGGER IF NOT EXISTS tools_fts_insert AFTER INSERT ON tools BEGIN
-    {fts_insert_new}
-END;
-CREATE TRIGGER IF NOT EXISTS tools_fts_delete AFTER DELETE ON tools BEGIN
-    DELETE FROM tools_fts WHERE rowid = old.rowid;
-END;
-CREATE TRIGGER IF NOT EXISTS tools_fts_update AFTER UPDATE ON tools BEGIN
-    DELETE FROM tools_fts WHERE rowid = old.rowid;
-    {fts_insert_new}
-END;
-"""
-
-# The search index (registry/search.py) lives in the same file, kept by triggers: every write
-# to ``tools`` (register, remove, the cascade from ``servers``) updates it in the same
-# transaction, whichever process writes, so search never sees a half-registered server and
-# never needs a rebuild. Columns: the tool name split into words, its description, the names
-# and descriptions of its parameters, and where it comes from (server name, import target).
-_FTS_ROW = """
-SELECT {t}.rowid, {t}.server, {t}.name,
-    replace(replace({t}.name, '_', ' '), '-', ' '),
-    {t}.description,
-    CASE WHEN json_valid({t}.input_schema) THEN coalesce((
-        SELECT group_concat(
-            p.key || ' ' || replace(p.key, '_', ' ') || ' '
-            || coalesce(json_extract(p.value, '$.description'), ''), ' ')
-        FROM json_each({t}.input_schema, '$.properties') AS p
-        WHERE p.type = 'object'
-    ), '') ELSE '' END,
-    replace(replace({t}.server, '_', ' '), '-', ' ') || ' ' || {t}.target
-"""
-_FTS_INSERT = "INSERT INTO tools_fts(rowid, server, tool, words, description, parameters, origin)"
-_SCHEMA = _SCHEMA.replace("{fts_insert_new}", _FTS_INSERT + _FTS_ROW.format(t="new") + ";")
-_FTS_BACKFILL = _FTS_INSERT + _FTS_ROW.format(t="tools") + " FROM tools"
+_VERSION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 
 class ToolRecord(BaseModel):
@@ -94,15 +53,21 @@ class ToolRecord(BaseModel):
 
 
 class ServerRecord(BaseModel):
-    """A registered, validated server and how to start it."""
+    """One registered, validated version of a server, and how to start it."""
 
     name: str
+    version_id: str = Field(
+        default="",
+        description="The version's id; empty in a record not registered yet, which then gets "
+        "the token of its output directory (servers/<name>-<token>) or a fresh one.",
+    )
     source: str
     commit: str | None = None
-    version: str | None = None
+    version: str | None = Field(default=None, description="The source's own version (pypi).")
     output_dir: Path
     python_path: Path
     venv: Path
+    workspace: Path | None = None
     environment_lock: str = ""
     generator_version: str
     report: dict[str, Any] = Field(default_factory=dict)
@@ -113,9 +78,81 @@ class ServerRecord(BaseModel):
     def server_script(self) -> Path:
         return self.output_dir / "server.py"
 
+    @property
+    def ref(self) -> str:
+        """``name@version`` (just the name for a record with no version id yet)."""
+        return f"{self.name}@{self.version_id}" if self.version_id else self.name
+
+
+class VersionSummary(BaseModel):
+    """One version, as listed (no tools)."""
+
+    version: str
+    commit: str | None
+    source_version: str | None
+    created_at: float
+    tools: int
+
+
+class ServerSummary(BaseModel):
+    """A server and its versions, newest first."""
+
+    name: str
+    source: str
+    versions: list[VersionSummary]
+
+    def listing(self) -> dict[str, Any]:
+        """The server as ``list_servers`` and ``metaserver list --json`` show it: the newest
+        version's facts at the top level, then every version, newest first."""
+        newest = self.versions[0]
+        return {
+            "name": self.name,
+            "source": self.source,
+            "latest": newest.version,
+            "commit": newest.commit,
+            "tools": newest.tools,
+            "created_at": newest.created_at,
+            "versions": [v.model_dump(mode="json") for v in self.versions],
+        }
+
+
+class Registration(BaseModel):
+    """What :meth:`Registry.register` did."""
+
+    record: ServerRecord = Field(description="The registered version, with its id.")
+    previous: str | None = Field(
+        default=None, description="The version that was newest before, if any."
+    )
+    replaced: list[ServerRecord] = Field(
+        default_factory=list,
+        description="Versions of the same source and commit that this one replaced; their "
+        "files are the caller's to delete (after this commit, never before).",
+    )
+    changes: ToolChanges | None = Field(
+        default=None, description="Tool differences from the previous newest version."
+    )
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    """``name@version`` -> (name, version); a bare name -> (name, None)."""
+    name, at, version = ref.partition("@")
+    return name, (version if at else None)
+
+
+def tool_changes(
+    previous_version: str, before: dict[str, str], after: dict[str, str]
+) -> ToolChanges:
+    """Added, removed and changed tools between two versions' {tool: definition hash}."""
+    return ToolChanges(
+        previous_version=previous_version,
+        added=sorted(after.keys() - before.keys()),
+        removed=sorted(before.keys() - after.keys()),
+        changed=sorted(n for n in after.keys() & before.keys() if after[n] != before[n]),
+    )
+
 
 class Registry:
-    """Registered servers and their tools, stored in one SQLite file."""
+    """Registered servers, their versions and tools, stored in one SQLite file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -129,72 +166,141 @@ class Registry:
             raise RegistryError(f"cannot open the registry at {self.path}: {exc}") from exc
         try:
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA foreign_keys=ON")
-            connection.executescript(_SCHEMA)
-            _migrate(connection)
+            ensure_schema(connection)
             yield connection
         except sqlite3.Error as exc:
             raise RegistryError(f"registry error: {exc}") from exc
         finally:
             connection.close()
 
-    def register(self, record: ServerRecord) -> None:
-        """Insert or replace a server and all its tools, atomically."""
+    def register(self, record: ServerRecord) -> Registration:
+        """Add ``record`` as the newest version of its server, atomically.
+
+        A registered version of the same source and commit (or source version, see
+        :func:`~metaserver.registry.schema.identity_of`), or with the same version id, is
+        replaced. The tool changes against the version that was newest are computed under the
+        same write lock and, when ``record.report`` is a conversion report, stored in it.
+
+        Returns:
+            The registered record (with its version id), what was replaced, and the changes.
+        """
+        version = record.version_id or _version_for(record)
+        if not set(version) <= _VERSION_CHARS or len(version) > 64:
+            raise RegistryError(f"invalid version id {version!r}")
+        identity = identity_of(record.source, record.commit, record.version)
+        hashes = {tool.name: tool.definition_hash for tool in record.tools}
         with self._connect() as db:
+            db.row_factory = sqlite3.Row
             db.execute("BEGIN IMMEDIATE")
             try:
-                db.execute("DELETE FROM servers WHERE name = ?", (record.name,))
+                previous = _latest(db, record.name)
+                changes = (
+                    tool_changes(previous, _hashes(db, record.name, previous), hashes)
+                    if previous is not None
+                    else None
+                )
+                report = dict(record.report)
+                if report:
+                    report["changes"] = changes.model_dump() if changes else None
+                stored = record.model_copy(update={"version_id": version, "report": report})
+                replaced = [
+                    _load(db, row)
+                    for row in db.execute(
+                        "SELECT * FROM versions WHERE server = ? AND (identity = ? OR version = ?)",
+                        (record.name, identity, version),
+                    ).fetchall()
+                ]
+                for old in replaced:
+                    db.execute(
+                        "DELETE FROM versions WHERE server = ? AND version = ?",
+                        (old.name, old.version_id),
+                    )
+                # Latest first, so that the tools inserted below are indexed as they come.
                 db.execute(
-                    "INSERT INTO servers VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        record.name,
-                        record.source,
-                        record.commit,
-                        record.version,
-                        str(record.output_dir),
-                        str(record.python_path),
-                        str(record.venv),
-                        record.environment_lock,
-                        record.generator_version,
-                        json.dumps(record.report),
-                        record.created_at,
-                    ),
+                    "INSERT INTO servers (name, latest, created_at) VALUES (?, ?, ?)"
+                    " ON CONFLICT(name) DO UPDATE SET latest = excluded.latest",
+                    (record.name, version, record.created_at),
                 )
-                db.executemany(
-                    "INSERT INTO tools VALUES (?,?,?,?,?,?,?)",
-                    [
-                        (
-                            record.name,
-                            tool.name,
-                            tool.description,
-                            tool.target,
-                            json.dumps(tool.input_schema),
-                            tool.definition_hash,
-                            json.dumps(tool.evidence),
-                        )
-                        for tool in record.tools
-                    ],
-                )
+                _insert_version(db, stored, identity)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+        return Registration(record=stored, previous=previous, replaced=replaced, changes=changes)
 
-    def get(self, name: str) -> ServerRecord:
-        """The server called ``name``; :class:`NotFoundError` when there is none."""
-        for record in self._select("WHERE name = ?", (name,)):
-            return record
+    def get(self, name: str, version: str | None = None) -> ServerRecord:
+        """A version of ``name`` (the newest when ``version`` is None).
+
+        Raises:
+            NotFoundError: no such server, or no such version of it.
+        """
+        if self.path.exists():
+            with self._connect() as db:
+                db.row_factory = sqlite3.Row
+                row = db.execute(
+                    "SELECT v.* FROM versions AS v JOIN servers AS s ON s.name = v.server"
+                    " WHERE v.server = ? AND v.version = coalesce(?, s.latest)",
+                    (name, version),
+                ).fetchone()
+                if row is not None:
+                    return _load(db, row)
+        if version is not None and self.exists(name):
+            raise NotFoundError(f"server {name!r} has no version {version!r}")
         raise NotFoundError(f"no registered server named {name!r}")
 
+    def resolve(self, ref: str) -> ServerRecord:
+        """The version ``ref`` names: ``name`` (the newest) or ``name@version``."""
+        return self.get(*split_ref(ref))
+
     def list_servers(self) -> list[ServerRecord]:
-        return self._select("ORDER BY name", ())
+        """The newest version of every server, by name."""
+        return self._select(
+            "JOIN servers AS s ON s.name = v.server AND s.latest = v.version ORDER BY v.server"
+        )
+
+    def versions(self, name: str) -> list[ServerRecord]:
+        """Every version of ``name``, newest first (empty when there is no such server)."""
+        return self._select(
+            "WHERE v.server = ? ORDER BY v.created_at DESC, v.version DESC", (name,)
+        )
+
+    def summaries(self) -> list[ServerSummary]:
+        """Every server with its versions (newest first) and their tool counts; one query."""
+        if not self.path.exists():
+            return []
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT v.server, v.source, v.version, v.commit_sha, v.source_version,"
+                " v.created_at, (SELECT count(*) FROM tools AS t"
+                "   WHERE t.server = v.server AND t.version = v.version)"
+                " FROM versions AS v JOIN servers AS s ON s.name = v.server"
+                " ORDER BY v.server, v.version = s.latest DESC, v.created_at DESC, v.version DESC"
+            ).fetchall()
+        summaries: dict[str, ServerSummary] = {}
+        for server, source, version, commit, source_version, created_at, count in rows:
+            summary = summaries.setdefault(
+                server, ServerSummary(name=server, source=source, versions=[])
+            )
+            summary.versions.append(
+                VersionSummary(
+                    version=version,
+                    commit=commit,
+                    source_version=source_version,
+                    created_at=created_at,
+                    tools=count,
+                )
+            )
+        return list(summaries.values())
 
     def registration_times(self) -> dict[str, float]:
-        """{server: registered at}: a cheap way to see what changed since the last look."""
+        """{server: when its newest version was registered}: what changed since the last look."""
         if not self.path.exists():
             return {}
         with self._connect() as db:
-            rows = db.execute("SELECT name, created_at FROM servers").fetchall()
+            rows = db.execute(
+                "SELECT s.name, v.created_at FROM servers AS s"
+                " JOIN versions AS v ON v.server = s.name AND v.version = s.latest"
+            ).fetchall()
         return {name: created_at for name, created_at in rows}
 
     def exists(self, name: str) -> bool:
@@ -204,54 +310,144 @@ class Registry:
             row = db.execute("SELECT 1 FROM servers WHERE name = ?", (name,)).fetchone()
         return row is not None
 
-    def remove(self, name: str) -> ServerRecord:
-        """Unregister ``name`` and return what it was."""
-        record = self.get(name)
-        with self._connect() as db:
-            db.execute("DELETE FROM servers WHERE name = ?", (name,))
-        return record
+    def remove(self, name: str, version: str | None = None) -> list[ServerRecord]:
+        """Unregister every version of ``name``, or only ``version``; atomically.
 
-    def _select(self, where: str, args: tuple[Any, ...]) -> list[ServerRecord]:
+        Removing the newest version makes the next newest the one a bare name means; removing
+        the last one removes the server.
+
+        Returns:
+            The versions removed, newest first. Their files are the caller's to delete.
+
+        Raises:
+            NotFoundError: no such server, or no such version of it.
+        """
+        if not self.path.exists():
+            raise NotFoundError(f"no registered server named {name!r}")
+        with self._connect() as db:
+            db.row_factory = sqlite3.Row
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                rows = db.execute(
+                    "SELECT * FROM versions WHERE server = ? AND (? IS NULL OR version = ?)"
+                    " ORDER BY created_at DESC, version DESC",
+                    (name, version, version),
+                ).fetchall()
+                removed = [_load(db, row) for row in rows]
+                if removed:
+                    _delete_versions(db, name, [r.version_id for r in removed])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        if not removed:
+            if version is not None and self.exists(name):
+                raise NotFoundError(f"server {name!r} has no version {version!r}")
+            raise NotFoundError(f"no registered server named {name!r}")
+        return removed
+
+    def _select(self, where: str, args: tuple[Any, ...] = ()) -> list[ServerRecord]:
         if not self.path.exists():
             return []
         with self._connect() as db:
             db.row_factory = sqlite3.Row
-            servers = db.execute(f"SELECT * FROM servers {where}", args).fetchall()  # noqa: S608
-            records = []
-            for row in servers:
-                tools = db.execute(
-                    "SELECT * FROM tools WHERE server = ? ORDER BY name", (row["name"],)
-                ).fetchall()
-                records.append(_record_from_rows(row, tools))
-        return records
+            rows = db.execute(f"SELECT v.* FROM versions AS v {where}", args).fetchall()  # noqa: S608
+            return [_load(db, row) for row in rows]
 
 
-def _migrate(db: sqlite3.Connection) -> None:
-    """Bring an older registry file up to :data:`SCHEMA_VERSION` (v1 had no search index)."""
-    if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
-        return
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        # Re-checked under the write lock: another process may have migrated meanwhile.
-        if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-            db.execute("DELETE FROM tools_fts")
-            db.execute(_FTS_BACKFILL)
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
+def _version_for(record: ServerRecord) -> str:
+    # A conversion's directories are <name>-<token>: the token names the version, so that
+    # a version's files are found from its id alone.
+    stem, _, token = record.output_dir.name.rpartition("-")
+    if stem == record.name and token:
+        return token
+    return secrets.token_hex(4)
 
 
-def _record_from_rows(row: sqlite3.Row, tools: list[sqlite3.Row]) -> ServerRecord:
+def _latest(db: sqlite3.Connection, name: str) -> str | None:
+    row = db.execute("SELECT latest FROM servers WHERE name = ?", (name,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _hashes(db: sqlite3.Connection, name: str, version: str) -> dict[str, str]:
+    rows = db.execute(
+        "SELECT name, definition_hash FROM tools WHERE server = ? AND version = ?",
+        (name, version),
+    ).fetchall()
+    return {tool: digest for tool, digest in rows}
+
+
+def _delete_versions(db: sqlite3.Connection, name: str, versions: list[str]) -> None:
+    for version in versions:
+        db.execute("DELETE FROM versions WHERE server = ? AND version = ?", (name, version))
+    newest = db.execute(
+        "SELECT version FROM versions WHERE server = ? ORDER BY created_at DESC, version DESC",
+        (name,),
+    ).fetchone()
+    if newest is None:
+        db.execute("DELETE FROM servers WHERE name = ?", (name,))
+    else:
+        # A no-op unless the latest went; the trigger then re-indexes the new latest's tools.
+        db.execute(
+            "UPDATE servers SET latest = ? WHERE name = ? AND latest IS NOT ?",
+            (newest[0], name, newest[0]),
+        )
+
+
+def _insert_version(db: sqlite3.Connection, record: ServerRecord, identity: str) -> None:
+    db.execute(
+        "INSERT INTO versions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            record.name,
+            record.version_id,
+            record.source,
+            record.commit,
+            record.version,
+            identity,
+            str(record.output_dir),
+            str(record.python_path),
+            str(record.venv),
+            None if record.workspace is None else str(record.workspace),
+            record.environment_lock,
+            record.generator_version,
+            json.dumps(record.report),
+            record.created_at,
+        ),
+    )
+    db.executemany(
+        "INSERT INTO tools (server, version, name, description, target, input_schema,"
+        " definition_hash, evidence) VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (
+                record.name,
+                record.version_id,
+                tool.name,
+                tool.description,
+                tool.target,
+                json.dumps(tool.input_schema),
+                tool.definition_hash,
+                json.dumps(tool.evidence),
+            )
+            for tool in record.tools
+        ],
+    )
+
+
+def _load(db: sqlite3.Connection, row: sqlite3.Row) -> ServerRecord:
+    tools = db.execute(
+        "SELECT * FROM tools WHERE server = ? AND version = ? ORDER BY name",
+        (row["server"], row["version"]),
+    ).fetchall()
     return ServerRecord(
-        name=row["name"],
+        name=row["server"],
+        version_id=row["version"],
         source=row["source"],
         commit=row["commit_sha"],
-        version=row["version"],
+        version=row["source_version"],
         output_dir=Path(row["output_dir"]),
         python_path=Path(row["python_path"]),
         venv=Path(row["venv"]),
+        workspace=Path(row["workspace"]) if row["workspace"] else None,
         environment_lock=row["environment_lock"],
         generator_version=row["generator_version"],
         report=json.loads(row["report"]),

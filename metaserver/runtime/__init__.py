@@ -7,20 +7,24 @@ refers to its own modules relatively.
 
 from .call import DEFAULT_MAX_BYTES, invoke, resolve, split_arguments
 from .codecs import HANDLE_KEYS, cap_result, dumps_compact, from_json, json_size_ok, to_json
+from .decode import CodecError, decode, set_work_dir
 from .handles import DEFAULT_CAPACITY, HandleTable, safe_repr, type_name
 
 __all__ = [
     "DEFAULT_CAPACITY",
     "DEFAULT_MAX_BYTES",
     "HANDLE_KEYS",
+    "CodecError",
     "HandleTable",
     "cap_result",
+    "decode",
     "dumps_compact",
     "from_json",
     "invoke",
     "json_size_ok",
     "resolve",
     "safe_repr",
+    "set_work_dir",
     "split_arguments",
     "to_json",
     "type_name",

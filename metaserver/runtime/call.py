@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .codecs import cap_result, from_json, to_json
+from .decode import decode
 from .handles import HandleTable
 
 __all__ = ["DEFAULT_MAX_BYTES", "invoke", "resolve", "split_arguments"]
@@ -26,6 +27,8 @@ def invoke(
     handles: HandleTable,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    codecs: dict[str, str] | None = None,
+    keep: bool = False,
 ) -> Any:
     """Call ``func`` with decoded ``arguments`` and return its capped JSON-safe result.
 
@@ -34,10 +37,20 @@ def invoke(
     ``self``); a name written ``"*name"`` spreads the list ``arguments[name]`` as ``*args``.
     All other arguments are passed by keyword. Exceptions from ``func`` propagate, so the
     MCP layer reports them as tool errors.
+
+    ``codecs`` maps parameter names to the codec that decodes them (see ``decode``); other
+    arguments only have their handles replaced. With ``keep`` the result is stored as a
+    handle even if it has a JSON form: a constructor's object is meant for later calls.
     """
-    decoded = {name: from_json(value, handles) for name, value in arguments.items()}
+    codecs = codecs or {}
+    decoded = {
+        name: decode(value, codecs[name], handles) if name in codecs else from_json(value, handles)
+        for name, value in arguments.items()
+    }
     args, kwargs = split_arguments(func, positional, decoded)
     result = func(*args, **kwargs)
+    if keep:
+        return handles.put(result)
     return cap_result(to_json(result, handles), max_bytes)
 
 

@@ -29,6 +29,7 @@ from itertools import islice
 from pathlib import PurePath
 from typing import Any
 
+from .domain import NO_CODEC, encode_domain
 from .handles import HandleTable
 
 __all__ = ["HANDLE_KEYS", "cap_result", "dumps_compact", "from_json", "json_size_ok", "to_json"]
@@ -71,6 +72,9 @@ class _Encoder:
             return self.encode(plain, depth)
         if depth >= self.max_depth or id(value) in self.active:
             return self.handles.put(value)
+        domain = encode_domain(value)
+        if domain is not NO_CODEC:  # pandas, sympy, networkx, pydantic: plain data first
+            return self.encode(domain, depth + 1)
         self.active.add(id(value))
         try:
             return self.encode_container(value, depth + 1)

@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from metaserver.settings import SandboxSettings
 
@@ -34,9 +35,26 @@ NETWORK_PASSTHROUGH = (
 )
 
 
+PolicyKind = Literal["install", "probe", "serve", "run"]
+
+
 @dataclass(frozen=True)
 class Policy:
-    """What one child may do."""
+    """What one child may do.
+
+    Attributes:
+        workdir: the child's working directory; always writable, and its ``HOME``.
+        timeout: wall-clock seconds before :meth:`Sandbox.run` kills the whole tree.
+        network: ``True`` means *the package index only*: confining backends route the
+            child's traffic through an allow-list proxy that admits only the index hosts
+            named in ``env`` (``UV_DEFAULT_INDEX``, ``UV_INDEX``, ...). Never the open net.
+        readable: extra paths the child may read (bound read-only at the same path).
+        writable: paths the child may write besides ``workdir``.
+        env: variables added to the cleared environment.
+        kind: ``install`` children may write the package cache named by ``UV_CACHE_DIR``
+            (a cache of the sandbox's own, see :mod:`metaserver.sandbox.identity`); for
+            every other kind the cache is neither readable nor writable.
+    """
 
     workdir: Path
     timeout: float
@@ -44,6 +62,7 @@ class Policy:
     readable: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    kind: PolicyKind = "run"
 
 
 @dataclass(frozen=True)
@@ -53,6 +72,7 @@ class Command:
     argv: list[str]
     env: dict[str, str]
     cwd: Path
+    kill_argv: list[str] | None = None  # also run on a timeout (a container to stop)
 
 
 @dataclass(frozen=True)
@@ -124,6 +144,8 @@ class Sandbox(ABC):
         except (TimeoutError, asyncio.CancelledError) as exc:
             timed_out = isinstance(exc, TimeoutError)
             kill_tree(process.pid)
+            if command.kill_argv:
+                await _run_quietly(command.kill_argv)
             with contextlib.suppress(Exception):
                 out, err = await asyncio.wait_for(process.communicate(), 5)
             if not timed_out:
@@ -136,6 +158,14 @@ class Sandbox(ABC):
             seconds=time.monotonic() - started,
             timed_out=timed_out,
         )
+
+
+async def _run_quietly(argv: list[str]) -> None:
+    with contextlib.suppress(Exception):
+        helper = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
+        )
+        await asyncio.wait_for(helper.wait(), 30)
 
 
 def kill_tree(pid: int) -> None:

@@ -1,22 +1,67 @@
-"""The ``process`` backend: a plain child with resource limits and a cleared environment.
+"""The ``process`` backend: for machines without bubblewrap. Weaker, and loud about it.
 
-It confines resources, not access: the child can read what the user running metaserver can
-read and can reach the network. Use it only where no stronger backend works.
+What it does, each "where possible" (probed once, reported in :attr:`ProcessSandbox.notes`):
+
+* rlimits for address space, CPU time, open files, file size, processes and core dumps;
+* new network and pid namespaces (a user namespace too when not root): no network at all,
+  and the whole tree dies with its pid 1, even processes that ``setsid`` away;
+* installs reach only the package index, through the same allow-list proxy as bwrap;
+* when metaserver is root, the dedicated sandbox uid, *if* every path the child needs is
+  reachable by that uid by its host path (there is no mount namespace to expose
+  root-only paths through, see :func:`metaserver.sandbox.identity.reachable`);
+* ``no_new_privs`` and the seccomp filter.
+
+What it cannot do: hide the file system. The child reads whatever its uid can read, and as
+root (when the uid switch is impossible) that is everything. Each such child is logged as a
+warning; prefer ``bwrap``.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+import os
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from metaserver.sandbox import seccomp
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
+from metaserver.sandbox.identity import (
+    Identity,
+    hand_over,
+    reachable,
+    sandbox_cache,
+    sandbox_identity,
+)
+from metaserver.sandbox.mounts import command_paths
+from metaserver.sandbox.proxy import index_hosts, shared_proxy
+from metaserver.settings import SandboxSettings
+
+logger = logging.getLogger(__name__)
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
+BRIDGE_PORT = 3128
 
 
 class ProcessSandbox(Sandbox):
     name = "process"
+
+    def __init__(self, limits: SandboxSettings) -> None:
+        super().__init__(limits)
+        self.identity: Identity = sandbox_identity(limits.uid, limits.gid)
+        self.namespaces = namespaces_work()
+        self.notes: list[str] = []
+        if not self.namespaces:
+            self.notes.append("no network or pid namespace: children share the host network")
+        if seccomp.filter_file() is None:
+            self.notes.append("no seccomp filter")
+        logger.warning(
+            "sandbox: the 'process' backend does not hide the file system from repository "
+            "code; install bubblewrap for real confinement%s",
+            "".join(f"; {note}" for note in self.notes),
+        )
 
     def limit_arguments(self) -> list[str]:
         mb = 1024 * 1024
@@ -25,9 +70,71 @@ class ProcessSandbox(Sandbox):
             f"cpu={self.limits.cpu_seconds}",
             f"nofile={self.limits.open_files}",
             f"fsize={self.limits.file_size_mb * mb}",
+            f"nproc={self.limits.processes}",
             "core=0",
         ]
 
     def wrap(self, argv: Sequence[str], policy: Policy) -> Command:
-        launcher = [sys.executable, "-I", str(LAUNCHER), *self.limit_arguments(), "--"]
-        return Command(argv=[*launcher, *argv], env=base_environment(policy), cwd=policy.workdir)
+        env = base_environment(policy)
+        arguments = self.limit_arguments()
+        writable = [policy.workdir, *policy.writable]
+        if policy.kind == "install":
+            cache = sandbox_cache(policy.env, self.identity)
+            if cache is not None:
+                env["UV_CACHE_DIR"] = str(cache)
+                writable.append(cache)
+        else:
+            env.pop("UV_CACHE_DIR", None)
+            env["UV_NO_CACHE"] = "1"
+        switch = self.identity.switch and self._all_reachable(argv, policy, writable)
+        for path in writable:
+            hand_over(path, self.identity if switch else _keep(self.identity))
+        if switch:
+            arguments += [f"uid={self.identity.uid}", f"gid={self.identity.gid}"]
+        elif self.identity.switch:
+            logger.warning(
+                "sandbox: %s runs as root: a path it needs is not reachable by uid %d "
+                "(use the bwrap backend, or paths outside root-only directories)",
+                Path(argv[0]).name,
+                self.identity.uid,
+            )
+        if self.namespaces:
+            arguments.append("ns=1")
+            if policy.network:
+                for key in list(env):
+                    if key.lower() in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):
+                        del env[key]
+                proxy = shared_proxy(index_hosts(policy.env))
+                arguments.append(f"bridge={proxy.socket_path}")
+                url = f"http://127.0.0.1:{BRIDGE_PORT}"
+                env.update({"HTTPS_PROXY": url, "HTTP_PROXY": url, "ALL_PROXY": url})
+        filter_file = seccomp.filter_file()
+        if filter_file is not None:
+            arguments.append(f"seccomp={filter_file}")
+        launcher = [sys.executable, "-I", str(LAUNCHER), *arguments, "--"]
+        return Command(argv=[*launcher, *argv], env=env, cwd=policy.workdir)
+
+    def _all_reachable(self, argv: Sequence[str], policy: Policy, writable: list[Path]) -> bool:
+        needed = [*command_paths(argv), *policy.readable]
+        return all(reachable(p, self.identity) for p in needed) and all(
+            reachable(p, self.identity, write=True) for p in writable
+        )
+
+
+def _keep(identity: Identity) -> Identity:
+    return Identity(uid=identity.uid, gid=identity.gid, switch=False)
+
+
+@functools.cache
+def namespaces_work() -> bool:
+    """Whether the launcher can make network and pid namespaces here."""
+    try:
+        result = subprocess.run(
+            [sys.executable, "-I", str(LAUNCHER), "ns=1", "--", "/bin/true"],
+            capture_output=True,
+            timeout=20,
+            env={"PATH": os.defpath},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 0

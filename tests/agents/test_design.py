@@ -113,7 +113,8 @@ def test_names_are_unique_and_valid_even_when_they_collide() -> None:
 
 
 def test_many_collisions_stay_within_the_length_limit() -> None:
-    specs = design(report(*(candidate("y" * 70) for _ in range(12))), max_tools=50)
+    candidates = [candidate("y" * 70).model_copy(update={"target": f"m{i}:f"}) for i in range(12)]
+    specs = design(report(*candidates), max_tools=50)
     produced = [s.name for s in specs]
     assert len(set(produced)) == 12
     assert all(NAME.match(n) for n in produced)

@@ -574,7 +574,8 @@ async def test_index_pins(tmp_path: Path, index: Index, caplog: pytest.LogCaptur
     assert workspace.version == "2.0"
     assert "yanked" in caplog.text
 
-    with pytest.raises(SourceError, match=r"demo-pkg 1\.2 has no source distribution"):
+    # 1.2 has only a wheel, so that is taken (and this one is not a zip file).
+    with pytest.raises(FetchError, match=r"could not unpack demo_pkg-1\.2-py3-none-any\.whl"):
         await fetch(parse_source("pypi:demo-pkg==1.2"), tmp_path / "c", settings)
     with pytest.raises(SourceError, match=r"has no version 9\.9"):
         await fetch(parse_source("pypi:demo-pkg==9.9"), tmp_path / "d", settings)
@@ -582,13 +583,18 @@ async def test_index_pins(tmp_path: Path, index: Index, caplog: pytest.LogCaptur
     assert not (tmp_path / "d").exists()
 
 
-async def test_index_only_wheels(tmp_path: Path, index: Index) -> None:
-    index.add("demo_pkg-1.2-py3-none-any.whl", b"wheel only")
+async def test_index_only_wheels_gives_the_wheel_tree(tmp_path: Path, index: Index) -> None:
+    # A release published only as wheels: the wheel holds the package's source too.
+    wheel = io.BytesIO()
+    with zipfile.ZipFile(wheel, "w") as zipped:
+        zipped.writestr("demo_pkg/__init__.py", "X = 1\n")
+        zipped.writestr("demo_pkg-1.2.dist-info/METADATA", "Name: demo-pkg\nVersion: 1.2\n")
+    index.add("demo_pkg-1.2-py3-none-any.whl", wheel.getvalue())
     index.publish("demo-pkg", json_too=True)
-    with pytest.raises(SourceError, match="has no source distribution"):
-        await fetch(
-            parse_source("pypi:demo-pkg"), dest_for(tmp_path), index_settings(tmp_path, index)
-        )
+    dest = dest_for(tmp_path)
+    workspace = await fetch(parse_source("pypi:demo-pkg"), dest, index_settings(tmp_path, index))
+    assert (workspace.distribution, workspace.version) == ("demo-pkg", "1.2")
+    assert (dest / "demo_pkg" / "__init__.py").is_file()
 
 
 async def test_index_unknown_package(tmp_path: Path, index: Index) -> None:

@@ -295,7 +295,7 @@ def test_generate_writes_a_complete_directory(tmp_path: Path) -> None:
     assert all(len(t["definition_hash"]) == 16 for t in document["tools"])
     assert document["commit"] == "0" * 40
     calls = json.loads((directory / "tests" / "validation_calls.json").read_text())
-    assert calls == [{"tool": "add", "arguments": {"a": 1}, "result": 3}]
+    assert [(c["tool"], c["arguments"], c["result"]) for c in calls] == [("add", {"a": 1}, 3)]
     snippet = json.loads((directory / "mcp.json").read_text())
     assert snippet["mcpServers"]["tiny"]["command"] == sys.executable
     # Regenerating over an existing directory works and refreshes the runtime copy.

@@ -55,16 +55,17 @@ async def test_calls_reuse_one_child_and_errors_are_results(pool_for: Any) -> No
     record = fake_record(settings, "alpha")
     assert _value(await pool.call(record, "add", {"a": 2, "b": 3})) == 5
     assert _value(await pool.call(record, "split_words", {"text": "a b c"})) == ["a", "b", "c"]
-    first = _value(await pool.call(record, "pid", {}))
-    assert _value(await pool.call(record, "pid", {})) == first
-    assert server_pids(record.output_dir) == [first]
+    # The child's own id, not its pid: under bwrap it runs in a pid namespace of its own.
+    first = _value(await pool.call(record, "instance", {}))
+    assert _value(await pool.call(record, "instance", {})) == first
+    assert len(server_pids(record.output_dir)) == 1
 
     failed = await pool.call(record, "explode", {"message": "bad"})
     assert failed.is_error and "boom: bad" in _text(failed)
     unknown = await pool.call(record, "nope", {})
     assert unknown.is_error and "nope" in _text(unknown)
     # A tool error does not cost the child.
-    assert _value(await pool.call(record, "pid", {})) == first
+    assert _value(await pool.call(record, "instance", {})) == first
     assert pool.live() == ["alpha"]
 
     await pool.close()
@@ -100,11 +101,11 @@ async def test_least_recently_used_child_is_evicted(pool_for: Any) -> None:
 async def test_killed_child_restarts_on_next_call(pool_for: Any) -> None:
     pool, settings = pool_for()
     record = fake_record(settings, "alpha")
-    first = _value(await pool.call(record, "pid", {}))
+    first = _value(await pool.call(record, "instance", {}))
     assert pool.is_alive("alpha")
-    kill_and_wait(first)
+    kill_and_wait(*server_pids(record.output_dir))
     await _eventually(lambda: not pool.is_alive("alpha"))  # the closed pipes are noticed
-    second = _value(await pool.call(record, "pid", {}))
+    second = _value(await pool.call(record, "instance", {}))
     assert second != first
     assert _value(await pool.call(record, "add", {"a": 3, "b": 4})) == 7
 
@@ -112,13 +113,13 @@ async def test_killed_child_restarts_on_next_call(pool_for: Any) -> None:
 async def test_child_killed_during_a_call_gives_an_error_then_recovers(pool_for: Any) -> None:
     pool, settings = pool_for()
     record = fake_record(settings, "alpha")
-    first = _value(await pool.call(record, "pid", {}))
+    first = _value(await pool.call(record, "instance", {}))
     slow = asyncio.create_task(pool.call(record, "nap", {"seconds": 5}))
     await asyncio.sleep(0.3)
-    kill_and_wait(first)
+    kill_and_wait(*server_pids(record.output_dir))
     result = await asyncio.wait_for(slow, 5)
     assert result.is_error
-    assert _value(await pool.call(record, "pid", {})) != first
+    assert _value(await pool.call(record, "instance", {})) != first
 
 
 async def test_slow_tool_does_not_block_other_calls(pool_for: Any) -> None:
@@ -150,19 +151,19 @@ async def test_slow_start_does_not_block_calls_to_a_running_child(pool_for: Any)
 async def test_timeout_is_an_error_and_the_child_is_replaced(pool_for: Any) -> None:
     pool, settings = pool_for(timeouts={"server_start": 30, "tool_call": 1})
     record = fake_record(settings, "alpha")
-    first = _value(await pool.call(record, "pid", {}))
+    first = _value(await pool.call(record, "instance", {}))
     started = time.monotonic()
     result = await pool.call(record, "nap", {"seconds": 10})
     assert result.is_error and "timed out" in _text(result)
     assert time.monotonic() - started < 8  # 1 s limit, not the 10 s nap
-    assert _value(await pool.call(record, "pid", {})) != first
+    assert _value(await pool.call(record, "instance", {})) != first
 
 
 async def test_concurrent_first_calls_start_one_child(pool_for: Any) -> None:
     pool, settings = pool_for()
     record = fake_record(settings, "alpha")
-    pids = await asyncio.gather(*(pool.call(record, "pid", {}) for _ in range(5)))
-    assert len({_value(result) for result in pids}) == 1
+    ids = await asyncio.gather(*(pool.call(record, "instance", {}) for _ in range(5)))
+    assert len({_value(result) for result in ids}) == 1
     assert len(server_pids(record.output_dir)) == 1
 
 
@@ -183,9 +184,23 @@ async def test_broken_server_and_oversized_result_are_error_results(pool_for: An
 async def test_re_registered_server_gets_a_new_child(pool_for: Any) -> None:
     pool, settings = pool_for()
     record = fake_record(settings, "alpha")
-    first = _value(await pool.call(record, "pid", {}))
+    first = _value(await pool.call(record, "instance", {}))
     newer = record.model_copy(update={"created_at": record.created_at + 1})
-    assert _value(await pool.call(newer, "pid", {})) != first
+    assert _value(await pool.call(newer, "instance", {})) != first
     assert await pool.stop("alpha") is True
     assert await pool.stop("alpha") is False
     assert server_pids(record.output_dir) == []
+
+
+async def test_versions_of_one_server_have_children_of_their_own(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    old = fake_record(settings, "alpha", version="old", commit="a" * 40)
+    new = fake_record(settings, "alpha", version="new", commit="b" * 40)
+    ids = await asyncio.gather(pool.call(old, "instance", {}), pool.call(new, "instance", {}))
+    assert len({_value(result) for result in ids}) == 2
+    assert sorted(pool.live()) == ["alpha@new", "alpha@old"]
+    assert await pool.retain("alpha", {"new"}) == ["alpha@old"]
+    assert pool.live() == ["alpha@new"] and server_pids(old.output_dir) == []
+    assert _value(await pool.call(new, "instance", {})) == _value(ids[1])
+    assert await pool.stop("alpha") is True
+    assert pool.live() == []

@@ -179,5 +179,5 @@ def test_a_version_1_registry_is_indexed_on_open(tmp_path: Path) -> None:
     assert _names(hits) == ["old/fibonacci"]
     assert _names(search_tools(Registry(path), "many")) == ["old/fibonacci"]
     with sqlite3.connect(path) as check:
-        assert check.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert check.execute("PRAGMA user_version").fetchone()[0] == 3
         assert check.execute("SELECT count(*) FROM tools_fts").fetchone()[0] == 1

@@ -1,0 +1,144 @@
+"""Convert every source of a corpus file with the real pipeline; print a table per source.
+
+Usage::
+
+    uv run python bench/convert_corpus.py [CORPUS] [--only SUBSTRING] [--json FILE]
+
+Each source runs in a fresh ``METASERVER_HOME`` (so nothing is reused between runs but the
+shared uv package cache), in-process, with no model. The table shows, per source: status,
+candidates found, tools published, tools passed, passes with an expected-value check, and
+seconds per stage. Not run by CI: it needs the package index (or a warm cache) and minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from metaserver.pipeline import convert
+from metaserver.settings import Settings
+
+DEFAULT_CORPUS = Path("/work/shared/corpus/dev.txt")
+STAGES = ("fetch", "environment", "analysis", "generate", "validate", "register", "total")
+_CANDIDATES = re.compile(r"analysis: (\d+) candidates")
+
+
+class _Counter(logging.Handler):
+    """Reads the candidate count from the pipeline's own log line."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.candidates: int | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = _CANDIDATES.search(record.getMessage())
+        if match:
+            self.candidates = int(match.group(1))
+
+
+def read_corpus(path: Path) -> list[str]:
+    """The sources of a corpus file: one per line, ``#`` comments ignored."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+async def convert_one(source: str, root: Path) -> dict[str, Any]:
+    """One conversion in a fresh home under ``root``; a row of the table."""
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=root))
+    settings = Settings(home=home)
+    counter = _Counter()
+    logging.getLogger("metaserver").addHandler(counter)
+    started = time.monotonic()
+    try:
+        report = await convert(source, settings=settings)
+    except Exception as exc:  # a crash is a row too, not the end of the benchmark
+        return {"source": source, "status": f"crash: {type(exc).__name__}: {exc}"[:120]}
+    finally:
+        logging.getLogger("metaserver").removeHandler(counter)
+    published = [t for t in report.tools if t.status == "passed"]
+    expected = [t for t in published if t.evidence and t.evidence.check == "expected-value"]
+    return {
+        "source": source,
+        "status": report.status,
+        "failure": report.failure.model_dump() if report.failure else None,
+        "candidates": counter.candidates,
+        "published": len(published) if report.status == "success" else 0,
+        "passed": report.tools_passed,
+        "expected": len(expected),
+        "tried": len(report.tools),
+        "seconds": {**report.seconds, "wall": round(time.monotonic() - started, 1)},
+        "tools": [
+            {"name": t.name, "target": t.target, "check": t.evidence and t.evidence.check}
+            for t in published
+        ],
+        "failed_tools": [
+            {"name": t.name, "target": t.target, "error": t.error}
+            for t in report.tools
+            if t.status != "passed"
+        ],
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """A Markdown table of the rows."""
+    head = ["source", "status", "cand", "publ", "pass", "expect", *STAGES]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        seconds = row.get("seconds", {})
+        cells = [
+            row["source"],
+            row["status"],
+            str(row.get("candidates", "")),
+            str(row.get("published", "")),
+            f"{row.get('passed', '')}/{row.get('tried', '')}",
+            str(row.get("expected", "")),
+            *(f"{seconds[s]:.1f}" if s in seconds else "-" for s in STAGES),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    totals = [r["seconds"]["total"] for r in rows if "total" in r.get("seconds", {})]
+    if totals:
+        lines.append(f"\nmedian total: {statistics.median(totals):.1f} s over {len(totals)}")
+    return "\n".join(lines)
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--only", action="append", default=[], help="sources containing this")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--keep", action="store_true", help="keep the homes (for debugging)")
+    options = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    logging.getLogger("metaserver").setLevel(logging.INFO)
+    sources = read_corpus(options.corpus)
+    if options.only:
+        sources = [s for s in sources if any(o in s for o in options.only)]
+    root = Path(tempfile.mkdtemp(prefix="metaserver-bench-"))
+    rows = []
+    for source in sources:
+        row = await convert_one(source, root)
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    print(table(rows))
+    if options.json:
+        options.json.write_text(json.dumps(rows, indent=2))
+    if not options.keep:
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+    else:
+        print(f"homes kept under {root}")
+    return 0 if all(r["status"] == "success" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,12 @@
+"""LLM agents: optional enhancers of the deterministic pipeline (DESIGN.md).
+
+- :func:`refine_specs`: selection, names and descriptions, example arguments, after design.
+- :func:`llm_diagnose`: a repair from a fixed catalogue for a tool that failed validation.
+
+Prompts live in :mod:`metaserver.prompts`; models in :mod:`metaserver.models`.
+"""
+
+from metaserver.agents.llm.refine import refine_specs
+from metaserver.agents.llm.review import REPAIRS, Diagnosis, RepairKind, llm_diagnose
+
+__all__ = ["REPAIRS", "Diagnosis", "RepairKind", "llm_diagnose", "refine_specs"]

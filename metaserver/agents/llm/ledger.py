@@ -1,0 +1,79 @@
+"""What the model cost and gave in one conversion, written into the report as it happens.
+
+Every agent asks through :meth:`Ledger.ask`, which is where "a model that is down, slow or
+answers nonsense never fails a conversion" is enforced: a :class:`ModelError` becomes
+``None`` plus a count, and after ``max_failures`` failed calls the ledger stops asking, so a
+dead server costs one timeout per stage at most, not one per tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from metaserver.contracts import JSON, LLMUsage
+from metaserver.models import Message, Model, ModelError, OutputSchema
+
+logger = logging.getLogger(__name__)
+MAX_ERRORS_KEPT = 5
+
+
+class Ledger:
+    """Counts calls, tokens, failures and contributions into ``usage`` (the report's).
+
+    Args:
+        usage: the report's :class:`LLMUsage`, updated in place.
+        max_failures: failed calls after which :meth:`ask` stops calling the model.
+    """
+
+    def __init__(self, usage: LLMUsage, max_failures: int = 3) -> None:
+        self.usage = usage
+        self.max_failures = max_failures
+
+    @property
+    def gave_up(self) -> bool:
+        return self.usage.failed_calls >= self.max_failures
+
+    async def ask(
+        self, model: Model, messages: Sequence[Message], output: OutputSchema
+    ) -> dict[str, JSON] | None:
+        """The model's JSON answer, or ``None`` when it gave none (the failure is counted)."""
+        if self.gave_up:
+            return None
+        self.usage.calls += 1
+        try:
+            data, response = await model.request_json(messages, output)
+        except asyncio.CancelledError:  # the stage's time budget ran out mid-call
+            self.usage.failed_calls += 1
+            raise
+        except ModelError as exc:
+            self.usage.failed_calls += 1
+            self.usage.tokens_in += exc.tokens_in
+            self.usage.tokens_out += exc.tokens_out
+            self._note(f"{output.name}: {exc}")
+            return None
+        self.usage.tokens_in += response.tokens_in
+        self.usage.tokens_out += response.tokens_out
+        return data
+
+    def contributed(self, kind: str, count: int = 1) -> None:
+        """Record ``count`` accepted proposals of ``kind`` (selected, renamed, ...)."""
+        if count:
+            self.usage.contributed[kind] = self.usage.contributed.get(kind, 0) + count
+
+    def rejected(self, what: str, count: int = 1) -> None:
+        """Record proposals that failed validation; the deterministic value stays."""
+        if count:
+            self.usage.rejected += count
+            logger.info("llm: rejected %d proposal(s): %s", count, what)
+
+    def failed(self, what: str) -> None:
+        """Record a failure that was not a call (the stage's time budget ran out)."""
+        self._note(what)
+
+    def _note(self, line: str) -> None:
+        logger.warning("llm: %s", line)
+        line = line.splitlines()[0][:300] if line else line
+        if line not in self.usage.errors and len(self.usage.errors) < MAX_ERRORS_KEPT:
+            self.usage.errors.append(line)

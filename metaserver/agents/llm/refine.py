@@ -1,0 +1,86 @@
+"""The model's part of a conversion: refine the deterministic design, never replace it.
+
+    design(code) ──► select ──► describe ──► add_examples ──► specs
+
+Each step starts from the previous step's specs and returns them unchanged when the model
+fails, answers nonsense, or the conversion's time budget runs out, so the worst a model can
+do is cost time (bounded by ``budget_seconds``) and leave the no-model result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from metaserver.agents.llm.describe import describe
+from metaserver.agents.llm.examples import add_examples
+from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.llm.select import select
+from metaserver.agents.usage import Usage
+from metaserver.contracts import CodeReport, LLMUsage, ToolSpec
+from metaserver.models import Model, ModelConfigError, Stage, model_for
+from metaserver.settings import LLMSettings
+
+logger = logging.getLogger(__name__)
+
+Step = Callable[[list[ToolSpec], Model, Ledger], Awaitable[list[ToolSpec]]]
+
+
+async def refine_specs(
+    code: CodeReport,
+    specs: list[ToolSpec],
+    *,
+    max_tools: int,
+    settings: LLMSettings,
+    usage: LLMUsage,
+    mined: Usage | None = None,
+) -> list[ToolSpec]:
+    """``specs`` improved by the configured models; ``specs`` itself without a model.
+
+    Never raises for anything the model does: failures are counted in ``usage``.
+
+    Args:
+        code: every candidate the analysis found.
+        specs: the deterministic design.
+        max_tools: tools at most.
+        settings: the LLM settings (models per stage, limits).
+        usage: the report's LLM usage, updated in place.
+        mined: the repository's usage that ``design`` was given, for the re-design of a
+            new selection.
+    """
+    if not settings.enabled or not specs:
+        return specs
+    ledger = Ledger(usage, settings.max_failures)
+    steps: list[tuple[Stage, Step]] = [
+        (
+            "selection",
+            lambda s, m, ledger: select(
+                code, s, max_tools, m, ledger, settings.selection_pool, mined
+            ),
+        ),
+        ("descriptions", lambda s, m, ledger: describe(s, code, m, ledger)),
+        ("examples", lambda s, m, ledger: add_examples(s, code, m, ledger)),
+    ]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settings.budget_seconds
+    for stage, step in steps:
+        if ledger.gave_up:
+            ledger.failed(f"{stage}: skipped after {usage.failed_calls} failed calls")
+            continue
+        try:
+            async with asyncio.timeout_at(deadline):
+                async with model_for(settings, stage) as model:
+                    specs = await step(specs, model, ledger)
+        except TimeoutError:
+            ledger.failed(f"{stage}: the budget of {settings.budget_seconds:g} s was spent")
+            break
+        except ModelConfigError as exc:
+            # A configuration mistake must not fail conversions the pipeline can do alone.
+            logger.error("llm disabled for this conversion: %s", exc)
+            ledger.failed(str(exc))
+            break
+        except Exception:  # the last guard of "never worse": a bug here keeps the design
+            logger.exception("llm %s step failed; keeping the deterministic result", stage)
+            ledger.failed(f"{stage}: internal error (see the log)")
+    return specs

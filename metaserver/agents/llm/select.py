@@ -1,0 +1,115 @@
+"""Selection agent: which of the CodeReport's callables become tools.
+
+The deterministic ranking (design.py) prefers what can be proven; a model adds judgment
+about what matters to a user of the library. The model only picks among the CodeReport's
+usable targets (safe, current, callable from JSON: design's own filter); the schema
+enumerates them and the answer is checked again. Its picks are topped up with the
+deterministic design's tools, so a model that picks few never leaves the server with fewer
+tools, and the chosen set goes through ``design`` again, so class handles, names and mined
+examples follow the same rules as without a model.
+"""
+
+from __future__ import annotations
+
+from metaserver.agents.design import design, rank_score, usable
+from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.usage import Usage
+from metaserver.contracts import Candidate, CodeReport, ToolSpec
+from metaserver.models import Model, OutputSchema
+from metaserver.prompts import render
+
+SUMMARY_CHARS = 160
+
+
+async def select(
+    code: CodeReport,
+    specs: list[ToolSpec],
+    max_tools: int,
+    model: Model,
+    ledger: Ledger,
+    pool: int = 200,
+    mined: Usage | None = None,
+) -> list[ToolSpec]:
+    """ToolSpecs for the callables the model finds most useful, or ``specs`` unchanged.
+
+    Args:
+        code: every candidate the analysis found.
+        specs: the deterministic design of ``code``.
+        max_tools: tools at most.
+        model: the selection model.
+        ledger: where calls and contributions are counted.
+        pool: how many of the best-ranked candidates the model is shown.
+        mined: the usage mined from the repository, which design uses too.
+    """
+    ranked = sorted(
+        (c for c in code.candidates if usable(c)), key=lambda c: (-rank_score(c), c.name)
+    )
+    if len(ranked) <= len(specs):
+        return specs  # every usable candidate is already a tool: nothing to choose
+    by_target = {c.target: c for c in ranked}
+    # Design's own choices lead the list shown, so the model sees the deterministic best.
+    designed = [by_target[s.target] for s in specs if s.target in by_target]
+    shown = list({c.target: c for c in [*designed, *ranked]}.values())[:pool]
+    answer = await ledger.ask(
+        model,
+        render(
+            "select",
+            max_tools=str(max_tools),
+            package=", ".join(code.packages),
+            candidates="\n".join(_line(c) for c in shown),
+        ),
+        OutputSchema(name="tool_selection", json_schema=selection_schema(shown, max_tools)),
+    )
+    picks = _valid_picks(answer, by_target, ledger)[:max_tools]
+    if not picks:
+        return specs
+    chosen = list(dict.fromkeys([*picks, *(s.target for s in specs)]))[:max_tools]
+    # A method's tool needs its class's constructor tool: keep owners available to design.
+    owners = {by_target[t].owner for t in chosen if by_target[t].owner}
+    subset = [c for c in code.candidates if c.target in chosen or c.target in owners]
+    order = {target: i for i, target in enumerate(chosen)}
+    redesigned = design(CodeReport(packages=code.packages, candidates=subset), max_tools, mined)
+    selected = sorted(redesigned, key=lambda s: order.get(s.target, -1))
+    before = {s.target for s in specs}
+    ledger.contributed("selected", sum(1 for s in selected if s.target not in before))
+    return selected
+
+
+def selection_schema(shown: list[Candidate], max_tools: int) -> dict[str, object]:
+    """The answer's JSON schema: a list of targets, each one of those shown."""
+    return {
+        "type": "object",
+        "properties": {
+            "targets": {
+                "type": "array",
+                "items": {"type": "string", "enum": [c.target for c in shown]},
+                "maxItems": max_tools,
+            }
+        },
+        "required": ["targets"],
+        "additionalProperties": False,
+    }
+
+
+def _valid_picks(
+    answer: dict[str, object] | None, by_target: dict[str, Candidate], ledger: Ledger
+) -> list[str]:
+    if answer is None:
+        return []
+    targets = answer.get("targets")
+    if not isinstance(targets, list):
+        ledger.rejected("selection without a list of targets")
+        return []
+    picks = [t for t in targets if isinstance(t, str) and t in by_target]
+    ledger.rejected("targets not in the CodeReport", len(targets) - len(picks))
+    return list(dict.fromkeys(picks))
+
+
+def _line(candidate: Candidate) -> str:
+    flags = []
+    if any(e.has_expected for e in candidate.examples):
+        flags.append("doctest")
+    if candidate.in_all:
+        flags.append("exported")
+    summary = " ".join(candidate.summary.split())[:SUMMARY_CHARS]
+    return f"{candidate.target} | {candidate.signature} | {summary} | {' '.join(flags)}"

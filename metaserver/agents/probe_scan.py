@@ -1,0 +1,142 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): risky callables.
+
+A tool an agent may call freely must not delete files, reach the network or control
+processes, and a deprecated callable is a poor tool. Both are judged from the name, the
+docstring and a static scan of the function's own source (no call is made).
+"""
+
+import ast
+import inspect
+import re
+import textwrap
+
+# Calls that make a callable dangerous, by dotted name (a final ".*" matches a module).
+DANGEROUS_CALLS = (
+    "os.system",
+    "os.popen",
+    "os.remove",
+    "os.unlink",
+    "os.rmdir",
+    "os.removedirs",
+    "os.kill",
+    "os.killpg",
+    "os.fork",
+    "os.exec*",
+    "os.spawn*",
+    "os._exit",
+    "shutil.rmtree",
+    "shutil.move",
+    "subprocess.*",
+    "socket.*",
+    "urllib.request.*",
+    "urlopen",
+    "requests.*",
+    "httpx.*",
+    "aiohttp.*",
+    "ftplib.*",
+    "smtplib.*",
+    "webbrowser.*",
+    "sys.exit",
+    "exit",
+    "quit",
+)
+# Method names that touch files or processes whatever their receiver is.
+DANGEROUS_METHODS = {"unlink", "rmtree", "rmdir", "kill", "terminate", "send_signal"}
+DANGEROUS_MODULES = {"subprocess", "socket", "requests", "httpx", "urllib", "aiohttp", "ftplib"}
+DANGEROUS_WORDS = {
+    "download",
+    "upload",
+    "rmtree",
+    "kill",
+    "shutdown",
+    "reboot",
+    "urlopen",
+    "socket",
+    "subprocess",
+    "serve",
+    "listen",
+}
+DEPRECATION = ("DeprecationWarning", "PendingDeprecationWarning", "FutureWarning")
+_DEPRECATED_DOC = re.compile(r"(\.\. deprecated::|^\s*deprecated\b|\bis deprecated\b)", re.I | re.M)
+
+
+def dangerous_name(name):
+    """A reason when the name alone says the callable deletes, downloads or controls."""
+    words = set(re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.lower()))
+    hit = words & DANGEROUS_WORDS
+    if hit:
+        return f"name suggests {sorted(hit)[0]}"
+    if words & {"delete", "remove", "rm"} and words & {"file", "files", "dir", "directory", "path"}:
+        return "name suggests deleting files"
+    return None
+
+
+def source_tree(func):
+    try:
+        source = inspect.getsource(func)
+    except (OSError, TypeError):
+        return None
+    try:
+        return ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return None
+
+
+def dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _matches(name):
+    for pattern in DANGEROUS_CALLS:
+        if pattern.endswith("*"):
+            if name.startswith(pattern[:-1]):
+                return True
+        elif name == pattern or name.endswith("." + pattern):
+            return True
+    return False
+
+
+def scan(func, name):
+    """(dangerous reason or None, deprecated) for one callable."""
+    danger = dangerous_name(name)
+    doc = inspect.getdoc(func) or ""
+    deprecated = bool(getattr(func, "__deprecated__", None)) or bool(_DEPRECATED_DOC.search(doc))
+    tree = source_tree(func)
+    if tree is None:
+        return danger, deprecated
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if "deprecat" in (dotted(target) or "").lower():
+                    deprecated = True
+        elif isinstance(node, ast.Call):
+            called = dotted(node.func) or ""
+            if danger is None and _matches(called):
+                danger = f"calls {called}"
+            elif (
+                danger is None and called.rpartition(".")[2] in DANGEROUS_METHODS and "." in called
+            ):
+                danger = f"calls .{called.rpartition('.')[2]}()"
+            if called.endswith("warn") and any(
+                (dotted(arg) or "").endswith(DEPRECATION)
+                for arg in [*node.args, *[k.value for k in node.keywords]]
+            ):
+                deprecated = True
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and danger is None:
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            hit = [m for m in modules if m.partition(".")[0] in DANGEROUS_MODULES]
+            if hit:
+                danger = f"imports {hit[0]}"
+    return danger, deprecated

@@ -1,0 +1,98 @@
+"""Arguments that fit a tool's schema, for callables whose sources show no literal call.
+
+Parameters with a codec get a value in the codec's JSON form (an ISO date, a unit string,
+nested lists for an array), so that validation can call the tool before any client does.
+"""
+
+from __future__ import annotations
+
+from metaserver.contracts import JSON, Example, Parameter
+
+# A value of each codec's JSON form that the libraries concerned accept.
+CODEC_VALUES: dict[str, JSON] = {
+    "datetime": "2024-01-02T03:04:05",
+    "date": "2024-01-02",
+    "time": "03:04:05",
+    "timedelta": 3600,
+    "decimal": "1.5",
+    "fraction": "3/4",
+    "complex": {"real": 1.0, "imag": 2.0},
+    "path": "example.txt",
+    "numpy": [1.0, 2.0, 3.0],
+    "dataframe": [{"a": 1, "b": 2.5}, {"a": 2, "b": 3.5}],
+    "series": [1.0, 2.0, 3.0],
+    "sympy": "x**2 + 2*x + 1",
+    "pint": "3 meter",
+    "networkx": {"nodes": [1, 2, 3], "edges": [[1, 2], [2, 3]]},
+}
+
+
+def synthesise_example(parameters: list[Parameter]) -> Example:
+    """Arguments that fit the schema, for a callable whose sources show no call."""
+    arguments: dict[str, JSON] = {}
+    for parameter in parameters:
+        if parameter.required:
+            arguments[parameter.name] = value_for_parameter(parameter)
+    return Example(arguments=arguments, origin="synthesised")
+
+
+def value_for_parameter(parameter: Parameter) -> JSON:
+    """A value for one parameter: from its codec's JSON form, else from its schema."""
+    codec = (parameter.codec or "").partition(":")[0]
+    if codec == "pint" and (parameter.codec or "").endswith("Unit"):
+        return "meter"
+    if codec in CODEC_VALUES:
+        return CODEC_VALUES[codec]
+    schema = parameter.json_schema
+    if codec and "anyOf" in schema:  # the JSON form comes first, the handle object last
+        schema = schema["anyOf"][0]
+    return value_for(parameter.name, schema)
+
+
+def value_for(name: str, schema: dict[str, JSON]) -> JSON:
+    """A value of ``schema``; for an unconstrained one, a value its name suggests."""
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        options = [s for s in schema["anyOf"] if s.get("type") != "null"] or schema["anyOf"]
+        return value_for(name, options[0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = kind[0] if kind else None
+    formats: dict[str, JSON] = {
+        "date-time": CODEC_VALUES["datetime"],
+        "date": CODEC_VALUES["date"],
+        "time": CODEC_VALUES["time"],
+    }
+    if kind == "string" and schema.get("format") in formats:
+        return formats[str(schema["format"])]
+    by_type: dict[str, JSON] = {
+        "integer": 2,
+        "number": 1.5,
+        "string": "abc",
+        "boolean": True,
+        "null": None,
+    }
+    if kind == "object" and isinstance(schema.get("properties"), dict):
+        required = schema.get("required", list(schema["properties"]))
+        return {k: value_for(k, s) for k, s in schema["properties"].items() if k in required}
+    if kind == "object":
+        return {}
+    if kind == "array" and "prefixItems" in schema:  # a tuple: one value per position
+        return [value_for(name, item) for item in schema["prefixItems"]]
+    if kind == "array":
+        return [value_for(name, schema.get("items", {"type": "integer"})) for _ in range(3)]
+    if isinstance(kind, str) and kind in by_type:
+        return by_type[kind]
+    return _by_name(name)
+
+
+def _by_name(name: str) -> JSON:
+    lowered = name.lower()
+    if any(word in lowered for word in ("iter", "seq", "list", "items", "values", "data")):
+        return [1, 2, 3]
+    if lowered in ("n", "k", "size", "count", "num", "number", "width", "length"):
+        return 2
+    if lowered == "s" or any(word in lowered for word in ("text", "string", "name", "word")):
+        return "abc"
+    return 1

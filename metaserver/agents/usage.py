@@ -1,0 +1,234 @@
+"""Usage mining: how the repository's own README, docs, tests and examples call its API.
+
+Static only: files are read and parsed with ``ast`` and ``doctest``, never imported or run,
+so this runs in metaserver's process. Each public name gets a count of the calls that
+mention it, and its calls with literal arguments (plus the literal they are asserted to
+equal, when a test says) become example arguments with expected values.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from metaserver.contracts import JSON, CodeReport
+
+MAX_FILES = 600
+MAX_FILE_BYTES = 400_000
+MAX_CALLS_PER_NAME = 8
+WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
+_TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
+_CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
+_SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}
+_FENCE = re.compile(r"```(?:python|py|pycon)?\s*\n(.*?)```", re.S)
+
+
+class UsageCall(BaseModel):
+    """One call with literal arguments found in the repository."""
+
+    args: list[JSON] = Field(default_factory=list)
+    kwargs: dict[str, JSON] = Field(default_factory=dict)
+    expected: JSON = None
+    has_expected: bool = False
+    wrapper: str | None = None
+    source: str = ""
+
+
+class Usage(BaseModel):
+    """Mentions per public name, and literal calls per name."""
+
+    counts: dict[str, int] = Field(default_factory=dict)
+    calls: dict[str, list[UsageCall]] = Field(default_factory=dict)
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def mine_usage(root: Path, names: Iterable[str]) -> Usage:
+    """Count and collect calls of ``names`` in the text and code files under ``root``."""
+    wanted = {n for n in names if n.isidentifier()}
+    counts: Counter[str] = Counter()
+    calls: dict[str, list[UsageCall]] = {}
+    for path in _files(root):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        relative = str(path.relative_to(root))
+        sources = [text] if path.suffix == ".py" else _code_in_text(text)
+        for source in sources:
+            for name, call in _calls_in_code(source, wanted, counts):
+                found = calls.setdefault(name, [])
+                if len(found) < MAX_CALLS_PER_NAME:
+                    found.append(call.model_copy(update={"source": relative}))
+    for found in calls.values():
+        found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
+    return Usage(counts=dict(counts), calls=calls)
+
+
+def _files(root: Path) -> Iterator[Path]:
+    """README files, text under docs, Python under tests/examples/docs, test_*.py anywhere."""
+    seen = 0
+    for path in sorted(root.rglob("*")):
+        if seen >= MAX_FILES:
+            return
+        parts = set(path.relative_to(root).parts[:-1])
+        if parts & _SKIP_DIRS or not path.is_file() or path.is_symlink():
+            continue
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+        except OSError:
+            continue
+        lowered = {p.lower() for p in parts}
+        is_readme = path.name.lower().startswith("readme")
+        in_code_dir = bool(lowered & _CODE_DIRS)
+        if path.suffix == ".py":
+            ok = in_code_dir or path.name.startswith("test_") or path.name.endswith("_test.py")
+            ok = ok and path.name != "conf.py"
+        else:
+            ok = path.suffix.lower() in _TEXT_SUFFIXES and (is_readme or in_code_dir)
+        if ok or (is_readme and not path.suffix):
+            seen += 1
+            yield path
+
+
+def _code_in_text(text: str) -> list[str]:
+    """Doctest sessions and fenced Python blocks of a README or a docs page, as code."""
+    pieces: list[str] = []
+    try:
+        examples = doctest.DocTestParser().get_examples(text)
+    except ValueError:
+        examples = []
+    for example in examples:
+        want = example.want.strip()
+        source = example.source.strip()
+        # A shown result becomes an assertion, which the miner turns into an expected value.
+        pieces.append(f"assert ({source}) == ({want})" if want and "\n" not in source else source)
+    for block in _FENCE.findall(text):
+        if ">>>" not in block:
+            pieces.append(block)
+    return pieces
+
+
+def _calls_in_code(
+    source: str, wanted: set[str], counts: Counter[str]
+) -> Iterator[tuple[str, UsageCall]]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        # An assertion built from a doctest whose output is not Python: keep the call alone.
+        if source.startswith("assert ("):
+            yield from _calls_in_code(source[8:].split(") == (", 1)[0], wanted, counts)
+        return
+    asserted = {id(call): (value, wrapper) for call, value, wrapper in _assertions(tree)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called_name(node)
+        if name not in wanted:
+            continue
+        counts[name] += 1
+        try:
+            args = [_literal(a) for a in node.args]
+            if any(k.arg is None for k in node.keywords) or any(
+                isinstance(a, ast.Starred) for a in node.args
+            ):
+                continue
+            kwargs = {str(k.arg): _literal(k.value) for k in node.keywords}
+        except _NotLiteral:
+            continue
+        call = UsageCall(args=args, kwargs=kwargs)
+        if id(node) in asserted:
+            value, wrapper = asserted[id(node)]
+            call.expected, call.has_expected, call.wrapper = value, True, wrapper
+        yield name, call
+
+
+def _called_name(node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
+    """``assert f(...) == literal`` (either side), and ``self.assertEqual(f(...), literal)``."""
+    for node in ast.walk(tree):
+        pair: tuple[ast.expr, ast.expr] | None = None
+        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+            test = node.test
+            if len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+                pair = (test.left, test.comparators[0])
+        elif isinstance(node, ast.Call) and _called_name(node) in ("assertEqual", "assertEquals"):
+            if len(node.args) >= 2:
+                pair = (node.args[0], node.args[1])
+        if pair is None:
+            continue
+        for call_side, value_side in (pair, pair[::-1]):
+            call, wrapper = _unwrap(call_side)
+            if call is None:
+                continue
+            try:
+                value = ast.literal_eval(value_side)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(value, (set, frozenset)):
+                wrapper = "set"
+            try:
+                yield call, _json(sorted(value) if wrapper == "set" else value), wrapper
+            except (_NotLiteral, TypeError):
+                continue
+            break
+
+
+def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:
+    """The call inside ``list(f(...))`` (and the wrapper), or the call itself."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in WRAPPERS
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Call)
+    ):
+        wrapper = "set" if node.func.id == "frozenset" else node.func.id
+        return node.args[0], wrapper
+    return (node, None) if isinstance(node, ast.Call) else (None, None)
+
+
+def _literal(node: ast.expr) -> JSON:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise _NotLiteral from None
+    return _json(value)
+
+
+def _json(value: object) -> JSON:
+    """A literal as JSON (tuples as lists); anything without a JSON form is refused."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _NotLiteral
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _json(v) for k, v in value.items()}
+    raise _NotLiteral
+
+
+def usage_names(report: CodeReport) -> set[str]:
+    """The names whose calls to look for: functions, classes and method names."""
+    return {c.name.rpartition(".")[2] for c in report.candidates} | {
+        c.name for c in report.candidates if c.kind == "constructor"
+    }

@@ -1,0 +1,116 @@
+"""The one contract every model backend fulfils: an async ``request`` with structured output.
+
+A backend is one module (``openai_compat``, ``vllm_engine``); agents only see :class:`Model`.
+Structured output is a JSON schema the backend enforces where it can (OpenAI
+``response_format``, vLLM structured outputs); :meth:`Model.request_json` parses the answer
+either way, because a server may ignore the schema.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Literal, Self
+
+from pydantic import BaseModel, Field
+
+from metaserver.contracts import JSON
+from metaserver.models.errors import ModelOutputError
+
+
+class Message(BaseModel):
+    """One chat message."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class OutputSchema(BaseModel):
+    """The shape the answer must have: a named JSON schema."""
+
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    json_schema: dict[str, JSON]
+
+
+class ModelResponse(BaseModel):
+    """One answer and what it cost."""
+
+    text: str
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+
+
+class Model(ABC):
+    """A chat model. Subclasses implement :meth:`request`; everything else is shared.
+
+    Use as an async context manager, so that connections are closed::
+
+        async with OpenAICompatModel(...) as model:
+            data, response = await model.request_json(messages, output)
+    """
+
+    name: str
+
+    @abstractmethod
+    async def request(
+        self, messages: Sequence[Message], *, output: OutputSchema | None = None
+    ) -> ModelResponse:
+        """Send ``messages``; return the answer, constrained to ``output`` when given.
+
+        Raises:
+            ModelAPIError: transport failure or error status after the backend's retries.
+            ModelTimeout: no answer within the per-call timeout.
+            ModelOutputError: the answer was cut off or empty.
+        """
+
+    async def request_json(
+        self, messages: Sequence[Message], output: OutputSchema
+    ) -> tuple[dict[str, JSON], ModelResponse]:
+        """Ask for a JSON object of the ``output`` shape and parse it.
+
+        The answer is only parsed here; checking it against the schema is the caller's job,
+        because callers accept the valid parts of a partly valid answer.
+
+        Raises:
+            ModelOutputError: the answer is not a JSON object (its tokens are on the error).
+        """
+        response = await self.request(messages, output=output)
+        try:
+            data = json.loads(_strip_fence(response.text))
+        except json.JSONDecodeError as exc:
+            raise _output_error(self.name, f"answer is not JSON ({exc.msg})", response) from exc
+        if not isinstance(data, dict):
+            raise _output_error(self.name, "answer is not a JSON object", response)
+        return data, response
+
+    async def aclose(self) -> None:  # noqa: B027  (optional: most backends hold nothing)
+        """Release connections or engines; the default holds none."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _strip_fence(text: str) -> str:
+    # Servers without structured outputs often wrap JSON in a ```json fence.
+    stripped = text.strip()
+    if stripped.startswith("```") and stripped.endswith("```"):
+        stripped = stripped.split("\n", 1)[-1].rsplit("```", 1)[0]
+    return stripped
+
+
+def _output_error(name: str, message: str, response: ModelResponse) -> ModelOutputError:
+    error = ModelOutputError(name, message)
+    error.tokens_in, error.tokens_out = response.tokens_in, response.tokens_out
+    return error

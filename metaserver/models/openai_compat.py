@@ -1,0 +1,173 @@
+"""Any OpenAI-compatible chat server: vLLM, llama.cpp's server, Ollama, a hosted API.
+
+``POST {base_url}/chat/completions`` with the standard ``response_format`` of type
+``json_schema``; vLLM turns that into structured (grammar-constrained) decoding. Transport
+failures, timeouts, 408, 429 and 5xx answers are retried with exponential backoff; other
+4xx answers are not, because asking again would get the same refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+import ssl
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from metaserver.contracts import JSON
+from metaserver.models.base import Message, Model, ModelResponse, OutputSchema
+from metaserver.models.errors import ModelAPIError, ModelOutputError, ModelTimeout
+from metaserver.models.limits import shared_limit
+
+_RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+_MAX_RETRY_AFTER = 30.0
+
+
+class OpenAICompatModel(Model):
+    """A model served over the OpenAI chat-completions API.
+
+    Args:
+        name: the model name the server knows (vLLM: ``--served-model-name``).
+        base_url: the API root, such as ``http://vllm:8000/v1``.
+        api_key: sent as a bearer token when given.
+        timeout: seconds one attempt may take, from sending to the last byte.
+        retries: further attempts after a retryable failure.
+        retry_backoff: seconds before the first retry, doubled for each next one.
+        max_concurrency: requests in flight to this server from this process.
+        max_tokens: the longest answer.
+        temperature: sampling temperature (0 makes answers repeatable).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        retries: int = 2,
+        retry_backoff: float = 0.5,
+        max_concurrency: int = 8,
+        max_tokens: int = 2048,
+        temperature: float = 0.0,
+    ) -> None:
+        self.name = name
+        self.base_url = base_url.rstrip("/")
+        self.timeout, self.retries, self.retry_backoff = timeout, retries, retry_backoff
+        self.max_concurrency, self.max_tokens = max_concurrency, max_tokens
+        self.temperature = temperature
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # The wall-clock limit is enforced per attempt below; httpx's own is a backstop.
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout + 5),
+            verify=_tls_context(),
+        )
+
+    async def request(
+        self, messages: Sequence[Message], *, output: OutputSchema | None = None
+    ) -> ModelResponse:
+        body = self._body(messages, output)
+        limit = shared_limit(self.base_url, self.max_concurrency)
+        attempt = 0
+        while True:
+            try:
+                async with limit:  # waiting for a slot does not count against the timeout
+                    return await self._attempt(body)
+            except ModelAPIError as exc:
+                if attempt >= self.retries or not _retryable(exc):
+                    raise
+                delay = exc.retry_after or self._backoff(attempt)
+                attempt += 1
+                await asyncio.sleep(delay)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def _body(self, messages: Sequence[Message], output: OutputSchema | None) -> dict[str, JSON]:
+        body: dict[str, JSON] = {
+            "model": self.name,
+            "messages": [m.model_dump() for m in messages],
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+        }
+        if output is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": output.name, "schema": output.json_schema, "strict": True},
+            }
+        return body
+
+    async def _attempt(self, body: dict[str, JSON]) -> ModelResponse:
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.timeout):
+                answer = await self._client.post("/chat/completions", json=body)
+        except TimeoutError as exc:
+            raise ModelTimeout(self.name, f"no answer within {self.timeout:g} s") from exc
+        except httpx.TimeoutException as exc:
+            raise ModelTimeout(self.name, f"no answer within {self.timeout:g} s") from exc
+        except httpx.HTTPError as exc:
+            raise ModelAPIError(self.name, f"{type(exc).__name__}: {exc}") from exc
+        if answer.status_code != 200:
+            raise _status_error(self.name, answer)
+        return self._parse(answer, time.monotonic() - started)
+
+    def _parse(self, answer: httpx.Response, seconds: float) -> ModelResponse:
+        try:
+            payload: Any = answer.json()
+            choice = payload["choices"][0]
+            content = choice["message"]["content"]
+            usage = payload.get("usage") or {}
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise ModelAPIError(
+                self.name, f"not a chat-completions answer: {answer.text[:200]!r}", 200
+            ) from exc
+        response = ModelResponse(
+            text=content if isinstance(content, str) else "",
+            model=str(payload.get("model") or self.name),
+            tokens_in=int(usage.get("prompt_tokens") or 0),
+            tokens_out=int(usage.get("completion_tokens") or 0),
+            seconds=round(seconds, 3),
+        )
+        if choice.get("finish_reason") == "length" or not isinstance(content, str):
+            reason = "cut off at max_tokens" if content else "empty"
+            error = ModelOutputError(self.name, f"answer {reason}")
+            error.tokens_in, error.tokens_out = response.tokens_in, response.tokens_out
+            raise error
+        return response
+
+    def _backoff(self, attempt: int) -> float:
+        # Jitter spreads the retries of many concurrent conversions (not security-relevant).
+        base: float = self.retry_backoff * (2**attempt)
+        return base * (0.5 + random.random() / 2)  # noqa: S311
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Loading the CA bundle costs ~0.1 s; every conversion builds models, so build it once.
+    return httpx.create_ssl_context()
+
+
+def _retryable(error: ModelAPIError) -> bool:
+    return error.status is None or error.status in _RETRY_STATUS
+
+
+def _status_error(name: str, answer: httpx.Response) -> ModelAPIError:
+    try:
+        detail = answer.json().get("error", answer.text)
+        if isinstance(detail, dict):
+            detail = detail.get("message", detail)
+    except (ValueError, AttributeError):
+        detail = answer.text
+    header = answer.headers.get("retry-after", "")
+    retry_after = (
+        min(float(header), _MAX_RETRY_AFTER) if header.replace(".", "", 1).isdigit() else None
+    )
+    message = f"HTTP {answer.status_code}: {str(detail)[:200]}"
+    return ModelAPIError(name, message, answer.status_code, retry_after)

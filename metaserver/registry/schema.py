@@ -1,0 +1,223 @@
+"""The registry's SQLite schema, and the migration from earlier schemas.
+
+Version 3 (this one) keeps every version of a server::
+
+    servers   name -> latest (the version a bare name resolves to), created_at (first seen)
+    versions  (server, version) -> source, commit, source version, identity, paths,
+              environment lock, generator version, report, created_at
+    tools     (server, version, name) -> description, target, schema, definition hash, evidence
+    tools_fts the search index: the tools of each server's *latest* version only
+
+Versions 1 and 2 had one row per server in ``servers`` and tools keyed by server; version 2
+added the search index. Both become one version per server, named after the suffix of its
+output directory (``servers/<name>-<token>``), else ``v1``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_VERSION = 3
+
+# The search index is kept by triggers, in the writer's own transaction, whichever process
+# writes: search never sees a half-registered server and never needs a rebuild. Only the
+# latest version of a server is indexed (an older version stays callable by name@version, but
+# is not offered). Columns: the tool name split into words, its description, the names and
+# descriptions of its parameters, and where it comes from (server name, import target).
+_FTS_ROW = """
+SELECT {t}.id, {t}.server, {t}.name,
+    replace(replace({t}.name, '_', ' '), '-', ' '),
+    {t}.description,
+    CASE WHEN json_valid({t}.input_schema) THEN coalesce((
+        SELECT group_concat(
+            p.key || ' ' || replace(p.key, '_', ' ') || ' '
+            || coalesce(json_extract(p.value, '$.description'), ''), ' ')
+        FROM json_each({t}.input_schema, '$.properties') AS p
+        WHERE p.type = 'object'
+    ), '') ELSE '' END,
+    replace(replace({t}.server, '_', ' '), '-', ' ') || ' ' || {t}.target
+"""
+_FTS_INSERT = "INSERT INTO tools_fts(rowid, server, tool, words, description, parameters, origin)"
+_NEW_IS_LATEST = " WHERE new.version = (SELECT latest FROM servers WHERE name = new.server)"
+_INDEX_NEW_TOOL = _FTS_INSERT + _FTS_ROW.format(t="new") + _NEW_IS_LATEST + ";"
+_INDEX_LATEST = (
+    _FTS_INSERT
+    + _FTS_ROW.format(t="tools")
+    + " FROM tools WHERE tools.server = new.name AND tools.version = new.latest;"
+)
+
+STATEMENTS: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS servers (
+        name TEXT PRIMARY KEY,
+        latest TEXT NOT NULL,
+        created_at REAL NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS versions (
+        server TEXT NOT NULL REFERENCES servers(name) ON DELETE CASCADE,
+        version TEXT NOT NULL,
+        source TEXT NOT NULL,
+        commit_sha TEXT,
+        source_version TEXT,
+        identity TEXT NOT NULL,
+        output_dir TEXT NOT NULL,
+        python_path TEXT NOT NULL,
+        venv TEXT NOT NULL,
+        workspace TEXT,
+        environment_lock TEXT NOT NULL DEFAULT '',
+        generator_version TEXT NOT NULL,
+        report TEXT NOT NULL DEFAULT '{}',
+        created_at REAL NOT NULL,
+        PRIMARY KEY (server, version)
+    )""",
+    # An explicit INTEGER PRIMARY KEY: it is the search index's rowid, which VACUUM would be
+    # free to renumber if it were the implicit one.
+    """CREATE TABLE IF NOT EXISTS tools (
+        id INTEGER PRIMARY KEY,
+        server TEXT NOT NULL,
+        version TEXT NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL,
+        target TEXT NOT NULL,
+        input_schema TEXT NOT NULL,
+        definition_hash TEXT NOT NULL,
+        evidence TEXT NOT NULL DEFAULT 'null',
+        UNIQUE (server, version, name),
+        FOREIGN KEY (server, version) REFERENCES versions(server, version) ON DELETE CASCADE
+    )""",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS tools_fts USING fts5(
+        server UNINDEXED, tool UNINDEXED, words, description, parameters, origin,
+        tokenize = 'porter unicode61'
+    )""",
+    f"""CREATE TRIGGER IF NOT EXISTS tools_fts_insert AFTER INSERT ON tools BEGIN
+        {_INDEX_NEW_TOOL}
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS tools_fts_delete AFTER DELETE ON tools BEGIN
+        DELETE FROM tools_fts WHERE rowid = old.id;
+    END""",
+    # Only module constants are interpolated into these triggers.
+    f"""CREATE TRIGGER IF NOT EXISTS tools_fts_update AFTER UPDATE ON tools BEGIN
+        DELETE FROM tools_fts WHERE rowid = old.id;
+        {_INDEX_NEW_TOOL}
+    END""",  # noqa: S608
+    f"""CREATE TRIGGER IF NOT EXISTS servers_fts_insert AFTER INSERT ON servers BEGIN
+        {_INDEX_LATEST}
+    END""",
+    # A new latest version swaps the server's indexed tools, in the same transaction.
+    f"""CREATE TRIGGER IF NOT EXISTS servers_fts_latest AFTER UPDATE OF latest ON servers BEGIN
+        DELETE FROM tools_fts WHERE rowid IN (
+            SELECT id FROM tools WHERE server = old.name AND version = old.latest);
+        {_INDEX_LATEST}
+    END""",  # noqa: S608
+)
+
+
+def ensure_schema(db: sqlite3.Connection) -> None:
+    """Create the schema, or migrate an older one, in one write transaction.
+
+    Cheap when the file is current (one pragma read). The connection must be in autocommit
+    mode (``isolation_level=None``); foreign keys are off while a migration copies tables, so
+    that dropping the old ones cascades nothing, and on again afterwards.
+    """
+    if _user_version(db) >= SCHEMA_VERSION:
+        db.execute("PRAGMA foreign_keys=ON")
+        return
+    db.execute("PRAGMA foreign_keys=OFF")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Re-checked under the write lock: another process may have done it meanwhile.
+        if _user_version(db) < SCHEMA_VERSION:
+            legacy = _has_legacy_tables(db)
+            if legacy:
+                _rename_legacy(db)
+            for statement in STATEMENTS:
+                db.execute(statement)
+            if legacy:
+                _copy_legacy(db)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("PRAGMA foreign_keys=ON")
+
+
+def _user_version(db: sqlite3.Connection) -> int:
+    value: int = db.execute("PRAGMA user_version").fetchone()[0]
+    return value
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _has_legacy_tables(db: sqlite3.Connection) -> bool:
+    columns = _columns(db, "servers")
+    return bool(columns) and "latest" not in columns
+
+
+def _rename_legacy(db: sqlite3.Connection) -> None:
+    # The v2 triggers and index go first: they name ``tools``, which is about to be renamed.
+    for trigger in ("tools_fts_insert", "tools_fts_delete", "tools_fts_update"):
+        db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    db.execute("DROP TABLE IF EXISTS tools_fts")
+    db.execute("ALTER TABLE servers RENAME TO legacy_servers")
+    db.execute("ALTER TABLE tools RENAME TO legacy_tools")
+
+
+def _copy_legacy(db: sqlite3.Connection) -> None:
+    rows = db.execute(
+        "SELECT name, source, commit_sha, version, output_dir, python_path, venv,"
+        " environment_lock, generator_version, report, created_at FROM legacy_servers"
+    ).fetchall()
+    for name, source, commit, source_version, output_dir, *rest in rows:
+        version = legacy_version_id(name, output_dir)
+        python_path, venv, lock, generator, report, created_at = rest
+        db.execute(
+            "INSERT INTO servers (name, latest, created_at) VALUES (?, ?, ?)",
+            (name, version, created_at),
+        )
+        db.execute(
+            "INSERT INTO versions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                name,
+                version,
+                source,
+                commit,
+                source_version,
+                identity_of(source, commit, source_version),
+                output_dir,
+                python_path,
+                venv,
+                None,  # v2 did not record the workspace
+                lock,
+                generator,
+                report,
+                created_at,
+            ),
+        )
+        db.execute(
+            "INSERT INTO tools (server, version, name, description, target, input_schema,"
+            " definition_hash, evidence) SELECT server, ?, name, description, target,"
+            " input_schema, definition_hash, evidence FROM legacy_tools WHERE server = ?"
+            " ORDER BY name",
+            (version, name),
+        )
+    db.execute("DROP TABLE legacy_tools")
+    db.execute("DROP TABLE legacy_servers")
+
+
+def legacy_version_id(name: str, output_dir: str) -> str:
+    """The version id of a server registered before versions existed: its directory token."""
+    stem, _, token = Path(output_dir).name.rpartition("-")
+    return token if stem == name and token else "v1"
+
+
+def identity_of(source: str, commit: str | None, source_version: str | None) -> str:
+    """What makes two conversions "the same version": the source, and its commit when known
+    (a git source), else its version (a pypi source), else nothing more (a plain directory)."""
+    if commit:
+        return f"{source}\x00commit\x00{commit}"
+    if source_version:
+        return f"{source}\x00version\x00{source_version}"
+    return f"{source}\x00"

@@ -1,0 +1,293 @@
+"""Parameter codecs: JSON arguments -> the Python objects a target callable expects.
+
+The probe names a codec for each parameter whose annotation has no plain JSON form (see
+``ToolSpec.codecs``); the generated tool passes ``{parameter: codec}`` to ``invoke``, which
+decodes each argument here before the call. A codec is ``"name"`` or ``"name:target"`` where
+target is an import path (``pkg.mod:Class``) resolved lazily in the server's environment.
+
+Every codec also accepts a handle descriptor (``{"handle": id}``), so an object one tool
+returned can always be passed to another. Third-party libraries (numpy, pandas, sympy, pint,
+networkx) are imported only when a codec that needs them runs: their presence is then a
+property of the target environment, never of this module.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import os
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .codecs import from_json
+from .handles import HandleTable
+
+__all__ = ["CODECS", "CodecError", "decode", "set_work_dir", "work_dir"]
+
+
+class CodecError(ValueError):
+    """An argument that the parameter's codec cannot turn into the expected object."""
+
+
+_WORK_DIR: list[Path] = []
+
+
+def set_work_dir(path: str | os.PathLike[str]) -> None:
+    """Confine ``path`` parameters to ``path`` (the generated server's ``work/``)."""
+    _WORK_DIR[:] = [Path(path).resolve()]
+
+
+def work_dir() -> Path:
+    """The directory path arguments are confined to; the current directory by default."""
+    return _WORK_DIR[0] if _WORK_DIR else Path.cwd().resolve()
+
+
+def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
+    """Decode ``value`` for a parameter whose codec is ``codec`` (None: plain JSON).
+
+    Raises:
+        CodecError: the value does not have the codec's JSON form.
+        KeyError: a handle that is unknown or was evicted.
+    """
+    if isinstance(value, dict) and isinstance(value.get("handle"), str):
+        return from_json(value, handles)
+    if codec is None or value is None:
+        return from_json(value, handles)
+    name, _, target = codec.partition(":")
+    try:
+        function = CODECS[name]
+    except KeyError:
+        raise CodecError(f"unknown codec {codec!r}") from None
+    try:
+        return function(from_json(value, handles), target)
+    except CodecError:
+        raise
+    except (TypeError, ValueError, ArithmeticError, InvalidOperation) as exc:
+        raise CodecError(f"cannot decode {_short(value)} as {codec}: {exc}") from exc
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _resolve(target: str) -> Any:
+    module_name, _, qualname = target.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in qualname.split(".") if qualname else []:
+        obj = getattr(obj, part)
+    return obj
+
+
+# ---------------------------------------------------------------- standard library
+
+
+def _handle(value: Any, target: str) -> Any:
+    raise CodecError(f"expected a handle ({{'handle': id}}) for {target or 'this parameter'}")
+
+
+def _new(value: Any, target: str) -> Any:
+    """A class built from its constructor's keyword arguments (a dict) or positions (a list)."""
+    cls = _resolve(target)
+    if isinstance(value, dict):
+        return cls(**value)
+    if isinstance(value, list):
+        return cls(*value)
+    return cls(value)
+
+
+def _datetime(value: Any, target: str) -> datetime.datetime:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.datetime.fromtimestamp(value, tz=datetime.UTC)
+    return datetime.datetime.fromisoformat(_text(value))
+
+
+def _date(value: Any, target: str) -> datetime.date:
+    text = _text(value)
+    return datetime.date.fromisoformat(text[:10] if "T" in text else text)
+
+
+def _time(value: Any, target: str) -> datetime.time:
+    return datetime.time.fromisoformat(_text(value))
+
+
+def _timedelta(value: Any, target: str) -> datetime.timedelta:
+    if isinstance(value, dict):
+        return datetime.timedelta(**value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.timedelta(seconds=value)
+    raise CodecError("a duration is a number of seconds or {'days': .., 'seconds': ..}")
+
+
+def _decimal(value: Any, target: str) -> Decimal:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return Decimal(str(value))
+    raise CodecError("a decimal is a string or a number")
+
+
+def _fraction(value: Any, target: str) -> Fraction:
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(str(value))
+    if isinstance(value, list) and len(value) == 2:
+        return Fraction(value[0], value[1])
+    raise CodecError("a fraction is a string such as '3/4', a number or [numerator, denominator]")
+
+
+def _complex(value: Any, target: str) -> complex:
+    if isinstance(value, dict):
+        return complex(value.get("real", 0.0), value.get("imag", 0.0))
+    if isinstance(value, str):
+        return complex(value.replace(" ", ""))
+    if isinstance(value, list) and len(value) == 2:
+        return complex(value[0], value[1])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return complex(value)
+    raise CodecError("a complex number is {'real': x, 'imag': y}, [x, y] or text like '1+2j'")
+
+
+def _path(value: Any, target: str) -> Path:
+    """A path inside the work directory; anything that leaves it is refused."""
+    root = work_dir()
+    candidate = (root / _text(value)).resolve()
+    if candidate != root and root not in candidate.parents:
+        raise CodecError(f"path {value!r} is outside the server's work directory")
+    return candidate
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise CodecError(f"expected text, got {type(value).__name__}")
+    return value
+
+
+def _enum(value: Any, target: str) -> Any:
+    cls = _resolve(target)
+    try:
+        return cls(value)
+    except ValueError:
+        if isinstance(value, str) and value in cls.__members__:
+            return cls[value]
+        raise
+
+
+def _record(value: Any, target: str) -> Any:
+    """Dataclasses and named tuples: fields by name (a dict) or by position (a list)."""
+    cls = _resolve(target)
+    if isinstance(value, dict):
+        return cls(**value)
+    if isinstance(value, list):
+        return cls(*value)
+    raise CodecError(f"{target} is built from an object of its fields")
+
+
+def _pydantic(value: Any, target: str) -> Any:
+    return _resolve(target).model_validate(value)
+
+
+# ---------------------------------------------------------------- third-party libraries
+
+
+def _numpy(value: Any, target: str) -> Any:
+    numpy = importlib.import_module("numpy")
+    if isinstance(value, dict) and "real" in value:
+        return numpy.complex128(_complex(value, target))
+    return numpy.asarray(value)
+
+
+def _dataframe(value: Any, target: str) -> Any:
+    pandas = importlib.import_module("pandas")
+    if isinstance(value, dict) and {"columns", "data"} <= set(value):
+        return pandas.DataFrame(**{k: value[k] for k in ("data", "columns", "index") if k in value})
+    return pandas.DataFrame(value)
+
+
+def _series(value: Any, target: str) -> Any:
+    pandas = importlib.import_module("pandas")
+    if isinstance(value, dict) and {"data", "index"} <= set(value):
+        return pandas.Series(value["data"], index=value["index"], name=value.get("name"))
+    return pandas.Series(value)
+
+
+def _sympy(value: Any, target: str) -> Any:
+    """Text through SymPy's own parser; {'text': ...} as ``to_json`` returns it; numbers."""
+    sympy = importlib.import_module("sympy")
+    if isinstance(value, dict) and "text" in value:
+        value = value["text"]
+    if isinstance(value, str):
+        parser = importlib.import_module("sympy.parsing.sympy_parser")
+        return parser.parse_expr(value)
+    return sympy.sympify(value, strict=True)
+
+
+def _pint(value: Any, target: str) -> Any:
+    """A quantity parsed by pint's own parser ('3 m/s'), or [magnitude, units]."""
+    pint = importlib.import_module("pint")
+    registry = pint.get_application_registry()
+    if isinstance(value, list) and len(value) == 2:
+        return registry.Quantity(value[0], value[1])
+    if isinstance(value, dict) and "magnitude" in value:
+        return registry.Quantity(value["magnitude"], value.get("units", ""))
+    if isinstance(value, str):
+        if target.endswith("Unit"):
+            return registry.Unit(value)
+        return registry.parse_expression(value)
+    return registry.Quantity(value)
+
+
+def _networkx(value: Any, target: str) -> Any:
+    """A graph from ``{"nodes": [...], "edges": [[u, v] or {...}]}`` or an edge list."""
+    networkx = importlib.import_module("networkx")
+    directed = isinstance(value, dict) and bool(value.get("directed"))
+    cls = _resolve(target) if target else (networkx.DiGraph if directed else networkx.Graph)
+    graph = cls()
+    nodes, edges = ([], value) if isinstance(value, list) else (value.get("nodes", []), None)
+    for node in nodes:
+        if isinstance(node, dict):
+            attrs = dict(node)
+            graph.add_node(_hashable(attrs.pop("id")), **attrs)
+        else:
+            graph.add_node(_hashable(node))
+    for edge in edges if edges is not None else value.get("edges", []):
+        if isinstance(edge, dict):
+            attrs = dict(edge)
+            u, v = _hashable(attrs.pop("source")), _hashable(attrs.pop("target"))
+            graph.add_edge(u, v, **attrs)
+        else:
+            u, v, *rest = edge
+            graph.add_edge(_hashable(u), _hashable(v), **(rest[0] if rest else {}))
+    return graph
+
+
+def _hashable(value: Any) -> Any:
+    """JSON lists as tuples: a node like (0, 1) comes back from JSON as [0, 1]."""
+    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
+
+
+CODECS: dict[str, Callable[[Any, str], Any]] = {
+    "handle": _handle,
+    "new": _new,
+    "datetime": _datetime,
+    "date": _date,
+    "time": _time,
+    "timedelta": _timedelta,
+    "decimal": _decimal,
+    "fraction": _fraction,
+    "complex": _complex,
+    "path": _path,
+    "enum": _enum,
+    "dataclass": _record,
+    "namedtuple": _record,
+    "pydantic": _pydantic,
+    "numpy": _numpy,
+    "dataframe": _dataframe,
+    "series": _series,
+    "sympy": _sympy,
+    "pint": _pint,
+    "networkx": _networkx,
+}
+"""Codec name -> decoder(value, target). The probe emits only these names."""

@@ -1,0 +1,251 @@
+"""The ``bwrap`` backend: bubblewrap namespaces, a switched uid, seccomp and rlimits.
+
+A child sees an empty root with the read-only system, the paths its command and policy need
+(:mod:`metaserver.sandbox.mounts`), a private ``/tmp``, ``/proc`` and ``/dev``, no network
+(a new, empty network namespace), its own pid, ipc and uts namespaces, and a cleared
+environment. It dies with its parent (``--die-with-parent``), runs in a new session, and is
+limited in address space, CPU time, open files, file size and processes (``prlimit``).
+
+How the uid is handled depends on who runs metaserver, measured on the reference machine:
+
+* **As root**, bwrap runs *without* a user namespace. A user namespace made by root maps
+  every uid back to host root (sandbox.md, section 2), so it would not confine anything, and
+  an unprivileged bwrap could not bind the interpreters under ``/root`` (mode 700) that
+  environments are built from. Root bwrap binds what the plan names, keeps only the
+  capabilities to change uid (``--cap-drop ALL --cap-add CAP_SETUID,CAP_SETGID,CAP_SETPCAP``)
+  and execs ``setpriv`` which switches to the sandbox uid, clears groups, sets
+  ``no_new_privs``, and empties the inheritable and bounding capability sets before the
+  untrusted command runs. Measured: uid/gid 65534, CapEff/CapBnd 0, NoNewPrivs 1, host
+  ``/root`` absent, pid 1 unkillable (EPERM). Nested user namespaces are blocked by the
+  seccomp filter, because ``--disable-userns`` needs ``--unshare-user``.
+* **As any other user**, bwrap makes an unprivileged user namespace mapped to the caller's
+  own uid, with ``--disable-userns`` and ``--cap-drop ALL``.
+
+Installs (``Policy.network``) keep ``--unshare-net`` too: the only way out is the bridge to
+the host's allow-list proxy (:mod:`metaserver.sandbox.proxy`).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from metaserver.exceptions import SandboxError
+from metaserver.sandbox import seccomp
+from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
+from metaserver.sandbox.identity import Identity, hand_over, sandbox_cache, sandbox_identity
+from metaserver.sandbox.mounts import MountPlan, interpreter_prefix, plan_for
+from metaserver.sandbox.proxy import index_hosts, shared_proxy
+from metaserver.settings import SandboxSettings
+
+logger = logging.getLogger(__name__)
+
+BRIDGE = Path(__file__).with_name("bridge.py")
+PROXY_DIR = Path("/run/metaserver-proxy")  # where the proxy's socket appears inside
+PROXY_PORT = 3128
+SECCOMP_FD = 9  # dash redirects single-digit descriptors only
+# A constant script: the filter file arrives as $0 and is opened on fd 9 for bwrap's
+# --seccomp; nothing from the command line is ever interpolated into shell text.
+FD_SCRIPT = f'exec "$@" {SECCOMP_FD}<"$0"'
+
+
+def host_python() -> Path:
+    """The real interpreter running metaserver (not a venv shim): the bridge runs on it."""
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    return Path(os.path.realpath(base))
+
+
+def limit_options(limits: SandboxSettings) -> list[str]:
+    """``prlimit`` options for the settings' resource limits."""
+    mb = 1024 * 1024
+    return [
+        f"--as={limits.memory_mb * mb}",
+        f"--cpu={limits.cpu_seconds}",
+        f"--nofile={limits.open_files}",
+        f"--fsize={limits.file_size_mb * mb}",
+        f"--nproc={limits.processes}",
+        "--core=0",
+    ]
+
+
+class BwrapSandbox(Sandbox):
+    name = "bwrap"
+
+    def __init__(self, limits: SandboxSettings) -> None:
+        super().__init__(limits)
+        self.bwrap = shutil.which("bwrap")
+        self.prlimit = shutil.which("prlimit")
+        self.setpriv = shutil.which("setpriv")
+        self.sh = shutil.which("sh")
+        self.identity: Identity = sandbox_identity(limits.uid, limits.gid)
+        missing = [
+            name
+            for name, found in (
+                ("bwrap", self.bwrap),
+                ("prlimit", self.prlimit),
+                ("sh", self.sh),
+                ("setpriv", self.setpriv if self.identity.switch else "-"),
+            )
+            if not found
+        ]
+        if missing:
+            raise SandboxError(f"the bwrap backend needs {', '.join(missing)} on PATH")
+
+    @classmethod
+    def available(cls, limits: SandboxSettings) -> str | None:
+        """None when bubblewrap works here, else why not."""
+        return _probe(limits.uid, limits.gid)
+
+    def wrap(self, argv: Sequence[str], policy: Policy) -> Command:
+        identity = self.identity
+        env = base_environment(policy)
+        for key in list(env):
+            if key.lower() in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):
+                del env[key]  # the host's proxies are the host proxy's business
+        writable = [policy.workdir, *policy.writable]
+        for path in writable:
+            hand_over(path, identity)
+        extra: list[Path] = []
+        if policy.kind == "install":
+            cache = sandbox_cache(policy.env, identity)
+            if cache is not None:
+                env["UV_CACHE_DIR"] = str(cache)
+                writable.append(cache)
+            extra += [Path(p) for p in _local_links(policy.env)]
+        else:
+            env.pop("UV_CACHE_DIR", None)
+            env["UV_NO_CACHE"] = "1"
+        inner = [*argv]
+        proxy_options: list[str] = []
+        if policy.network:
+            allowed = index_hosts(policy.env)
+            if not allowed:
+                raise SandboxError("a network policy names no package index to allow")
+            proxy = shared_proxy(allowed)
+            python = host_python()
+            prefix = interpreter_prefix(python)
+            if prefix is not None:
+                extra.append(prefix)
+            extra.append(BRIDGE)
+            socket = PROXY_DIR / proxy.socket_path.name
+            proxy_options = ["--perms", "0755", "--dir", str(PROXY_DIR.parent)]
+            proxy_options += ["--ro-bind", str(proxy.directory), str(PROXY_DIR)]
+            inner = [str(python), "-I", "-S", str(BRIDGE), str(socket), str(PROXY_PORT), "--"]
+            inner += argv
+            url = f"http://127.0.0.1:{PROXY_PORT}"
+            env.update({"HTTPS_PROXY": url, "HTTP_PROXY": url, "ALL_PROXY": url})
+        readable = list(policy.readable)
+        copies: list[str] = []
+        if policy.kind == "install":
+            # Build backends write into source trees (egg-info, build/); the repository's
+            # files are never modified (DESIGN decision 6), so an install writes to a private
+            # copy bound over the original path, thrown away with its work directory.
+            for index, source in enumerate(p for p in policy.readable if p.is_dir()):
+                copy = private_copy(source, policy.workdir / f".source-{index}", identity)
+                copies += ["--bind", str(copy), str(source)]
+        plan = plan_for(argv, readable, writable, extra)
+        options = self._options(plan, policy) + copies + proxy_options
+        if identity.switch:
+            assert self.setpriv is not None
+            inner = [
+                self.setpriv,
+                f"--reuid={identity.uid}",
+                f"--regid={identity.gid}",
+                "--clear-groups",
+                "--no-new-privs",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--",
+                *inner,
+            ]
+        assert self.bwrap is not None and self.prlimit is not None and self.sh is not None
+        outer = [self.prlimit, *limit_options(self.limits), "--", self.bwrap]
+        filter_file = seccomp.filter_file()
+        if filter_file is not None:
+            outer = [self.sh, "-c", FD_SCRIPT, str(filter_file), *outer]
+            options += ["--seccomp", str(SECCOMP_FD)]
+        return Command(
+            argv=[*outer, *options, "--remount-ro", "/", "--", *inner],
+            env=env,
+            cwd=policy.workdir,
+        )
+
+    def _options(self, plan: MountPlan, policy: Policy) -> list[str]:
+        options = [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "sandbox",
+            "--die-with-parent",
+            "--new-session",
+        ]
+        if self.identity.switch:
+            options += ["--cap-drop", "ALL"]
+            options += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+            options += ["--cap-add", "CAP_SETPCAP"]
+        else:
+            options += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        options += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]  # noqa: S108
+        for target, link in plan.links:
+            options += ["--symlink", target, str(link)]
+        for directory in plan.directories():
+            options += ["--perms", "0755", "--dir", str(directory)]
+        for path, writable in plan.binds():
+            options += ["--bind" if writable else "--ro-bind", str(path), str(path)]
+        options += ["--chdir", str(policy.workdir)]
+        return options
+
+
+def private_copy(source: Path, copy: Path, identity: Identity) -> Path:
+    """A copy of ``source`` owned by ``identity`` (made once per work directory)."""
+    if not copy.exists():
+        staging = copy.with_name(copy.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(source, staging, symlinks=True)
+        if identity.switch:
+            for root, dirs, files in os.walk(staging):
+                for name in [*dirs, *files]:
+                    os.chown(Path(root) / name, identity.uid, identity.gid, follow_symlinks=False)
+            os.chown(staging, identity.uid, identity.gid)
+        staging.rename(copy)
+    return copy
+
+
+def _local_links(env: Mapping[str, str]) -> list[str]:
+    """Local wheelhouse directories named by ``UV_FIND_LINKS`` (bound read-only)."""
+    value = env.get("UV_FIND_LINKS", "")
+    return [p for p in value.split() if p.startswith("/") and Path(p).exists()]
+
+
+@functools.cache
+def _probe(uid: int, gid: int) -> str | None:
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        sandbox = BwrapSandbox(SandboxSettings(uid=uid, gid=gid))
+    except SandboxError as exc:
+        return str(exc)
+    workdir = Path(tempfile.mkdtemp(prefix="metaserver-bwrap-probe-"))
+    try:
+        probe = sandbox.wrap(["/bin/true"], Policy(workdir=workdir, timeout=10))
+        result = subprocess.run(
+            probe.argv, env=probe.env, cwd=workdir, capture_output=True, timeout=20
+        )
+    except (OSError, subprocess.SubprocessError, SandboxError) as exc:
+        return f"bubblewrap does not start here: {exc}"
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if result.returncode != 0:
+        error = result.stderr.decode("utf-8", "replace").strip()[-300:]
+        return f"bubblewrap does not work here: {error or result.returncode}"
+    return None

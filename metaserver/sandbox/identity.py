@@ -1,0 +1,124 @@
+"""Who untrusted code runs as, and the few host paths that must belong to that user.
+
+Running untrusted code as root is never acceptable, not even inside bubblewrap: as root,
+bwrap's ``--uid`` mapping still reaches host uid 0, so ``/root`` stays readable
+(sandbox.md, section 2). When metaserver runs as root, children therefore switch to a
+dedicated unprivileged uid (``SandboxSettings.uid``) before any repository code runs. That
+uid owns nothing on the host except what a policy makes writable:
+
+* the policy's ``workdir`` and ``writable`` paths, handed over with :func:`hand_over`
+  (the directory itself, never followed through a symlink);
+* a package cache of its own (:func:`sandbox_cache`), next to the operator's uv cache,
+  because an install must write its cache and the operator's cache must never be writable
+  by sandboxed code: a build script could plant files in it that later installs copy into
+  other environments (sandbox.md, uv section).
+
+When metaserver is not root there is nothing to switch from: the child keeps the caller's
+uid inside a user namespace, and these helpers do nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from metaserver.exceptions import SandboxError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The uid/gid a child runs as; ``switch`` is whether that differs from ours."""
+
+    uid: int
+    gid: int
+    switch: bool
+
+
+def sandbox_identity(uid: int, gid: int) -> Identity:
+    """The identity for children: ``uid``/``gid`` when we are root, our own otherwise."""
+    if os.geteuid() == 0:
+        if uid == 0 or gid == 0:
+            raise SandboxError("the sandbox uid and gid must not be 0")
+        return Identity(uid=uid, gid=gid, switch=True)
+    return Identity(uid=os.geteuid(), gid=os.getegid(), switch=False)
+
+
+def hand_over(path: Path, identity: Identity) -> None:
+    """Create ``path`` (a directory) and make it writable by ``identity``.
+
+    Only the directory itself changes owner: its contents were written by earlier children
+    of the same identity or are the host's, and a recursive chown could be steered by a
+    symlink a child planted. A ``path`` that is a symlink is refused for the same reason.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise SandboxError(f"refusing to hand over {path}: not a plain directory")
+    if identity.switch and (info.st_uid, info.st_gid) != (identity.uid, identity.gid):
+        os.chown(path, identity.uid, identity.gid, follow_symlinks=False)
+    if identity.switch and not info.st_mode & stat.S_IXOTH:
+        # bwrap, root but without CAP_DAC_OVERRIDE, must enter it for --chdir and binds:
+        # search permission for others, never read or write.
+        os.chmod(path, stat.S_IMODE(info.st_mode) | stat.S_IXOTH | stat.S_IXUSR)
+
+
+def reachable(path: Path, identity: Identity, write: bool = False) -> bool:
+    """Whether ``identity`` could open ``path`` by its host path (traverse every parent).
+
+    Used by the ``process`` backend, which has no mount namespace to expose paths through:
+    it switches uid only when everything a child needs is reachable by the sandbox uid.
+    """
+    if not identity.switch:
+        return True
+    target = Path(os.path.abspath(path))
+    parts = [*reversed(target.parents), target]
+    for index, part in enumerate(parts):
+        try:
+            info = part.stat()
+        except OSError:
+            return index > 0 and write  # a path still to be created below a reachable one
+        last = index == len(parts) - 1
+        if stat.S_ISDIR(info.st_mode):
+            need = 0o3 if (last and write) else 0o1
+        else:
+            need = 0o2 if write else 0o4
+        if not _allowed(info, identity, need):
+            return False
+    return True
+
+
+def _allowed(info: os.stat_result, identity: Identity, need: int) -> bool:
+    mode = info.st_mode
+    if info.st_uid == identity.uid:
+        bits = (mode >> 6) & 0o7
+    elif info.st_gid == identity.gid:
+        bits = (mode >> 3) & 0o7
+    else:
+        bits = mode & 0o7
+    return bits & need == need
+
+
+def sandbox_cache(env: Mapping[str, str], identity: Identity) -> Path | None:
+    """The uv cache installs of ``identity`` use: ``<cache>-sandbox-<uid>``, beside the
+    operator's cache named by ``UV_CACHE_DIR``.
+
+    Sandboxed installs never write the operator's cache (and, when metaserver is root, could
+    not: it belongs to root). A cache of their own, owned by the sandbox uid, keeps later
+    installs warm; what one install's build script plants there can reach later installs,
+    which is why environments are installed with ``--link-mode=copy`` and the cache is
+    invisible to every child that is not an install.
+    """
+    configured = env.get("UV_CACHE_DIR")
+    if not configured:
+        return None
+    cache = Path(configured)
+    own = cache.with_name(f"{cache.name}-sandbox-{identity.uid}")
+    own.parent.mkdir(parents=True, exist_ok=True)
+    hand_over(own, identity)
+    return own

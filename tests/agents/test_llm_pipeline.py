@@ -1,0 +1,84 @@
+"""The issue's "done when", end to end: metaserver.pipeline.convert with and without a model.
+
+Three conversions of the calc fixture run side by side: no model; a sensible scripted model
+(selects four functions, renames add, describes all); and a bad one (a 500, then a timeout
+on the retry, then malformed JSON). The bad model's conversion must equal the no-model one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from fixture_repos import make_calc_repo
+from llm_server import Reply, ScriptedLLM, answer, by_schema, in_turn, llm_settings, sensible
+
+from metaserver.contracts import ConversionReport
+from metaserver.pipeline import convert
+from metaserver.settings import LLMSettings, Settings
+
+MAX_TOOLS = 4
+PICKS = ["add", "slugify", "word_counts", "mean"]
+
+
+async def run(repo: Path, home: Path, llm: LLMSettings) -> ConversionReport:
+    # The replay of generated tests is another issue's gate; it adds time, not coverage here.
+    settings = Settings(home=home, llm=llm, run_generated_tests=False)
+    return await convert(f"file://{repo}", settings=settings, max_tools=MAX_TOOLS)
+
+
+def outcome(report: ConversionReport) -> tuple[str, list[tuple[str, str, str]], int]:
+    tools = sorted((t.name, t.target, t.status) for t in report.tools)
+    return report.status, tools, report.tools_passed
+
+
+@pytest.mark.integration
+async def test_a_model_improves_tools_and_a_bad_model_changes_nothing(tmp_path: Path) -> None:
+    # A distribution name no index publishes, so the environment is built from this source.
+    repo = make_calc_repo(tmp_path / "calc", name="metaserver-llm-fixture")
+    sensible_model = by_schema(
+        {},
+        default=sensible(
+            picks=PICKS,
+            renames={"add": "add_integers"},
+            descriptions={"add": "Add two integers a and b and return their sum."},
+        ),
+    )
+    bad_model = in_turn(
+        Reply(status=500),  # the selection call...
+        answer({"targets": []}, delay=5.0),  # ...its retry times out...
+        Reply(content="I think the best tools are add and mean"),  # ...descriptions: not JSON
+    )
+    with ScriptedLLM(sensible_model) as good, ScriptedLLM(bad_model) as bad:
+        plain, improved, spoiled = await asyncio.gather(
+            run(repo, tmp_path / "plain", LLMSettings()),
+            run(repo, tmp_path / "good", llm_settings(good.url)),
+            run(repo, tmp_path / "bad", llm_settings(bad.url, timeout=0.5)),
+        )
+
+    assert plain.status == "success" and plain.tools_passed == MAX_TOOLS
+    assert plain.llm.calls == 0 and plain.llm.model is None
+    assert "llm" not in plain.seconds
+
+    # The sensible model: its selection, its name, its description, all validated.
+    assert improved.status == "success", improved.failure
+    assert sorted(t.name for t in improved.tools) == sorted(["add_integers", *PICKS[1:]])
+    assert all(t.status == "passed" for t in improved.tools)
+    server = (Path(improved.output_dir or "") / "server.py").read_text()
+    assert "Add two integers a and b and return their sum." in server
+    tools = json.dumps(json.loads((Path(improved.output_dir or "") / "tools.json").read_text()))
+    assert "add_integers" in tools
+    assert improved.llm.calls == 2 and improved.llm.failed_calls == 0
+    assert improved.llm.contributed == {"selected": 2, "renamed": 1, "described": 4}
+    assert improved.llm.tokens_in > 0 and improved.llm.tokens_out > 0
+    assert improved.llm.model == "scripted" and "llm" in improved.seconds
+
+    # The bad model: the same conversion as without a model, and the failures counted.
+    assert outcome(spoiled) == outcome(plain)
+    assert spoiled.llm.calls == 2 and spoiled.llm.failed_calls == 2
+    assert spoiled.llm.contributed == {}
+    assert any("HTTP 500" in e or "no answer within" in e for e in spoiled.llm.errors)
+    assert any("not JSON" in e for e in spoiled.llm.errors)
+    assert len(bad.requests) == 3

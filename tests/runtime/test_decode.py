@@ -1,0 +1,194 @@
+"""Parameter codecs (runtime.decode), standard-library types, both ways: object -> JSON ->
+object is the identity, property-based where a strategy exists."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import json
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from metaserver.runtime import invoke
+from metaserver.runtime.codecs import to_json
+from metaserver.runtime.decode import CODECS, CodecError, decode, set_work_dir
+from metaserver.runtime.handles import HandleTable
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float
+
+
+class Pair(NamedTuple):
+    left: int
+    right: str
+
+
+class Box:
+    def __init__(self, width: int, height: int = 1) -> None:
+        self.width, self.height = width, height
+
+
+HERE = f"{__name__}:"
+
+
+def round_trip(value: Any, codec: str) -> Any:
+    handles = HandleTable()
+    encoded = to_json(value, handles)
+    json.dumps(encoded, allow_nan=False)  # what reaches the client is JSON
+    return decode(json.loads(json.dumps(encoded)), codec, handles)
+
+
+@given(st.datetimes(timezones=st.none() | st.timezones()))
+def test_datetime_both_ways(value: datetime.datetime) -> None:
+    assert round_trip(value, "datetime") == value
+
+
+@given(st.dates())
+def test_date_both_ways(value: datetime.date) -> None:
+    assert round_trip(value, "date") == value
+
+
+@given(st.times())
+def test_time_both_ways(value: datetime.time) -> None:
+    assert round_trip(value, "time") == value
+
+
+@given(st.timedeltas(min_value=datetime.timedelta(days=-9999), max_value=datetime.timedelta(9999)))
+def test_timedelta_both_ways(value: datetime.timedelta) -> None:
+    # total_seconds is a float: microseconds survive for durations under ~285 years.
+    assert round_trip(value, "timedelta") == value
+
+
+@given(st.decimals(allow_nan=False, allow_infinity=False))
+def test_decimal_both_ways(value: Decimal) -> None:
+    assert round_trip(value, "decimal") == value
+
+
+@given(st.fractions())
+def test_fraction_both_ways(value: Fraction) -> None:
+    assert round_trip(value, "fraction") == value
+
+
+@given(st.complex_numbers(allow_nan=False, allow_infinity=False))
+def test_complex_both_ways(value: complex) -> None:
+    assert round_trip(value, "complex") == value
+
+
+@given(st.sampled_from(Colour))
+def test_enum_both_ways(value: Colour) -> None:
+    assert round_trip(value, f"enum:{HERE}Colour") is value
+
+
+def test_enum_accepts_a_member_name() -> None:
+    assert decode("RED", f"enum:{HERE}Colour", HandleTable()) is Colour.RED
+
+
+@given(st.builds(Point, st.floats(allow_nan=False, allow_infinity=False), st.floats(-1e9, 1e9)))
+def test_dataclass_both_ways(value: Point) -> None:
+    assert round_trip(value, f"dataclass:{HERE}Point") == value
+
+
+@given(st.builds(Pair, st.integers(), st.text()))
+def test_namedtuple_both_ways(value: Pair) -> None:
+    assert round_trip(value, f"namedtuple:{HERE}Pair") == value
+
+
+def test_records_accept_positions_too() -> None:
+    assert decode([1.0, 2.0], f"dataclass:{HERE}Point", HandleTable()) == Point(1.0, 2.0)
+
+
+class Model(BaseModel):
+    name: str
+    size: int = 3
+
+
+def test_pydantic_model_both_ways() -> None:
+    value = Model(name="a", size=5)
+    assert round_trip(value, f"pydantic:{HERE}Model") == value
+
+
+def test_new_builds_from_constructor_arguments_or_takes_a_handle() -> None:
+    handles = HandleTable()
+    built = decode({"width": 3}, f"new:{HERE}Box", handles)
+    assert (built.width, built.height) == (3, 1)
+    assert decode([4, 5], f"new:{HERE}Box", handles).height == 5
+    descriptor = handles.put(built)
+    assert decode(descriptor, f"new:{HERE}Box", handles) is built
+
+
+def test_handle_codec_takes_only_handles() -> None:
+    handles = HandleTable()
+    box = Box(1)
+    assert decode(handles.put(box), f"handle:{HERE}Box", handles) is box
+    with pytest.raises(CodecError, match="expected a handle"):
+        decode({"width": 1}, f"handle:{HERE}Box", handles)
+    with pytest.raises(KeyError):
+        decode({"handle": "h_nope"}, f"handle:{HERE}Box", handles)
+
+
+def test_paths_are_confined_to_the_work_directory(tmp_path: Path) -> None:
+    set_work_dir(tmp_path)
+    handles = HandleTable()
+    assert decode("a/b.txt", "path", handles) == tmp_path.resolve() / "a" / "b.txt"
+    assert round_trip(Path("x.csv"), "path") == tmp_path.resolve() / "x.csv"
+    for escape in ("../outside.txt", "/etc/passwd", "a/../../b"):
+        with pytest.raises(CodecError, match="outside"):
+            decode(escape, "path", handles)
+
+
+@pytest.mark.parametrize(
+    ("codec", "value"),
+    [
+        ("datetime", "not a date"),
+        ("date", 12),
+        ("decimal", "1.2.3"),
+        ("fraction", "1/0"),
+        ("complex", "abc"),
+        ("timedelta", "soon"),
+        ("nonsense", 1),
+        (f"enum:{HERE}Colour", "BLUE"),
+    ],
+)
+def test_bad_json_forms_raise_codec_errors(codec: str, value: Any) -> None:
+    with pytest.raises(CodecError):
+        decode(value, codec, HandleTable())
+
+
+def test_none_passes_through_for_optional_parameters() -> None:
+    assert decode(None, "datetime", HandleTable()) is None
+
+
+def test_every_codec_the_probe_may_name_exists() -> None:
+    from metaserver.agents.synthesis import CODEC_VALUES
+
+    assert set(CODEC_VALUES) <= set(CODECS)
+
+
+def test_invoke_decodes_by_codec_and_keeps_constructed_objects() -> None:
+    handles = HandleTable()
+
+    def later(when: datetime.date, days: int) -> datetime.date:
+        return when + datetime.timedelta(days=days)
+
+    result = invoke(later, [], {"when": "2024-02-28", "days": 2}, handles, codecs={"when": "date"})
+    assert result == "2024-03-01"
+    box = invoke(Box, [], {"width": 2}, handles, keep=True)
+    assert set(box) == {"handle", "type", "repr"}
+    width = invoke(lambda b: b.width, ["b"], {"b": box}, handles, codecs={"b": f"new:{HERE}Box"})
+    assert width == 2
