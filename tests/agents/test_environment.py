@@ -280,7 +280,8 @@ async def test_offline_wheelhouse_fallback(tmp_path: Path) -> None:
     offline = Settings(
         home=online.home, index=IndexSettings(offline=True, find_links=str(wheelhouse))
     )
-    ws = workspace(broken, "calcpack").model_copy(update={"version": "0.3.1"})
+    # As a pypi source (the sdist of a release whose build needs what this site lacks).
+    ws = workspace(broken, "calcpack", kind="pypi").model_copy(update={"version": "0.3.1"})
     environment = await build_environment(
         ws, offline.environments_dir / "air", offline, get_sandbox(offline.sandbox)
     )
