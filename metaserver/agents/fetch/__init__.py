@@ -1,0 +1,212 @@
+"""The fetch stage: put a private copy of the repository a :class:`Source` names into ``dest``.
+
+Four kinds of source, each with its own module (:mod:`.git`, :mod:`.local`, :mod:`.archives`
+for a local archive, :mod:`.index` for a package), one outcome: a :class:`Workspace` whose
+``path`` holds the project root. This module dispatches on the kind, lets the workspace cache
+answer for a tree fetched before (and stores a new one), has :mod:`.metadata` read the name and
+version, and on any failure removes ``dest`` before the error propagates, so a later stage never
+sees half a tree. git and archive work block, so they run in worker threads
+(:func:`asyncio.to_thread`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+
+from metaserver import __version__
+from metaserver.agents.fetch.archives import _MAX_ARCHIVE_BYTES, _unpack
+from metaserver.agents.fetch.common import _in_thread, _redact, _remove_tree, _timeout_error
+from metaserver.agents.fetch.git import _clone_git, _resolve_remote
+from metaserver.agents.fetch.index import (
+    _choose_sdist_or_wheel,
+    _download,
+    _list_files,
+    _normalise,
+)
+from metaserver.agents.fetch.local import _copy_local
+from metaserver.agents.fetch.metadata import _inspect_tree
+from metaserver.agents.workspace_cache import (
+    CacheKey,
+    WorkspaceCache,
+    archive_key,
+    file_sha256,
+    git_key,
+    pypi_key,
+)
+from metaserver.contracts import Source, Workspace
+from metaserver.exceptions import FetchError
+
+if TYPE_CHECKING:
+    from metaserver.settings import Settings
+
+__all__ = ["fetch"]
+
+logger = logging.getLogger(__name__)
+
+
+async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
+    """Fetch ``source`` into ``dest`` and describe what arrived.
+
+    Args:
+        source: A source that :func:`metaserver.agents.source.parse_source` accepted.
+        dest: Where the repository tree goes. It must not exist; its parent is created.
+        settings: Supplies the fetch timeout and the package index.
+
+    Returns:
+        The workspace: the tree at ``dest``, the git commit (git sources, and local
+        directories that are git checkouts), the version (pypi, or declared statically), and
+        the distribution name when the metadata declares one.
+
+    Raises:
+        SourceError: The ref or package does not exist, or the tree holds no Python code.
+        FetchError: The source could not be fetched (network, git, archive, timeout).
+        FileExistsError: ``dest`` already exists (a caller bug; it is left untouched).
+    """
+    dest = dest.absolute()
+    if dest.exists() or dest.is_symlink():
+        raise FileExistsError(f"fetch destination already exists: {dest}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    cache = WorkspaceCache(settings.home / "cache" / "workspaces")
+    try:
+        workspace, key, cached = await _fetch_kind(source, dest, settings, cache)
+        workspace = await _in_thread(_inspect_tree, workspace)
+        if key is not None:
+            workspace = workspace.model_copy(update={"fingerprint": f"{key.kind}:{key.digest}"})
+            if not cached:
+                await _in_thread(cache.store, key, workspace)
+    except BaseException:
+        # Synchronous on purpose: this also runs on cancellation, when awaiting a thread
+        # could itself be cancelled and leave half a tree behind.
+        _remove_tree(dest)
+        raise
+    logger.info(
+        "fetched %s (%s) into %s in %.1f s: distribution=%s version=%s commit=%s",
+        _redact(source.original),
+        source.kind,
+        dest,
+        time.monotonic() - started,
+        workspace.distribution,
+        workspace.version,
+        workspace.commit,
+    )
+    return workspace
+
+
+async def _fetch_kind(
+    source: Source, dest: Path, settings: Settings, cache: WorkspaceCache
+) -> tuple[Workspace, CacheKey | None, bool]:
+    """Dispatch on the kind of source; each branch leaves the tree at ``dest``.
+
+    Returns:
+        The workspace, the cache key of its tree (None for a local directory), and whether
+        the tree came from the cache (then nothing was downloaded).
+    """
+    if source.kind == "git":
+        return await _fetch_git(source, dest, settings, cache)
+    if source.kind == "local":
+        commit = await _in_thread(_copy_local, Path(source.location), dest)
+        return Workspace(source=source, path=dest, commit=commit), None, False
+    if source.kind == "archive":
+        key, cached = await _in_thread(_fetch_archive, Path(source.location), dest, cache)
+        return Workspace(source=source, path=dest), key, cached
+    version, key, cached = await _fetch_pypi(source, dest, settings, cache)
+    return Workspace(source=source, path=dest, version=version), key, cached
+
+
+async def _fetch_git(
+    source: Source, dest: Path, settings: Settings, cache: WorkspaceCache
+) -> tuple[Workspace, CacheKey | None, bool]:
+    """A cached tree when the ref resolves to a commit seen before, else a clone."""
+    url = source.location
+    alias = f"{url} {source.ref or 'HEAD'}"
+    commit = await _in_thread(_resolve_remote, source, settings.timeouts.fetch)
+    if commit is None:
+        # Offline, or a server that is down: the commit this ref had the last time.
+        commit = cache.recall("git", alias)
+    if commit is not None:
+        meta = await _in_thread(cache.restore, git_key(url, commit), dest)
+        if meta is not None:
+            return Workspace(source=source, path=dest, commit=commit), git_key(url, commit), True
+    commit = await _in_thread(_clone_git, source, dest, settings.timeouts.fetch)
+    if commit is None:
+        return Workspace(source=source, path=dest), None, False
+    cache.remember("git", alias, commit)
+    return Workspace(source=source, path=dest, commit=commit), git_key(url, commit), False
+
+
+def _fetch_archive(path: Path, dest: Path, cache: WorkspaceCache) -> tuple[CacheKey, bool]:
+    """Unpack a local source archive (the same checks as a downloaded sdist)."""
+    try:
+        size = path.stat().st_size
+        if size > _MAX_ARCHIVE_BYTES:
+            raise FetchError(f"{path.name} is larger than {_MAX_ARCHIVE_BYTES // 2**20} MiB")
+        key = archive_key(file_sha256(path))
+    except OSError as err:
+        raise FetchError(f"could not read {path}: {err}") from None
+    if cache.restore(key, dest) is not None:
+        return key, True
+    with tempfile.TemporaryDirectory(prefix=f".{dest.name}.", dir=dest.parent) as tmp:
+        _unpack(path, path.name, Path(tmp) / "tree", dest)
+    return key, False
+
+
+async def _fetch_pypi(
+    source: Source, dest: Path, settings: Settings, cache: WorkspaceCache
+) -> tuple[str, CacheKey, bool]:
+    """The sdist's tree, from the cache or the index; return its version and cache key.
+
+    A pinned version that is cached needs no network at all; an unpinned one costs one index
+    request to learn the newest version (offline: the version fetched last time).
+    """
+    name = source.location
+    pinned = source.version
+    known = pinned
+    if settings.index.offline and pinned is None:
+        known = cache.recall("pypi", _normalise(name))
+    if known is not None and await _restored(cache, pypi_key(name, known), dest):
+        return known, pypi_key(name, known), True
+    if settings.index.offline:
+        wanted = f"{name}=={pinned}" if pinned else name
+        raise FetchError(
+            f"offline mode: {wanted} is not in the workspace cache, and the package index "
+            "may not be used (METASERVER_INDEX__OFFLINE is set); convert it once online"
+        )
+    timeout = settings.timeouts.fetch
+    headers = {"User-Agent": f"metaserver/{__version__}"}
+    try:
+        async with (
+            asyncio.timeout(timeout),
+            httpx.AsyncClient(
+                follow_redirects=True, timeout=httpx.Timeout(timeout), headers=headers
+            ) as client,
+        ):
+            files = await _list_files(client, settings.index.url, name)
+            chosen, version = _choose_sdist_or_wheel(name, pinned, files)
+            key = pypi_key(name, version)
+            if pinned is None:
+                cache.remember("pypi", _normalise(name), version)
+            if version != pinned and await _restored(cache, key, dest):
+                return version, key, True
+            logger.info("downloading %s %s: %s", name, version, chosen.filename)
+            with tempfile.TemporaryDirectory(prefix=f".{dest.name}.", dir=dest.parent) as tmp:
+                archive = Path(tmp) / "sdist"
+                await _download(client, chosen, archive)
+                await _in_thread(_unpack, archive, chosen.filename, Path(tmp) / "tree", dest)
+    except TimeoutError:
+        raise _timeout_error(f"downloading {name}", timeout) from None
+    except httpx.HTTPError as err:
+        detail = _redact(str(err)) or type(err).__name__
+        raise FetchError(f"could not download {name} from the package index: {detail}") from None
+    return version, key, False
+
+
+async def _restored(cache: WorkspaceCache, key: CacheKey, dest: Path) -> bool:
+    return await _in_thread(cache.restore, key, dest) is not None

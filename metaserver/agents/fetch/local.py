@@ -1,0 +1,116 @@
+"""Local directory sources: a copy that skips VCS data, virtual environments and build output.
+
+The copy is the workspace, so the original is never touched by later stages; symlinks that
+leave the tree, and FIFOs, sockets and devices, are not copied, and the same symlink pruning is
+applied to every fetched tree before its metadata is read.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from metaserver.agents.fetch.git import _head_commit
+from metaserver.exceptions import FetchError, SourceError
+
+logger = logging.getLogger(__name__)
+
+# Never part of the project: VCS data, environments, caches. Skipped at any depth.
+_SKIP_ANYWHERE = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "__pycache__",
+        "node_modules",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+# Build output and the usual venv name, skipped at the top only: a package may well have a
+# subpackage called ``build`` or ``dist``.
+_SKIP_AT_TOP = frozenset({"venv", "build", "dist"})
+
+
+def _copy_local(original: Path, dest: Path) -> str | None:
+    """Copy the directory into ``dest``; return its HEAD commit if it is a git checkout."""
+    root = original.resolve()
+    if not root.is_dir():
+        raise SourceError(f"not a directory: {root}")
+    try:
+        shutil.copytree(root, dest, symlinks=True, ignore=_copy_filter(root, dest))
+    except shutil.Error as err:
+        problems = err.args[0] if err.args and isinstance(err.args[0], list) else []
+        first = problems[0][2] if problems and len(problems[0]) == 3 else str(err)
+        raise FetchError(f"could not copy {root}: {first}") from None
+    except OSError as err:
+        raise FetchError(f"could not copy {root}: {err}") from None
+    commit = _head_commit(root) if (root / ".git").exists() else None
+    return commit
+
+
+def _copy_filter(root: Path, dest: Path) -> Callable[[str, list[str]], set[str]]:
+    """The ``ignore`` callback of :func:`shutil.copytree` for a local source."""
+    dest_resolved = dest.resolve()
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        here = Path(directory)
+        skipped: set[str] = set()
+        for name in names:
+            entry = here / name
+            if _skip_entry(entry, at_top=here == root, root=root, dest=dest_resolved):
+                skipped.add(name)
+        return skipped
+
+    return ignore
+
+
+def _skip_entry(entry: Path, *, at_top: bool, root: Path, dest: Path) -> bool:
+    name = entry.name
+    if name in _SKIP_ANYWHERE or (at_top and name in _SKIP_AT_TOP):
+        return True
+    try:
+        mode = entry.lstat().st_mode
+    except OSError:
+        return True
+    if stat.S_ISLNK(mode):
+        if not _link_stays_inside(entry, root):
+            logger.warning("not copying symlink that leaves the tree: %s", entry)
+            return True
+        return False
+    if stat.S_ISDIR(mode):
+        # A virtual environment under any name, or the destination itself (METASERVER_HOME
+        # inside the source directory would otherwise be copied into itself).
+        return (entry / "pyvenv.cfg").is_file() or entry.resolve() == dest
+    # FIFOs, sockets and devices: reading a FIFO would block the copy forever.
+    return not stat.S_ISREG(mode)
+
+
+def _link_stays_inside(link: Path, root: Path) -> bool:
+    """Whether a symlink is relative and resolves (through any chain) inside ``root``."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        return False
+    if os.path.isabs(target):
+        return False  # even if inside today, it names the original, not the copy
+    return (link.parent / target).resolve().is_relative_to(root)
+
+
+def _prune_escaping_links(root: Path) -> None:
+    """Remove symlinks that point outside the workspace (from a clone or a copy)."""
+    resolved_root = root.resolve()
+    for directory, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            entry = Path(directory) / name
+            if entry.is_symlink() and not _link_stays_inside(entry, resolved_root):
+                logger.warning("removing symlink that leaves the workspace: %s", entry)
+                entry.unlink()

@@ -1,0 +1,145 @@
+"""After every fetch: clean the tree, read its name and version, and insist that it holds Python.
+
+The name and version come from static metadata files only (PKG-INFO, a wheel's METADATA,
+pyproject.toml, setup.cfg, setup.py read as text), so no code from the fetched project runs;
+a tree with no Python in it is refused here, before any later stage works on it.
+"""
+
+from __future__ import annotations
+
+import configparser
+import email.parser
+import logging
+import re
+import tomllib
+from pathlib import Path
+
+from metaserver.agents.fetch.common import _redact
+from metaserver.agents.fetch.local import _prune_escaping_links
+from metaserver.agents.source import PYPI_NAME_RE
+from metaserver.contracts import Workspace
+from metaserver.exceptions import SourceError
+
+logger = logging.getLogger(__name__)
+
+_MAX_METADATA_BYTES = 1024 * 1024
+_SETUP_NAME_RE = re.compile(r"""\bname\s*=\s*(['"])([A-Za-z0-9._-]+)\1""")
+
+
+def _inspect_tree(workspace: Workspace) -> Workspace:
+    """Clean the tree, read its name and version, and insist that it holds Python."""
+    root = workspace.path
+    _prune_escaping_links(root)
+    name, version = _read_metadata(root)
+    if not _has_python(root):
+        raise SourceError(f"no Python package found in {_redact(workspace.source.original)}")
+    return workspace.model_copy(
+        update={"distribution": name, "version": workspace.version or version}
+    )
+
+
+def _read_text(path: Path) -> str | None:
+    """A metadata file's text, or None if absent, unreadable, or implausibly large."""
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_METADATA_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _read_metadata(root: Path) -> tuple[str | None, str | None]:
+    """Project name and version from static metadata; no project code runs."""
+    name: str | None = None
+    version: str | None = None
+    readers = (_from_pkg_info, _from_dist_info, _from_pyproject, _from_setup_cfg, _from_setup_py)
+    for reader in readers:
+        found_name, found_version = reader(root)
+        if name is None and found_name and PYPI_NAME_RE.match(found_name):
+            name = found_name
+        if version is None and found_version:
+            version = found_version
+    return name, version
+
+
+def _from_pkg_info(root: Path) -> tuple[str | None, str | None]:
+    text = _read_text(root / "PKG-INFO")
+    if text is None:
+        return None, None
+    headers = email.parser.HeaderParser().parsestr(text)
+    return _clean(headers.get("Name")), _clean(headers.get("Version"))
+
+
+def _from_dist_info(root: Path) -> tuple[str | None, str | None]:
+    """A tree unpacked from a wheel: its one ``*.dist-info/METADATA``."""
+    found = list(root.glob("*.dist-info/METADATA"))
+    text = _read_text(found[0]) if len(found) == 1 else None
+    if text is None:
+        return None, None
+    headers = email.parser.HeaderParser().parsestr(text)
+    return _clean(headers.get("Name")), _clean(headers.get("Version"))
+
+
+def _from_pyproject(root: Path) -> tuple[str | None, str | None]:
+    text = _read_text(root / "pyproject.toml")
+    if text is None:
+        return None, None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        logger.warning("ignoring unreadable pyproject.toml in %s: %s", root, err)
+        return None, None
+    project = data.get("project")
+    if isinstance(project, dict) and project.get("name"):
+        return _clean(project.get("name")), _clean(project.get("version"))
+    # Poetry before PEP 621 keeps the metadata under [tool.poetry].
+    tool = data.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    if isinstance(poetry, dict):
+        return _clean(poetry.get("name")), _clean(poetry.get("version"))
+    return None, None
+
+
+def _from_setup_cfg(root: Path) -> tuple[str | None, str | None]:
+    text = _read_text(root / "setup.cfg")
+    if text is None:
+        return None, None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error as err:
+        logger.warning("ignoring unreadable setup.cfg in %s: %s", root, err)
+        return None, None
+    version = _clean(parser.get("metadata", "version", fallback=None))
+    if version and ":" in version:
+        version = None  # "attr: pkg.__version__" or "file: VERSION" need code or more files
+    return _clean(parser.get("metadata", "name", fallback=None)), version
+
+
+def _from_setup_py(root: Path) -> tuple[str | None, str | None]:
+    text = _read_text(root / "setup.py")
+    if text is None:
+        return None, None
+    # Prefer a name= inside the setup( call over an Extension(name=...) before it.
+    start = text.find("setup(")
+    match = _SETUP_NAME_RE.search(text, start if start >= 0 else 0) or _SETUP_NAME_RE.search(text)
+    return (match.group(2) if match else None), None
+
+
+def _clean(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    return value or None
+
+
+def _has_python(root: Path) -> bool:
+    """Project metadata, a package directory (top level or src/), or a top-level module."""
+    if any((root / marker).is_file() for marker in ("pyproject.toml", "setup.py", "setup.cfg")):
+        return True
+    for base in (root, root / "src"):
+        if base.is_dir() and any(
+            child.is_dir() and (child / "__init__.py").is_file() for child in base.iterdir()
+        ):
+            return True
+    return any(child.suffix == ".py" and child.is_file() for child in root.iterdir())
