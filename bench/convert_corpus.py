@@ -75,6 +75,9 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
         "passed": report.tools_passed,
         "expected": len(expected),
         "tried": len(report.tools),
+        "rounds": report.rounds,
+        "repaired": len([t for t in published if t.repaired]),
+        "repo_bugs": len([t for t in report.tools if t.failure_type == "repo_internal_bug"]),
         "seconds": {**report.seconds, "wall": round(time.monotonic() - started, 1)},
         "tools": [
             {"name": t.name, "target": t.target, "check": t.evidence and t.evidence.check}
@@ -90,7 +93,7 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """A Markdown table of the rows."""
-    head = ["source", "status", "cand", "publ", "pass", "expect", *STAGES]
+    head = ["source", "status", "cand", "publ", "pass", "expect", "repaired", "bugs", *STAGES]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         seconds = row.get("seconds", {})
@@ -101,6 +104,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             str(row.get("published", "")),
             f"{row.get('passed', '')}/{row.get('tried', '')}",
             str(row.get("expected", "")),
+            str(row.get("repaired", "")),
+            str(row.get("repo_bugs", "")),
             *(f"{seconds[s]:.1f}" if s in seconds else "-" for s in STAGES),
         ]
         lines.append("| " + " | ".join(cells) + " |")

@@ -188,6 +188,9 @@ class ToolEvidence(BaseModel):
     evidence: Evidence | None = None
     error: str | None = None
     failure_type: FailureType | None = None
+    repaired: str | None = Field(
+        default=None, description="The repair that made a failed tool pass, if one did."
+    )
 
 
 class Failure(BaseModel):

@@ -294,6 +294,10 @@ async def _validate_and_repair(
         again = await validate(
             server_dir, specs, environment, settings, sandbox, attempts, only=touched
         )
+        kinds = {r.tool: r.kind for r in repairs}
+        for evidence in again:
+            if evidence.status == "passed":
+                evidence.repaired = kinds.get(evidence.name)
         results.update({e.name: e for e in again})
         report.rounds += 1
     return [results[spec.name] for spec in specs]

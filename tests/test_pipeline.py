@@ -29,12 +29,15 @@ async def test_each_repair_ends_in_the_right_status(tmp_path: Path) -> None:
     assert tools["shout"].status == "passed"
     assert tools["shout"].evidence is not None
     assert tools["shout"].evidence.result == "HI!"
+    assert tools["shout"].repaired == "add_dependency"
 
     # No example in its own docstring: synthesised arguments fail, the module's doctest passes.
     assert tools["ratio"].status == "passed"
     assert tools["ratio"].evidence is not None
     assert tools["ratio"].evidence.check == "expected-value"
     assert tools["ratio"].evidence.result == 0.75
+    assert tools["ratio"].repaired == "next_example"
+    assert tools["add"].repaired is None
 
     # Never returns: one longer timeout, then dropped, in bounded time.
     assert tools["wait_forever"].status == "dropped"
