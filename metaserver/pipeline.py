@@ -225,9 +225,8 @@ async def _convert_workspace(
             if settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED:
                 replay = await run_generated_tests(server_dir, environment, settings, sandbox)
                 if not replay.ok:
-                    raise ValidationError(
-                        f"the generated server's own tests failed: {replay.tail(5)}"
-                    )
+                    why = "timed out" if replay.timed_out else replay.tail(5)
+                    raise ValidationError(f"the generated server's own tests failed: {why}")
 
     if report.tools_passed < MIN_TOOLS_PASSED:
         shutil.rmtree(venv, ignore_errors=True)

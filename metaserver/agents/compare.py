@@ -20,6 +20,9 @@ def matches(result: JSON, expected: JSON, wrapper: str | None = None) -> bool:
         result = _sorted(result)
     if wrapper == "set" and isinstance(result, list) and isinstance(expected, list):
         return _same_members(result, expected)
+    if isinstance(result, dict) and isinstance(expected, list) and len(result) == len(expected):
+        # A named tuple travels as an object of its fields; the source shows it as a tuple.
+        return _equal(list(result.values()), expected)
     return _equal(result, expected)
 
 

@@ -130,8 +130,9 @@ def _calls_in_code(
             yield from _calls_in_code(source[8:].split(") == (", 1)[0], wanted, counts)
         return
     asserted = {id(call): (value, wrapper) for call, value, wrapper in _assertions(tree)}
+    failing = _expected_to_fail(tree)
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or id(node) in failing:
             continue
         name = _called_name(node)
         if name not in wanted:
@@ -151,6 +152,30 @@ def _calls_in_code(
             value, wrapper = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = value, True, wrapper
         yield name, call
+
+
+_RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "warns"}
+
+
+def _expected_to_fail(tree: ast.AST) -> set[int]:
+    """Calls the code expects to raise: in ``with pytest.raises(...)``, an ``assertRaises``
+    block, or a ``try`` body. Such a call shows how a function fails, not how to use it.
+    """
+    failing: set[int] = set()
+    for node in ast.walk(tree):
+        body: list[ast.stmt] = []
+        if isinstance(node, ast.With | ast.AsyncWith) and any(
+            isinstance(item.context_expr, ast.Call) and _called_name(item.context_expr) in _RAISES
+            for item in node.items
+        ):
+            body = node.body
+        elif isinstance(node, ast.Try):
+            body = node.body
+        elif isinstance(node, ast.Call) and _called_name(node) in _RAISES:
+            failing.update(id(n) for arg in node.args for n in ast.walk(arg))
+        for statement in body:
+            failing.update(id(n) for n in ast.walk(statement) if isinstance(n, ast.Call))
+    return failing
 
 
 def _called_name(node: ast.Call) -> str | None:

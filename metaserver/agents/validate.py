@@ -198,8 +198,10 @@ def _result_value(structured: dict[str, Any] | None, content: list[Any]) -> Any:
 
 def _failed(spec: ToolSpec, evidence: Evidence, error: str, example: Example) -> ToolEvidence:
     failure = classify(error)
-    if failure == "repo_internal_bug" and example.origin == "synthesised":
-        # Arguments we guessed: an exception says more about the guess than the repository.
+    if failure == "repo_internal_bug" and not example.has_expected:
+        # Arguments with no documented result (guessed, or a bare call found in the
+        # repository): an exception says more about the arguments than about the code.
+        # Only a documented value the code fails to produce is the repository's bug.
         failure = "api_inference_error"
     return ToolEvidence(
         name=spec.name,

@@ -89,3 +89,25 @@ def test_unparseable_and_huge_files_are_skipped(tmp_path: Path) -> None:
     assert usage.counts == {"add": 1}
     (call,) = usage.calls["add"]
     assert call.args == [1, 1] and not call.has_expected
+
+
+def test_calls_expected_to_raise_are_not_examples(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_thing.py").write_text(
+        "import pytest\n"
+        "from pkg import easter\n\n"
+        "def test_good():\n"
+        "    assert easter(2024) == '2024-03-31'\n\n"
+        "def test_bad():\n"
+        "    with pytest.raises(ValueError):\n"
+        "        easter(2024, method='invalid')\n"
+        "    try:\n"
+        "        easter(-1)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+    )
+    usage = mine_usage(tmp_path, ["easter"])
+    calls = usage.calls["easter"]
+    assert [(c.args, c.kwargs) for c in calls] == [([2024], {})]
+    assert calls[0].expected == "2024-03-31"

@@ -191,7 +191,8 @@ def test_a_function_that_raises_fails_with_its_error(
     assert raised.status == "failed"
     assert raised.error is not None
     assert "division by zero" in raised.error
-    assert raised.failure_type == "repo_internal_bug"
+    # No documented result for these arguments: the arguments, not the code, are suspect.
+    assert raised.failure_type == "api_inference_error"
 
 
 def test_a_slow_tool_times_out_and_the_others_still_pass(

@@ -67,6 +67,41 @@ for _index, _path in enumerate(OUTSIDE):
     _try("write_outside_%d" % _index, lambda p=_path: _write(p))
 _try("write_package_dir", lambda: _write(os.path.join(os.path.dirname(__file__), "x.txt")))
 _try("write_environment", lambda: _write(os.path.join(sys.prefix, "pwned.txt")))
+
+
+def _fork_many(count=1000):
+    children = []
+    try:
+        for _ in range(count):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(1)
+                os._exit(0)
+            children.append(pid)
+    except OSError as exc:
+        raise OSError("stopped after %d processes: %s" % (len(children), exc)) from None
+    finally:
+        for pid in children:
+            os.waitpid(pid, 0)
+    return "started %d" % len(children)
+
+
+def _fork_once():
+    # Once per work directory: the outcome is kept there, so the server's later starts (and
+    # the replay of its tests) report it without starving their own threads again.
+    marker = os.path.join(os.environ.get("HOME", "/tmp"), ".hostile-forked")
+    if os.path.exists(marker):
+        OUTCOMES["fork_many"] = open(marker).read()
+        return
+    _try("fork_many", _fork_many)
+    try:
+        with open(marker, "w") as handle:
+            handle.write(OUTCOMES["fork_many"])
+    except OSError:
+        pass
+
+
+_fork_once()
 _try(
     "environment_secrets",
     lambda: [k for k, v in os.environ.items() if any(m in v or m in k for m in MARKERS)]
