@@ -188,9 +188,8 @@ def _annotation(parameter: Parameter) -> str:
 def _default(parameter: Parameter) -> str:
     if parameter.required:
         return ""
-    if isinstance(parameter.default, (list, dict)):
-        # A mutable default is shared between calls; pydantic copies it, but say so plainly.
-        return f" = {parameter.default!r}  # noqa: B006"
+    # A list or dict default is safe here: pydantic validates (and so copies) every argument
+    # before the function sees it. No comment on this line: a comma follows it.
     return f" = {parameter.default!r}"
 
 

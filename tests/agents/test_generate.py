@@ -258,6 +258,25 @@ def test_render_tool_compiles_for_every_spec() -> None:
         assert f"name={item.name!r}" in code
 
 
+def test_mutable_defaults_render_as_valid_python() -> None:
+    # A *args parameter defaults to [] and a mapping option to {}: both are followed by more
+    # parameters, so the rendered line must end in a plain comma.
+    item = spec(
+        "gray_product",
+        "m:gray_product",
+        [
+            param(
+                "iterables", {"type": "array"}, required=False, default=[], kind="var_positional"
+            ),
+            param("options", {"type": "object"}, required=False, default={}),
+            param("repeat", INT, required=False, default=1),
+        ],
+    )
+    code = render_tool(item)
+    compile(code, "<tool>", "exec")
+    assert "iterables: list[Any] = []," in code
+
+
 def test_render_tool_refuses_a_parameter_that_is_not_a_name() -> None:
     bad = spec("bad", "m:f", [param("class", INT)])
     with pytest.raises(GenerationError):
