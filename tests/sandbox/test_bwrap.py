@@ -65,3 +65,35 @@ async def test_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
 
     await asyncio.sleep(4)
     assert not marker.exists()
+
+
+async def test_killing_the_parent_reaches_nothing_outside(tmp_path: Path) -> None:
+    """A child that SIGKILLs its parent and every process it can see harms only its sandbox."""
+    import asyncio
+    import os
+
+    require_backend("bwrap")
+    sandbox = get_sandbox(SandboxSettings(backend="bwrap"))
+    attack = (
+        "import os, signal\n"
+        "parent = os.getppid()\n"
+        "for target in (parent, -1):\n"
+        "    try:\n"
+        "        os.kill(target, signal.SIGKILL); print('sent', target, flush=True)\n"
+        "    except OSError as e:\n"
+        "        print('refused', target, e.errno, flush=True)\n"
+    )
+    bystander = "import time; time.sleep(2); print('still here')"
+    attacked, neighbour = await asyncio.gather(
+        sandbox.run(
+            [sys.executable, "-I", "-c", attack], Policy(workdir=tmp_path / "a", timeout=20)
+        ),
+        sandbox.run(
+            [sys.executable, "-I", "-c", bystander], Policy(workdir=tmp_path / "b", timeout=20)
+        ),
+    )
+    assert not attacked.timed_out  # it ended (or was ended) instead of hanging
+    # Its parent is the sandbox's init, which refuses the signal; nothing else is visible.
+    assert attacked.ok and "sent" not in attacked.stdout, attacked.stdout
+    assert neighbour.ok and neighbour.stdout.strip() == "still here", neighbour
+    os.kill(os.getpid(), 0)  # and metaserver's own process is untouched
