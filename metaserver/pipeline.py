@@ -23,9 +23,9 @@ from metaserver.agents.design import design
 from metaserver.agents.environment import build_environment
 from metaserver.agents.fetch import fetch
 from metaserver.agents.generate import generate
-from metaserver.agents.llm import refine_specs
+from metaserver.agents.llm import Diagnosis, llm_diagnose, refine_specs
 from metaserver.agents.register import register
-from metaserver.agents.repair import TIMEOUT_FACTOR, RepairState, plan_repairs
+from metaserver.agents.repair import TIMEOUT_FACTOR, Repair, RepairState, plan_repairs
 from metaserver.agents.selftest import run_generated_tests
 from metaserver.agents.source import parse_source
 from metaserver.agents.usage import mine_usage, usage_names
@@ -268,9 +268,10 @@ async def _validate_and_repair(
     report.rounds = 1
     state = RepairState()
     while report.rounds < settings.max_rounds:
-        repairs = [
-            r for r in plan_repairs(specs, results, state, workspace.path) if r.kind != "drop"
-        ]
+        planned = plan_repairs(specs, results, state, workspace.path)
+        if settings.llm.enabled:
+            planned = await _ask_review_model(planned, specs, results, state, settings, report)
+        repairs = [r for r in planned if r.kind != "drop"]
         if not repairs:
             break
         attempts: dict[str, list[Example]] = {}
@@ -300,6 +301,60 @@ async def _validate_and_repair(
         results.update({e.name: e for e in again})
         report.rounds += 1
     return [results[spec.name] for spec in specs]
+
+
+async def _ask_review_model(
+    planned: list[Repair],
+    specs: list[ToolSpec],
+    results: dict[str, ToolEvidence],
+    state: RepairState,
+    settings: Settings,
+    report: ConversionReport,
+) -> list[Repair]:
+    """Where the catalogue gives up on a tool, let the review model pick a repair, once.
+
+    A documented value the code disagrees with is a finding, not a puzzle: not asked. The
+    model's answer is validated by ``llm_diagnose``; "none" keeps the drop.
+    """
+    by_name = {spec.name: spec for spec in specs}
+    revised: list[Repair] = []
+    for repair in planned:
+        evidence = results[repair.tool]
+        if (
+            repair.kind != "drop"
+            or repair.tool in state.diagnosed
+            or (
+                evidence.failure_type == "repo_internal_bug"
+                and evidence.evidence is not None
+                and evidence.evidence.check == "expected-value"
+            )
+        ):
+            revised.append(repair)
+            continue
+        state.diagnosed.add(repair.tool)
+        diagnosis = await llm_diagnose(
+            evidence, by_name[repair.tool], settings=settings.llm, usage=report.llm
+        )
+        revised.append(_from_diagnosis(repair, diagnosis, state))
+    return revised
+
+
+def _from_diagnosis(repair: Repair, diagnosis: Diagnosis, state: RepairState) -> Repair:
+    reason = f"review model: {diagnosis.reason or diagnosis.kind}"
+    if diagnosis.kind == "new_example" and diagnosis.arguments is not None:
+        example = Example(arguments=diagnosis.arguments, origin="llm")
+        return Repair(tool=repair.tool, kind="next_example", examples=[example], reason=reason)
+    if diagnosis.kind == "longer_timeout" and repair.tool not in state.extended:
+        return Repair(tool=repair.tool, kind="longer_timeout", reason=reason)
+    if (
+        diagnosis.kind == "add_dependency"
+        and diagnosis.requirement
+        and diagnosis.requirement not in state.installed
+    ):
+        return Repair(
+            tool=repair.tool, kind="add_dependency", package=diagnosis.requirement, reason=reason
+        )
+    return repair
 
 
 def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolEvidence]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_repair_repo
+from fixture_repos import make_calc_repo, make_repair_repo
+from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 
 from metaserver.pipeline import convert
 from metaserver.registry import Registry
@@ -61,3 +62,49 @@ async def test_each_repair_ends_in_the_right_status(tmp_path: Path) -> None:
     server = Path(report.output_dir or "")
     assert "def tool_double" not in (server / "server.py").read_text()
     assert '"repo_internal_bug"' in (server / "tools.json").read_text()
+
+
+RATIO = '''
+
+def parse_ratio(text: str) -> float:
+    """The value of a ratio written as two integers around a colon."""
+    left, right = text.split(":")
+    return int(left) / int(right)
+'''
+
+
+@pytest.mark.integration
+async def test_review_model_repairs_what_the_catalogue_gives_up_on(tmp_path: Path) -> None:
+    repo = make_calc_repo(tmp_path / "calc")
+    module = repo / "calcpack" / "__init__.py"
+    module.write_text(
+        module.read_text().replace('"word_counts",', '"word_counts", "parse_ratio",') + RATIO
+    )
+
+    def diagnose(request: dict[str, object]) -> object:
+        return answer(
+            {
+                "kind": "new_example",
+                "reason": "the text must hold two integers around a colon",
+                "arguments": {"text": "3:4"},
+                "requirement": None,
+                "parameter": None,
+                "timeout_seconds": None,
+            }
+        )
+
+    # Every other agent fails (HTTP 500): only the review model contributes.
+    with ScriptedLLM(by_schema({"tool_diagnosis": diagnose}, default=failing(500))) as llm:
+        settings = Settings(home=tmp_path / "home", llm=llm_settings(llm.url), max_tools=8)
+        report = await convert(str(repo), settings=settings)
+        asked = llm.calls("tool_diagnosis")
+
+    tools = {t.name: t for t in report.tools}
+    assert report.status == "success", report.failure
+    assert tools["parse_ratio"].status == "passed", tools["parse_ratio"]
+    assert tools["parse_ratio"].repaired == "next_example"
+    assert tools["parse_ratio"].evidence is not None
+    assert tools["parse_ratio"].evidence.arguments == {"text": "3:4"}
+    assert tools["parse_ratio"].evidence.result == 0.75
+    assert len(asked) == 1  # asked once, for the one tool the catalogue could not save
+    assert report.llm.calls >= 1

@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from metaserver.agents.doc_examples import find_examples
+from metaserver.agents.validate import MAX_ATTEMPTS
 from metaserver.contracts import JSON, Example, Parameter, ToolEvidence, ToolSpec
 
 RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
@@ -60,6 +61,7 @@ class RepairState(BaseModel):
     installed: set[str] = set()
     extended: set[str] = set()
     tried_examples: dict[str, list[str]] = {}
+    diagnosed: set[str] = set()
 
 
 def plan_repairs(
@@ -106,11 +108,13 @@ def _repair_for(
             e for e in alternative_examples(spec, workspace) if _key(e.arguments) not in tried
         ]
         if untried:
+            batch = untried[:MAX_ATTEMPTS]  # validation tries each of these in one round
+            tried.extend(_key(e.arguments) for e in batch)
             return Repair(
                 tool=spec.name,
                 kind="next_example",
-                examples=untried,
-                reason=f"retry with another example ({untried[0].origin})",
+                examples=batch,
+                reason=f"retry with another example ({batch[0].origin})",
             )
     return Repair(tool=spec.name, kind="drop", reason=error or "failed validation")
 
