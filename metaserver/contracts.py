@@ -98,7 +98,38 @@ class Parameter(BaseModel):
     )
 
 
-CallableKind = Literal["function", "constructor", "method"]
+CallableKind = Literal["function", "constructor", "method", "script"]
+
+
+class ScriptArgument(BaseModel):
+    """How one tool parameter of a script tool becomes command-line words (argparse terms)."""
+
+    name: str = Field(description="The tool parameter it comes from.")
+    options: list[str] = Field(
+        default_factory=list, description="Option strings, such as --top and -t; none: positional."
+    )
+    action: Literal["value", "switch", "append", "count", "bool_optional"] = Field(
+        default="value",
+        description="value: the value(s) after the option; switch: the bare option when true; "
+        "append: the option once per item; count: the option n times; bool_optional: "
+        "--flag or --no-flag.",
+    )
+    nargs: str | int | None = None
+    type: Literal["str", "int", "float"] = "str"
+
+
+class ScriptTarget(BaseModel):
+    """A command-line entry point a script tool runs in a subprocess, and its arguments."""
+
+    mode: Literal["path", "module", "function"] = Field(
+        description="path: python FILE; module: python -m MODULE; function: a console "
+        "script's MODULE:FUNCTION called with sys.argv set."
+    )
+    prog: str = Field(description="The name the script is known by (argv[0]).")
+    path: str | None = Field(default=None, description="path: relative to the workspace root.")
+    module: str | None = None
+    function: str | None = Field(default=None, description="function: its qualified name.")
+    arguments: list[ScriptArgument] = Field(default_factory=list)
 
 
 class Candidate(BaseModel):
@@ -126,6 +157,9 @@ class Candidate(BaseModel):
     deprecated: bool = False
     annotated: float = Field(default=0.0, description="Share of parameters annotated.")
     usage: int = Field(default=0, description="Mentions in README, docs, tests and examples.")
+    script: ScriptTarget | None = Field(
+        default=None, description="For kind script: the entry point and its arguments."
+    )
 
 
 class SkippedCallable(BaseModel):
@@ -154,6 +188,11 @@ class ToolSpec(BaseModel):
     kind: CallableKind = Field(
         default="function", description="A constructor's tool returns a handle to its object."
     )
+    script: ScriptTarget | None = Field(
+        default=None,
+        description="For kind script: what the tool runs, and how its "
+        "parameters become the command line.",
+    )
 
     @property
     def input_schema(self) -> dict[str, JSON]:
@@ -166,6 +205,8 @@ class ToolSpec(BaseModel):
     def definition_hash(self) -> str:
         """A stable hash of what the tool is, for provenance and change detection."""
         body = self.model_dump(mode="json", include={"name", "target", "parameters", "codecs"})
+        if self.script is not None:  # only then: other tools keep their hashes
+            body["script"] = self.script.model_dump(mode="json")
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from fastmcp.client.transports import StdioTransport
 
+from metaserver.agents.environment import PTH_NAME
 from metaserver.sandbox import Command, Policy, Sandbox
 
 
@@ -20,11 +21,12 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
         timeout: wall-clock budget; long-lived children are bounded by the caller instead.
     """
     workdir = server_dir / "work"
+    venv = python.parent.parent
     policy = Policy(
         workdir=workdir,
         timeout=timeout,
         network=False,
-        readable=(server_dir, python.parent.parent),
+        readable=(server_dir, venv, *workspace_paths(venv)),
         writable=(workdir,),
         kind="serve",
         env={
@@ -34,6 +36,21 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
         },
     )
     return sandbox.wrap([str(python), "-I", str(server_dir / "server.py")], policy)
+
+
+def workspace_paths(venv: Path) -> list[Path]:
+    """The trees a ``requirements+path`` environment imports from (its ``.pth`` file).
+
+    Such a repository is not installed: the environment names the workspace on its import
+    path, so the server (and the scripts it runs) must be able to read it, read-only.
+    """
+    found: list[Path] = []
+    for pth in venv.glob(f"lib/python*/site-packages/{PTH_NAME}"):
+        for line in pth.read_text(errors="replace").splitlines():
+            path = Path(line.strip())
+            if line.strip() and path.is_absolute() and path.is_dir() and path not in found:
+                found.append(path)
+    return found
 
 
 def stdio_transport(command: Command, keep_alive: bool = True) -> StdioTransport:

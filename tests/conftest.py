@@ -7,8 +7,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from metaserver.settings import Settings
+
+# CI runs the same examples every time (a red run must be reproducible) and without deadlines
+# (a loaded 2-core machine makes timing meaningless); locally, hypothesis explores freely.
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 
 @pytest.fixture(autouse=True)

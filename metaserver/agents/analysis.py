@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError as PydanticValidationError
 
+from metaserver.agents.scripts import add_scripts
 from metaserver.contracts import CodeReport, Environment, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import Policy, Sandbox
@@ -59,7 +60,9 @@ async def analyse(
             raise AnalysisError(f"the analysis probe wrote an unreadable report: {exc}") from exc
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    if not report.packages:
+    # Command-line entry points, read statically (issue #4): tools of their own.
+    report = add_scripts(report, workspace.path)
+    if not report.packages and not report.candidates:
         raise AnalysisError("no importable top-level package was found in the environment")
     failed = {s.target: s.reason for s in report.skipped if s.reason.startswith("import failed")}
     if not report.candidates and all(package in failed for package in report.packages):

@@ -102,7 +102,8 @@ def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
         short = candidate.name
     count = usage.counts.get(short, 0)
     examples = list(candidate.examples)
-    if candidate.kind != "method":  # a method call's receiver is not a literal
+    # A method call's receiver is not a literal; a script's calls are command lines.
+    if candidate.kind not in ("method", "script"):
         for call in usage.calls.get(short, []):
             if not call.args and not call.kwargs:
                 continue  # a bare call's asserted result depends on the test's setup
@@ -155,6 +156,7 @@ def _spec(candidate: Candidate, constructors: dict[str, Candidate], used: set[st
         examples=_examples(candidate, constructors.get(candidate.owner or "")),
         codecs=sorted(codecs),
         kind=candidate.kind,
+        script=candidate.script,
     )
 
 

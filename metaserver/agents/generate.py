@@ -119,21 +119,26 @@ def render_server(
             max_bytes=max_bytes,
         )
     ]
-    parts.extend(render_tool(spec) for spec in specs)
+    if any(spec.kind == "script" for spec in specs):
+        parts.append(_SCRIPT_IMPORT)
+    parts.extend(render_tool(spec, workspace.path) for spec in specs)
     parts.append(_FOOTER)
     return "\n".join(parts)
 
 
-def render_tool(spec: ToolSpec) -> str:
+def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
     """One decorated function whose typed signature is the tool's input schema.
 
     A parameter with a codec is typed ``Any`` and publishes its exact schema through
     ``WithJsonSchema``: pydantic cannot build a schema for the library's class (fastmcp4.md
-    section 9), so the runtime decodes the JSON form (or a handle) before the call.
+    section 9), so the runtime decodes the JSON form (or a handle) before the call. A script
+    tool (``root``: the workspace its script paths are relative to) runs in a subprocess.
     """
     for parameter in spec.parameters:
         if not parameter.name.isidentifier() or keyword.iskeyword(parameter.name):
             raise GenerationError(f"{spec.target}: parameter {parameter.name!r} is not a name")
+    if spec.kind == "script":
+        return render_script_tool(spec, root)
     required = [p for p in spec.parameters if p.required]
     optional = [p for p in spec.parameters if not p.required]
     lines = []
@@ -158,6 +163,38 @@ def render_tool(spec: ToolSpec) -> str:
         f"        _handles,\n"
         f"        max_bytes=_MAX_BYTES,\n"
         f"{extra}"
+        f"    )\n"
+    )
+
+
+_SCRIPT_IMPORT = f"from {RUNTIME_PACKAGE}.scripts import run_script as _run_script  # noqa: E402\n"
+
+
+def render_script_tool(spec: ToolSpec, root: Path | None) -> str:
+    """A script tool: its parameters become the command line of a subprocess (issue #4)."""
+    if spec.script is None:
+        raise GenerationError(f"{spec.target}: a script tool without its script")
+    launch = spec.script.model_dump(mode="json", exclude={"arguments"})
+    if spec.script.mode == "path":
+        if root is None or not spec.script.path:
+            raise GenerationError(f"{spec.target}: a script path needs the workspace")
+        launch["path"] = str(root / spec.script.path)
+    arguments = [a.model_dump(mode="json") for a in spec.script.arguments]
+    required = [p for p in spec.parameters if p.required]
+    optional = [p for p in spec.parameters if not p.required]
+    signature = "\n".join(
+        f"    {p.name}: {_annotation(p)}{_default(p)}," for p in required + optional
+    )
+    values = ", ".join(f"{p.name!r}: {p.name}" for p in spec.parameters)
+    return (
+        f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
+        f"def tool_{spec.name.replace('-', '_')}(\n{signature}\n) -> JsonValue:\n"
+        f"    return _run_script(\n"
+        f"        {launch!r},\n"
+        f"        {arguments!r},\n"
+        f"        {{{values}}},\n"
+        f"        timeout={spec.timeout!r},\n"
+        f"        max_bytes=_MAX_BYTES,\n"
         f"    )\n"
     )
 

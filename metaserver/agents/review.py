@@ -16,7 +16,8 @@ _RULES: list[tuple[re.Pattern[str], FailureType]] = [
     (
         re.compile(
             r"validation error|TypeError|unexpected keyword|missing \d+ required|"
-            r"Input should be|AttributeError: 'dict'|not iterable|unknown or expired handle"
+            r"Input should be|AttributeError: 'dict'|not iterable|unknown or expired handle|"
+            r"exited with code 2: usage:"  # argparse refused a script tool's command line
         ),
         "api_inference_error",
     ),

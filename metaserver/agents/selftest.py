@@ -10,6 +10,7 @@ from pathlib import Path
 
 from metaserver.agents.dependencies import add_packages
 from metaserver.contracts import Environment
+from metaserver.launch import workspace_paths
 from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.settings import Settings
 
@@ -23,7 +24,8 @@ async def run_generated_tests(
     policy = Policy(
         workdir=workdir,
         timeout=settings.timeouts.server_start + 10 * settings.timeouts.tool_call,
-        readable=(server_dir, environment.venv),
+        # A requirements+path environment imports the workspace: it must be readable too.
+        readable=(server_dir, environment.venv, *workspace_paths(environment.venv)),
         writable=(workdir,),
         env={"FASTMCP_LOG_LEVEL": "WARNING", "FASTMCP_SHOW_SERVER_BANNER": "false"},
     )
