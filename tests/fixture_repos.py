@@ -6,6 +6,11 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from metaserver.contracts import Source, Workspace
+from metaserver.settings import Settings
+
 CALC_MODULE = '''\
 """Small arithmetic and text helpers: a metaserver test fixture."""
 
@@ -240,3 +245,26 @@ def make_repair_repo(root: Path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+def shared_calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Settings]:
+    """The calc fixture repository and a home shared by this session's integration modules.
+
+    The workspace has a fingerprint, so the environment built for it is kept in the home's
+    environment cache and the next module restores it (a hard-linked copy) instead of
+    building it again.
+    """
+    root = tmp_path_factory.getbasetemp() / "calcpack-shared"
+    repo = root / "calcpack"
+    if not repo.exists():
+        make_calc_repo(repo)
+    commit = git(repo, "rev-parse", "HEAD")
+    source = Source(kind="local", location=str(repo), original=str(repo))
+    space = Workspace(
+        source=source,
+        path=repo,
+        commit=commit,
+        distribution="calcpack",
+        fingerprint=f"git:{repo}@{commit}",
+    )
+    return space, Settings(home=root / "home")

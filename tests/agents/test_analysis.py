@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixture_repos import git, make_calc_repo
+from fixture_repos import shared_calc
 
 from metaserver.agents.analysis import analyse
 from metaserver.agents.environment import build_environment
@@ -24,29 +24,6 @@ CALC_FUNCTIONS = {"add", "clamp", "fibonacci", "mean", "slugify", "word_counts"}
 def workspace(path: Path, distribution: str | None = None) -> Workspace:
     source = Source(kind="local", location=str(path), original=str(path))
     return Workspace(source=source, path=path, distribution=distribution)
-
-
-def shared_calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Settings]:
-    """The fixture repository and a home shared by this session's integration modules.
-
-    The workspace has a fingerprint, so the environment built for it is kept in the home's
-    environment cache and the next module restores it (a hard-linked copy) instead of
-    building it again.
-    """
-    root = tmp_path_factory.getbasetemp() / "calcpack-shared"
-    repo = root / "calcpack"
-    if not repo.exists():
-        make_calc_repo(repo)
-    commit = git(repo, "rev-parse", "HEAD")
-    source = Source(kind="local", location=str(repo), original=str(repo))
-    space = Workspace(
-        source=source,
-        path=repo,
-        commit=commit,
-        distribution="calcpack",
-        fingerprint=f"git:{repo}@{commit}",
-    )
-    return space, Settings(home=root / "home")
 
 
 @pytest.fixture(scope="module")

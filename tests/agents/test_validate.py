@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixture_repos import git, make_calc_repo
+from fixture_repos import shared_calc
 
 from metaserver.agents.analysis import analyse
 from metaserver.agents.design import design
@@ -23,10 +23,8 @@ from metaserver.contracts import (
     Environment,
     Example,
     Parameter,
-    Source,
     ToolEvidence,
     ToolSpec,
-    Workspace,
 )
 from metaserver.exceptions import ValidationError
 from metaserver.sandbox import get_sandbox
@@ -37,29 +35,6 @@ pytestmark = pytest.mark.integration
 CALC_FUNCTIONS = ["add", "clamp", "fibonacci", "mean", "slugify", "word_counts"]
 TOOL_CALL_TIMEOUT = 3
 NAP_SECONDS = 10
-
-
-def shared_calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Settings]:
-    """The fixture repository and a home shared by this session's integration modules.
-
-    The workspace has a fingerprint, so the environment built for it is kept in the home's
-    environment cache and the next module restores it (a hard-linked copy) instead of
-    building it again.
-    """
-    root = tmp_path_factory.getbasetemp() / "calcpack-shared"
-    repo = root / "calcpack"
-    if not repo.exists():
-        make_calc_repo(repo)
-    commit = git(repo, "rev-parse", "HEAD")
-    source = Source(kind="local", location=str(repo), original=str(repo))
-    space = Workspace(
-        source=source,
-        path=repo,
-        commit=commit,
-        distribution="calcpack",
-        fingerprint=f"git:{repo}@{commit}",
-    )
-    return space, Settings(home=root / "home")
 
 
 class Calc:
