@@ -253,7 +253,11 @@ async def _install(
     timeout = build.remaining(share)
     # Bytecode is compiled here, once: environments are read-only at run time, and every
     # child would otherwise compile what it imports on each start (seconds for numpy stacks).
-    args = ["pip", "install", "--compile-bytecode", "--python", str(build.venv / "bin/python")]
+    # Copies, not hard links: the install's build scripts run as the sandbox user, who owns
+    # the sandbox's package cache; files linked from it into earlier environments would be
+    # theirs to rewrite (sandbox.md, the uv cache-poisoning caveat).
+    args = ["pip", "install", "--compile-bytecode", "--link-mode=copy"]
+    args += ["--python", str(build.venv / "bin/python")]
     result = await build.uv([*args, *requirements, build.settings.fastmcp_requirement], timeout)
     if not result.ok:
         return _failed(strategy, python, result, f"timed out after {timeout:.0f} s")

@@ -40,7 +40,7 @@ from pathlib import Path
 from metaserver.exceptions import SandboxError
 from metaserver.sandbox import seccomp
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
-from metaserver.sandbox.identity import Identity, hand_over, sandbox_cache, sandbox_identity
+from metaserver.sandbox.identity import Identity, hand_over, package_cache_for, sandbox_identity
 from metaserver.sandbox.mounts import MountPlan, interpreter_prefix, plan_for
 from metaserver.sandbox.proxy import index_hosts, shared_proxy
 from metaserver.settings import SandboxSettings
@@ -113,15 +113,11 @@ class BwrapSandbox(Sandbox):
         for path in writable:
             hand_over(path, identity)
         extra: list[Path] = []
+        cache = package_cache_for(policy.kind, env, identity)
+        if cache is not None:
+            writable.append(cache)
         if policy.kind == "install":
-            cache = sandbox_cache(policy.env, identity)
-            if cache is not None:
-                env["UV_CACHE_DIR"] = str(cache)
-                writable.append(cache)
             extra += [Path(p) for p in _local_links(policy.env)]
-        else:
-            env.pop("UV_CACHE_DIR", None)
-            env["UV_NO_CACHE"] = "1"
         inner = [*argv]
         proxy_options: list[str] = []
         if policy.network:

@@ -25,7 +25,7 @@ from pathlib import Path
 from metaserver.exceptions import SandboxError
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
 from metaserver.sandbox.bwrap import BRIDGE, PROXY_DIR, PROXY_PORT, host_python
-from metaserver.sandbox.identity import Identity, hand_over, sandbox_cache, sandbox_identity
+from metaserver.sandbox.identity import Identity, hand_over, package_cache_for, sandbox_identity
 from metaserver.sandbox.mounts import interpreter_prefix, plan_for
 from metaserver.sandbox.proxy import index_hosts, shared_proxy
 from metaserver.settings import SandboxSettings
@@ -55,14 +55,9 @@ class DockerSandbox(Sandbox):
         for path in writable:
             hand_over(path, self.identity)
         extra: list[Path] = []
-        if policy.kind == "install":
-            cache = sandbox_cache(policy.env, self.identity)
-            if cache is not None:
-                env["UV_CACHE_DIR"] = str(cache)
-                writable.append(cache)
-        else:
-            env.pop("UV_CACHE_DIR", None)
-            env["UV_NO_CACHE"] = "1"
+        cache = package_cache_for(policy.kind, env, self.identity)
+        if cache is not None:
+            writable.append(cache)
         inner = list(argv)
         mounts: list[str] = []
         if policy.network:

@@ -122,3 +122,19 @@ def sandbox_cache(env: Mapping[str, str], identity: Identity) -> Path | None:
     own.parent.mkdir(parents=True, exist_ok=True)
     hand_over(own, identity)
     return own
+
+
+def package_cache_for(policy_kind: str, env: dict[str, str], identity: Identity) -> Path | None:
+    """Point ``env`` at the cache a child of this kind may use; returns it if it is writable.
+
+    Only installs get a cache (the sandbox's own, writable); every other child gets none at
+    all, so the code it runs cannot read or plant anything there.
+    """
+    if policy_kind == "install":
+        cache = sandbox_cache(env, identity)
+        if cache is not None:
+            env["UV_CACHE_DIR"] = str(cache)
+        return cache
+    env.pop("UV_CACHE_DIR", None)
+    env["UV_NO_CACHE"] = "1"
+    return None

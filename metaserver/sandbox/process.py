@@ -31,8 +31,8 @@ from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
 from metaserver.sandbox.identity import (
     Identity,
     hand_over,
+    package_cache_for,
     reachable,
-    sandbox_cache,
     sandbox_identity,
 )
 from metaserver.sandbox.mounts import command_paths
@@ -78,14 +78,9 @@ class ProcessSandbox(Sandbox):
         env = base_environment(policy)
         arguments = self.limit_arguments()
         writable = [policy.workdir, *policy.writable]
-        if policy.kind == "install":
-            cache = sandbox_cache(policy.env, self.identity)
-            if cache is not None:
-                env["UV_CACHE_DIR"] = str(cache)
-                writable.append(cache)
-        else:
-            env.pop("UV_CACHE_DIR", None)
-            env["UV_NO_CACHE"] = "1"
+        cache = package_cache_for(policy.kind, env, self.identity)
+        if cache is not None:
+            writable.append(cache)
         switch = self.identity.switch and self._all_reachable(argv, policy, writable)
         for path in writable:
             hand_over(path, self.identity if switch else _keep(self.identity))
