@@ -6,13 +6,12 @@ stdio, and stopped.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastmcp import Client
 
 from metaserver.exceptions import NotFoundError
-from metaserver.launch import server_command, stdio_transport
+from metaserver.launch import error_text, result_value, server_command, stdio_transport
 from metaserver.registry import Registry
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
@@ -46,11 +45,5 @@ async def call_tool(
     async with client:
         raw = await client.call_tool_mcp(tool, arguments)
     if raw.is_error:
-        return False, " ".join(getattr(c, "text", "") for c in raw.content)
-    if raw.structured_content is not None and "result" in raw.structured_content:
-        return True, raw.structured_content["result"]
-    text = "".join(getattr(c, "text", "") for c in raw.content)
-    try:
-        return True, json.loads(text)
-    except ValueError:
-        return True, text
+        return False, error_text(raw)
+    return True, result_value(raw)

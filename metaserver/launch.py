@@ -3,7 +3,9 @@ meta-server alike, so that what was validated is exactly what is served."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from fastmcp.client.transports import StdioTransport
 
@@ -65,3 +67,20 @@ def stdio_transport(command: Command, keep_alive: bool = True) -> StdioTransport
         # The child's stderr is its log; keep it beside its work files, not on our stderr.
         log_file=command.cwd / "server.log",
     )
+
+
+def result_value(raw: Any) -> Any:
+    """The value a generated tool returned: its wrapped ``result``, else its text as JSON."""
+    structured = raw.structured_content
+    if structured is not None and "result" in structured:
+        return structured["result"]
+    text = "".join(getattr(block, "text", "") for block in raw.content)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def error_text(raw: Any) -> str:
+    """The message of an error result."""
+    return " ".join(getattr(block, "text", "") for block in raw.content)

@@ -22,7 +22,7 @@ from metaserver.agents.protocol import listing_problems
 from metaserver.agents.review import classify
 from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
 from metaserver.exceptions import ValidationError
-from metaserver.launch import server_command, stdio_transport
+from metaserver.launch import error_text, result_value, server_command, stdio_transport
 from metaserver.sandbox import Sandbox
 from metaserver.settings import Settings
 
@@ -171,9 +171,9 @@ async def _check(
         error = _short(f"{type(exc).__name__}: {exc}")
         return _failed(spec, evidence, error, example)
     if raw.is_error:
-        text = " ".join(getattr(c, "text", "") for c in raw.content)
+        text = error_text(raw)
         return _failed(spec, evidence, _short(text or "error without a message"), example)
-    evidence.result = _result_value(raw.structured_content, raw.content)
+    evidence.result = result_value(raw)
     if example.has_expected and not matches(evidence.result, example.expected, example.wrapper):
         return ToolEvidence(
             name=spec.name,
@@ -195,16 +195,6 @@ async def _check(
 def _best_example(spec: ToolSpec) -> Example:
     with_expected = [e for e in spec.examples if e.has_expected]
     return (with_expected or spec.examples or [Example(arguments={}, origin="synthesised")])[0]
-
-
-def _result_value(structured: dict[str, Any] | None, content: list[Any]) -> Any:
-    if structured is not None and "result" in structured:
-        return structured["result"]
-    text = "".join(getattr(c, "text", "") for c in content)
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _failed(spec: ToolSpec, evidence: Evidence, error: str, example: Example) -> ToolEvidence:
