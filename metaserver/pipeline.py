@@ -8,6 +8,7 @@ recorded in the returned report (status ``failed``) instead of raised.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
@@ -38,6 +39,7 @@ from metaserver.contracts import (
     Example,
     Failure,
     LLMUsage,
+    Source,
     ToolEvidence,
     ToolSpec,
     Workspace,
@@ -49,7 +51,8 @@ from metaserver.exceptions import (
     UserError,
     ValidationError,
 )
-from metaserver.registry.staging import staging_lease
+from metaserver.registry.files import remove_tree
+from metaserver.registry.staging import OWNER_SUFFIX, staging_lease
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
@@ -117,7 +120,27 @@ async def convert(
         server=name or "", source=source, llm=LLMUsage(model=settings.llm.model)
     )
     timer = _Timer(report, progress)
+    try:
+        return await _fetch_and_convert(
+            parsed, report, timer, settings, sandbox, token, name, max_tools
+        )
+    except asyncio.CancelledError:
+        # A stopped conversion (tasks/cancel, a client gone) leaves nothing behind: its
+        # processes were killed on the way out, its directories go here.
+        _discard_conversion(settings, report.server, token)
+        raise
 
+
+async def _fetch_and_convert(
+    parsed: Source,
+    report: ConversionReport,
+    timer: _Timer,
+    settings: Settings,
+    sandbox: Sandbox,
+    token: str,
+    name: str | None,
+    max_tools: int | None,
+) -> ConversionReport:
     await timer.announce("fetch")
     staged = settings.staging_dir / f"fetch-{token}"
     # The lease lets a later run clean what a killed one left in staging.
@@ -387,6 +410,18 @@ def _finish(
         report.failure = failure
     report.seconds["total"] = round(time.monotonic() - timer.started, 2)
     return report
+
+
+def _discard_conversion(settings: Settings, server: str, token: str) -> None:
+    """Delete every directory conversion ``token`` made (none is registered yet)."""
+    staged = settings.staging_dir / f"fetch-{token}"
+    paths = [staged, staged.with_name(staged.name + OWNER_SUFFIX)]
+    if server:
+        for parent in (settings.workspaces_dir, settings.environments_dir, settings.servers_dir):
+            paths.append(parent / f"{server}-{token}")
+    for path in paths:
+        remove_tree(path)
+    logger.info("conversion %s was cancelled; its files are removed", server or token)
 
 
 def _settle(workspace: Workspace, destination: Path) -> Workspace:

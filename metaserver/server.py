@@ -34,6 +34,7 @@ from metaserver.registry.files import discard_files
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry, split_ref
 from metaserver.settings import Settings
+from metaserver.tasks import enable_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     )
     mcp.add_middleware(_ScrubErrors(settings.home))
     notifier.install(mcp)
+    as_task = enable_tasks(mcp)
     direct = DirectTools(
         pool, settings.home, reserved=set(META_TOOLS), list_limit=settings.max_listed_tools
     )
@@ -88,7 +90,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     def fail(message: str) -> ToolError:
         return ToolError(public_message(message, settings.home))
 
-    @mcp.tool
+    @mcp.tool(task=as_task or False)
     async def convert_repo(
         source: Annotated[str, Field(description="git URL, local directory, or pypi:NAME")],
         ctx: Context,
@@ -97,7 +99,8 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     ) -> dict[str, Any]:
         """Convert a repository into a validated MCP server, register it and mount its tools.
 
-        Returns the conversion report; progress is reported at each stage.
+        Returns the conversion report; progress is reported at each stage. Clients that
+        support MCP tasks get a task to poll or cancel.
         """
         from metaserver.pipeline import convert  # lazily: the pipeline is heavy
 
@@ -113,6 +116,10 @@ def build_server(settings: Settings) -> FastMCP[Any]:
                 raise fail(str(exc)) from exc
             except MetaServerError as exc:
                 raise fail(f"conversion failed: {exc}") from exc
+            except Exception as exc:
+                # As a task, the call bypasses the middleware that scrubs errors: say it here.
+                logger.exception("conversion of %s failed unexpectedly", source)
+                raise fail(f"conversion failed: internal error: {exc}") from exc
         if report.status == "success":
             # A replaced version's files are gone: its child must not keep serving them. Other
             # versions' children stay; the new version gets a child of its own on first call.

@@ -1,7 +1,8 @@
 """`metaserver serve` end to end: a client asks for a conversion and uses the new tools.
 
 Real everything: the `metaserver` console script over stdio, the real pipeline (git clone,
-uv environment, probe, generated server, validation), and a FastMCP client in both eras.
+uv environment, probe, generated server, validation), and a FastMCP client in both eras,
+with and without MCP tasks.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import mcp_types
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from fastmcp_tasks import call_tool_task
 from fixture_repos import make_calc_repo
 
 pytestmark = pytest.mark.integration
@@ -84,3 +86,60 @@ async def test_convert_repo_then_call_generated_and_direct(tmp_path: Path) -> No
     async with Client(serve_transport(home), timeout=120) as client:
         again = await client.call_tool("calcpack_slugify", {"text": "Meta Server"})
         assert again.data == "meta-server"
+
+
+def _processes_under(path: Path) -> list[str]:
+    """Command lines of live processes that name ``path`` (a sandboxed tool names its dir)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(path) in argv:
+            found.append(argv)
+    return found
+
+
+async def test_convert_repo_as_a_task_can_be_cancelled_and_leaves_nothing(tmp_path: Path) -> None:
+    repo = make_calc_repo(tmp_path / "calc")
+    home = tmp_path / "home"
+    async with Client(serve_transport(home), timeout=600) as client:
+        assert client.protocol_version == "2026-07-28"
+        # Stopped while the generated server is being proven in the sandbox.
+        task = await call_tool_task(client, "convert_repo", {"source": f"file://{repo}"})
+        stages: list[str] = []
+        deadline = time.monotonic() + 300
+        while not stages or stages[-1] != "validate":
+            status = await task.status()
+            assert status.status == "working", (status.status, stages)
+            if status.status_message and status.status_message not in stages:
+                stages.append(status.status_message)
+            assert time.monotonic() < deadline, stages
+            await asyncio.sleep(0.05)
+        await task.cancel()
+        assert (await task.wait(timeout=60)).status == "cancelled"
+        assert stages[0] == "fetch" and "environment" in stages
+
+        assert (await client.call_tool("list_servers", {})).data == []
+
+        def leftovers() -> list[str]:
+            found = _processes_under(home / "servers") + _processes_under(home / "staging")
+            for kind in ("workspaces", "environments", "servers"):
+                found.extend(str(p) for p in (home / kind).glob("calcpack-*"))
+            return found + [str(p) for p in (home / "staging").glob("*")]
+
+        # The worker stops the conversion moments after the task is marked cancelled.
+        deadline = time.monotonic() + 30
+        while leftovers() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert not leftovers()
+
+        # The same conversion, left to finish, completes as a task and mounts its tools.
+        task = await call_tool_task(client, "convert_repo", {"source": f"file://{repo}"})
+        assert (await task.wait(timeout=600)).status == "completed"
+        report = (await task.result()).data
+        assert report["status"] == "success", report.get("failure")
+        assert (await client.call_tool("calcpack_add", {"a": 40, "b": 2})).data == 42

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 from mcp.client.subscriptions import listen
+from serving import free_port, serving_http
 
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import RegistryError, UserError
@@ -347,32 +347,12 @@ async def test_serves_over_stdio(home_settings: Settings) -> None:
         assert "alpha_add" not in await _tool_names(client)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 async def http_server(home_settings: Settings) -> AsyncIterator[tuple[str, str]]:
     token = "s3cret-token"
     settings = Settings.model_validate({**home_settings.model_dump(), "auth": {"token": token}})
-    port = _free_port()
-    task = asyncio.create_task(run(settings, "http", "127.0.0.1", port))
-    deadline = time.monotonic() + 20
-    while True:
-        assert not task.done(), task.exception()
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "the HTTP server did not start"
-            await asyncio.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp", token
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+    async with serving_http(settings) as url:
+        yield url, token
 
 
 async def test_http_requires_the_token_and_checks_host_and_origin(
@@ -416,7 +396,7 @@ async def test_non_loopback_http_without_token_is_refused(tmp_path: Path) -> Non
     settings = Settings(home=tmp_path / "home")
     for host in ("0.0.0.0", "192.168.1.10", "example.com", "::"):
         with pytest.raises(UserError, match="without authentication"):
-            await run(settings, "http", host, _free_port())
+            await run(settings, "http", host, free_port())
     assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
     assert is_loopback("[::1]") and is_loopback("127.0.0.2")
     assert not is_loopback("0.0.0.0") and not is_loopback("localhost.evil.example")

@@ -1,0 +1,41 @@
+"""The meta-server served over streamable HTTP in the test's own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from metaserver.server import run
+from metaserver.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def serving_http(settings: Settings) -> AsyncIterator[str]:
+    """Serve ``settings``' meta-server on a free loopback port; yield its MCP URL."""
+    port = free_port()
+    task = asyncio.create_task(run(settings, "http", "127.0.0.1", port))
+    deadline = time.monotonic() + 20
+    while True:
+        assert not task.done(), task.exception()
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline, "the HTTP server did not start"
+            await asyncio.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
