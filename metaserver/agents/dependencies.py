@@ -1,16 +1,22 @@
 """Adding a distribution to an existing environment (the ``add_dependency`` repair).
 
-Installing runs build scripts, so it goes through the sandbox like the first install.
+Installing runs build scripts, so it goes through the sandbox like the first install. The
+environment may share its files with the store of built environments and with other
+conversions' environments (hard links), so the install gets a private copy first and the
+result is frozen again (:mod:`metaserver.agents.env_cache`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+from metaserver.agents.env_cache import freeze_environment, unshare_environment
 from metaserver.agents.environment import uv_binary, uv_environment
 from metaserver.contracts import Environment
 from metaserver.exceptions import EnvironmentBuildError
 from metaserver.sandbox import Policy, Sandbox
+from metaserver.sandbox.identity import sandbox_identity
 from metaserver.settings import Settings
 
 _REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -38,6 +44,11 @@ async def add_packages(
     )
     argv = [uv_binary(), "pip", "install", "--quiet", "--link-mode=copy"]
     argv += ["--python", str(environment.python_path), *packages]
-    result = await sandbox.run(argv, policy)
+    identity = sandbox_identity(settings.sandbox.uid, settings.sandbox.gid)
+    await asyncio.to_thread(unshare_environment, environment.venv, identity)
+    try:
+        result = await sandbox.run(argv, policy)
+    finally:
+        await asyncio.to_thread(freeze_environment, environment.venv)
     if not result.ok:
         raise EnvironmentBuildError(f"installing {', '.join(packages)} failed: {result.tail(6)}")

@@ -8,12 +8,14 @@ compiled, 5.3 s not). So an environment is compiled once, and a finished one is 
 is a hard-linked copy of it (0.4 s for those 15,000 files), made possible by uv's
 ``--relocatable`` environments.
 
-Hard links share inodes with the uv cache and with every other copy, so no one may write
-into a file in place: every *file* of a finished environment is made read-only (for the
-bwrap backend the whole environment is also mounted read-only). Directories stay writable by
-their owner, so removal, and the repair stage's later installs (which replace files, never
-rewrite them), keep working. Note that the ``process`` backend running as root ignores
-permission bits; only a confining backend really protects the shared files.
+Hard links share inodes with every other copy, so nothing sandboxed may write into a file in
+place, nor rearrange a directory others rely on. A finished environment is therefore frozen
+(:func:`freeze_environment`): every file is made read-only and, when metaserver runs as root,
+every entry is taken back from the sandbox uid that installed it, which can then neither
+re-enable a write bit nor rename anything (for the bwrap backend the environment is also
+mounted read-only when served). An install into an existing environment (the repair stage's
+``add_dependency``) first gets a private, unlinked copy (:func:`unshare_environment`), and is
+frozen again afterwards.
 """
 
 from __future__ import annotations
@@ -29,45 +31,95 @@ import subprocess
 from pathlib import Path
 
 from metaserver.contracts import Environment
+from metaserver.registry.files import remove_tree
+from metaserver.sandbox.identity import Identity
 
-__all__ = ["EnvironmentCache", "freeze_files", "link_tree"]
+__all__ = [
+    "EnvironmentCache",
+    "copy_tree",
+    "freeze_environment",
+    "link_tree",
+    "unshare_environment",
+]
 
 logger = logging.getLogger(__name__)
 
-_FORMAT = 1
+# 2: entries are owned by metaserver, not by the sandbox uid (stores of format 1 are not reused).
+_FORMAT = 2
 _WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 
 
-def freeze_files(root: Path) -> None:
-    """Clear the write bits of every regular file under ``root`` (directories untouched)."""
-    for directory, _dirnames, filenames in os.walk(root):
-        for name in filenames:
-            path = os.path.join(directory, name)
-            try:
-                mode = os.lstat(path).st_mode
-                if stat.S_ISREG(mode) and mode & _WRITE_BITS:
-                    os.chmod(path, stat.S_IMODE(mode) & ~_WRITE_BITS)
-            except OSError as err:
-                logger.debug("could not make %s read-only: %s", path, err)
+def freeze_environment(root: Path) -> None:
+    """Make ``root`` unchangeable by sandboxed code: its files read-only, and, when we are
+    root, every entry ours. Symlinks are never followed (a child may have planted them)."""
+    uid, gid = os.geteuid(), os.getegid()
+    take = uid == 0
+    for directory, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            _freeze_entry(os.path.join(directory, name), uid, gid, take)
+    _freeze_entry(str(root), uid, gid, take)
+
+
+def _freeze_entry(path: str, uid: int, gid: int, take: bool) -> None:
+    try:
+        info = os.lstat(path)
+        if take and (info.st_uid, info.st_gid) != (uid, gid):
+            os.chown(path, uid, gid, follow_symlinks=False)
+        if stat.S_ISREG(info.st_mode) and info.st_mode & _WRITE_BITS:
+            os.chmod(path, stat.S_IMODE(info.st_mode) & ~_WRITE_BITS)
+    except OSError as err:
+        logger.debug("could not freeze %s: %s", path, err)
+
+
+def unshare_environment(venv: Path, identity: Identity) -> None:
+    """Replace ``venv`` by a copy that shares no inode, owned by ``identity`` when it differs
+    from ours, so that an install into it cannot reach the store or other environments.
+
+    The copy is made beside ``venv`` and swapped in; only trusted host tools act on it.
+    """
+    fresh = venv.with_name(f".{venv.name}.{secrets.token_hex(4)}.copy")
+    old = venv.with_name(f".{venv.name}.{secrets.token_hex(4)}.old")
+    try:
+        copy_tree(venv, fresh, link=False)
+        if identity.switch:
+            for directory, dirnames, filenames in os.walk(fresh):
+                for name in [*dirnames, *filenames]:
+                    os.chown(
+                        os.path.join(directory, name),
+                        identity.uid,
+                        identity.gid,
+                        follow_symlinks=False,
+                    )
+            os.chown(fresh, identity.uid, identity.gid, follow_symlinks=False)
+        os.rename(venv, old)
+        os.rename(fresh, venv)
+    finally:
+        for leftover in (fresh, old):
+            remove_tree(leftover)
 
 
 def link_tree(source: Path, dest: Path) -> None:
-    """Copy ``source`` to ``dest`` with hard links (``cp -al``), or a real copy across devices.
+    """Copy ``source`` to ``dest`` with hard links (``cp -al``), or a real copy across devices."""
+    copy_tree(source, dest, link=True)
+
+
+def copy_tree(source: Path, dest: Path, *, link: bool) -> None:
+    """Copy ``source`` to ``dest`` with ``cp -a`` (hard links with ``link``), else Python's.
 
     ``cp`` is a host tool acting on trusted directories; no repository code runs.
     """
     cp = shutil.which("cp")
     if cp is not None:
         done = subprocess.run(
-            [cp, "-a", "--link", "--", str(source), str(dest)],
+            [cp, "-a", *(["--link"] if link else []), "--", str(source), str(dest)],
             capture_output=True,
             text=True,
             timeout=600,
         )
         if done.returncode == 0:
             return
-        logger.info("cp --link failed (%s); copying instead", done.stderr.strip()[:200])
-        shutil.rmtree(dest, ignore_errors=True)
+        logger.info("cp failed (%s); copying in Python instead", done.stderr.strip()[:200])
+        remove_tree(dest)
     shutil.copytree(source, dest, symlinks=True)
 
 

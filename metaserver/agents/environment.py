@@ -34,7 +34,7 @@ from pathlib import Path
 import platformdirs
 import uv
 
-from metaserver.agents.env_cache import EnvironmentCache, freeze_files
+from metaserver.agents.env_cache import EnvironmentCache, freeze_environment
 from metaserver.agents.interpreters import (
     Interpreter,
     choose_interpreter,
@@ -166,7 +166,7 @@ async def build_environment(
         environment = await _restore(cache, key, build) if key else None
         if environment is None:
             environment = await _climb(build)
-            await asyncio.to_thread(freeze_files, venv)
+            await asyncio.to_thread(freeze_environment, venv)
             if key:
                 await asyncio.to_thread(cache.store, key, environment)
         environment.lock = await _freeze(build)

@@ -57,8 +57,9 @@ class MountPlan:
         """(path, writable) in mount order: parents before children, so nesting works."""
         rw = {p for p in self.writable}
         paths = _dedupe([*self.readonly, *self.writable])
-        # A read-only path inside a writable one needs no bind of its own, and vice versa a
-        # writable path inside a read-only one must be bound after it.
+        # A path inside a bind of its own kind needs no bind; inside one of the other kind it
+        # is bound after it (so a file the command line names inside a writable tree is
+        # read-only, and a work directory inside a read-only tree is writable).
         result: list[tuple[Path, bool]] = []
         for path in sorted(paths, key=lambda p: (len(p.parts), str(p))):
             writable = path in rw

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import require_backend
+from backends import require_backend
 
 from metaserver.sandbox import get_sandbox
 from metaserver.sandbox.base import Policy
