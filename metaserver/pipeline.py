@@ -21,6 +21,7 @@ from pathlib import Path
 from metaserver.agents.analysis import analyse
 from metaserver.agents.dependencies import add_packages
 from metaserver.agents.design import design
+from metaserver.agents.env_cache import EnvironmentCache
 from metaserver.agents.environment import build_environment
 from metaserver.agents.fetch import fetch
 from metaserver.agents.generate import generate
@@ -29,8 +30,10 @@ from metaserver.agents.register import register
 from metaserver.agents.repair import TIMEOUT_FACTOR, Repair, RepairState, plan_repairs
 from metaserver.agents.selftest import run_generated_tests
 from metaserver.agents.source import parse_source
+from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.usage import mine_usage, usage_names
 from metaserver.agents.validate import check_protocol, validate
+from metaserver.agents.workspace_cache import WorkspaceCache
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
     ConversionReport,
@@ -193,6 +196,9 @@ async def _convert_workspace(
         cached=environment.cached,
         attempts=environment.attempts,
     )
+
+    # The stores just grew (or were used): keep them within their disk budget.
+    await asyncio.to_thread(_trim_stores, settings)
 
     await timer.announce("analysis")
     with timer.stage("analysis"):
@@ -410,6 +416,12 @@ def _finish(
         report.failure = failure
     report.seconds["total"] = round(time.monotonic() - timer.started, 2)
     return report
+
+
+def _trim_stores(settings: Settings) -> None:
+    entries = EnvironmentCache(settings.environment_store).entries()
+    entries += WorkspaceCache(settings.workspace_store).entries()
+    enforce_budget(entries, settings.store_max_mb * 1_000_000)
 
 
 def _discard_conversion(settings: Settings, server: str, token: str) -> None:

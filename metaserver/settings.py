@@ -166,6 +166,12 @@ class Settings(BaseSettings):
     max_live_children: int = Field(default=8, ge=1, description="Generated servers kept running.")
     child_idle_seconds: float = Field(default=300, gt=0, description="Idle child is stopped.")
     result_max_bytes: int = Field(default=1_000_000, ge=1024, description="Cap on one result.")
+    store_max_mb: int = Field(
+        default=20_000,
+        ge=0,
+        description="Disk for built environments and fetched trees kept for reuse; past it, "
+        "the least recently used go (registered servers never depend on them).",
+    )
     run_generated_tests: bool = Field(
         default=True,
         description="Replay each generated server's tests/ with its own Python before it is "
@@ -206,6 +212,16 @@ class Settings(BaseSettings):
     @property
     def servers_dir(self) -> Path:
         return self.home / "servers"
+
+    @property
+    def environment_store(self) -> Path:
+        """Built environments kept for reuse (:mod:`metaserver.agents.env_cache`)."""
+        return self.home / "cache" / "environments"
+
+    @property
+    def workspace_store(self) -> Path:
+        """Fetched trees kept for reuse (:mod:`metaserver.agents.workspace_cache`)."""
+        return self.home / "cache" / "workspaces"
 
     @property
     def staging_dir(self) -> Path:

@@ -30,6 +30,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+from metaserver.agents.store_budget import mark_used, measure
 from metaserver.contracts import Environment
 from metaserver.registry.files import remove_tree
 from metaserver.sandbox.identity import Identity
@@ -152,9 +153,16 @@ class EnvironmentCache:
             logger.warning("stored environment %s is unusable (%s); building anew", key, err)
             shutil.rmtree(venv, ignore_errors=True)
             return None
+        mark_used(entry)
         return stored.model_copy(
             update={"venv": venv, "python_path": venv / "bin" / "python", "cached": True}
         )
+
+    def entries(self) -> list[Path]:
+        """Every complete entry (for the store budget)."""
+        if not self.root.is_dir():
+            return []
+        return [p for p in self.root.iterdir() if (p / "environment.json").is_file()]
 
     def store(self, key: str, environment: Environment) -> None:
         """Keep a linked copy of a finished (read-only) environment; failures only warn."""
@@ -166,6 +174,7 @@ class EnvironmentCache:
             temporary.mkdir(parents=True)
             link_tree(environment.venv, temporary / "venv")
             (temporary / "environment.json").write_text(environment.model_dump_json(indent=1))
+            measure(temporary)
             try:
                 os.rename(temporary, entry)
             except OSError:

@@ -155,7 +155,7 @@ async def build_environment(
         workspace, venv, settings, sandbox, chosen, fallback, requires, candidates,
         deadline=started + settings.timeouts.environment,
     )  # fmt: skip
-    cache = EnvironmentCache(settings.home / "cache" / "environments")
+    cache = EnvironmentCache(settings.environment_store)
     python = chosen or fallback
     key = None
     if workspace.fingerprint:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from metaserver.agents.store_budget import mark_used, measure
 from metaserver.contracts import Workspace
 
 __all__ = ["CacheKey", "WorkspaceCache", "archive_key", "git_key", "pypi_key"]
@@ -112,6 +113,7 @@ class WorkspaceCache:
             logger.warning("workspace cache entry %s is unusable (%s); fetching again", entry, err)
             shutil.rmtree(dest, ignore_errors=True)
             return None
+        mark_used(entry)
         logger.info("workspace cache hit for %s", key.kind)
         return meta if isinstance(meta, dict) else {}
 
@@ -131,6 +133,7 @@ class WorkspaceCache:
                 "distribution": workspace.distribution,
             }
             (temporary / "meta.json").write_text(json.dumps(meta, indent=1))
+            measure(temporary)
             try:
                 os.rename(temporary, entry)
             except OSError:
@@ -140,6 +143,16 @@ class WorkspaceCache:
             logger.warning("could not cache %s: %s", key.describe(), err)
         finally:
             shutil.rmtree(temporary, ignore_errors=True)
+
+    def entries(self) -> list[Path]:
+        """Every complete entry (for the store budget); the aliases are not entries."""
+        return [
+            entry
+            for kind in (self.root.iterdir() if self.root.is_dir() else [])
+            if kind.is_dir() and kind.name != "aliases"
+            for entry in kind.iterdir()
+            if (entry / "meta.json").is_file()
+        ]
 
     # Remembered resolutions of names that move (a pypi "newest", a git branch), so that an
     # offline conversion can still find the tree it converted last time.

@@ -74,7 +74,7 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
         raise FileExistsError(f"fetch destination already exists: {dest}")
     dest.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    cache = WorkspaceCache(settings.home / "cache" / "workspaces")
+    cache = WorkspaceCache(settings.workspace_store)
     try:
         workspace, key, cached = await _fetch_kind(source, dest, settings, cache)
         workspace = await _in_thread(_inspect_tree, workspace)
