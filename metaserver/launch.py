@@ -31,6 +31,7 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
         readable=(server_dir, venv, *workspace_paths(venv)),
         writable=(workdir,),
         kind="serve",
+        tenant=server_dir.name,  # a uid of this server's own (sandbox.identity.for_tenant)
         env={
             "PYTHONUNBUFFERED": "1",
             "FASTMCP_SHOW_SERVER_BANNER": "false",

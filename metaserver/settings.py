@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -106,10 +106,24 @@ class SandboxSettings(BaseModel):
         description="Dedicated unprivileged uid children switch to when metaserver is root.",
     )
     gid: int = Field(default=60999, ge=1, description="Group of the sandbox uid.")
+    tenant_uids: int = Field(
+        default=1000,
+        ge=0,
+        le=4000,
+        description="uids (and gids) above uid/gid for children that act for one server: "
+        "its validation, tests and live process run as a uid of its own, so one server's "
+        "fork bomb or /tmp files cannot reach another's. 0: every child shares uid.",
+    )
     docker_image: str = Field(
         default="debian:bookworm-slim",
         description="Base image of the docker backend (the host's /usr is bound over it).",
     )
+
+    @model_validator(mode="after")
+    def _tenants_fit(self) -> SandboxSettings:
+        if max(self.uid, self.gid) + self.tenant_uids >= 65534:  # 65534 is "nobody"
+            raise ValueError("uid/gid + tenant_uids must stay below 65534")
+        return self
 
 
 class AuthSettings(BaseModel):

@@ -48,6 +48,8 @@ async def analyse(
             readable=(workspace.path, environment.venv, PROBE.parent),
             writable=(workdir,),
             kind="probe",
+            # The conversion's own uid: its environment and server directory share this name.
+            tenant=environment.venv.name,
         )
         result = await sandbox.run(argv, policy)
         if result.timed_out:

@@ -28,6 +28,7 @@ async def run_generated_tests(
         readable=(server_dir, environment.venv, *workspace_paths(environment.venv)),
         writable=(workdir,),
         env={"FASTMCP_LOG_LEVEL": "WARNING", "FASTMCP_SHOW_SERVER_BANNER": "false"},
+        tenant=server_dir.name,  # the uid the server itself runs as
     )
     argv = [str(environment.python_path), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     return await sandbox.run([*argv, str(server_dir / "tests")], policy)

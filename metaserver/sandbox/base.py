@@ -54,6 +54,10 @@ class Policy:
         kind: ``install`` children may write the package cache named by ``UV_CACHE_DIR``
             (a cache of the sandbox's own, see :mod:`metaserver.sandbox.identity`); for
             every other kind the cache is neither readable nor writable.
+        tenant: whom the child acts for (a generated server's directory name). Children of
+            one tenant share a uid of their own; different tenants never share one, so one
+            tenant's process limit, processes and files are out of another's reach. None:
+            the sandbox's own uid (installs, which share its package cache).
     """
 
     workdir: Path
@@ -63,6 +67,7 @@ class Policy:
     writable: tuple[Path, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     kind: PolicyKind = "run"
+    tenant: str | None = None
 
 
 @dataclass(frozen=True)

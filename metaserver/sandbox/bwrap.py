@@ -40,7 +40,13 @@ from pathlib import Path
 from metaserver.exceptions import SandboxError
 from metaserver.sandbox import seccomp
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
-from metaserver.sandbox.identity import Identity, hand_over, package_cache_for, sandbox_identity
+from metaserver.sandbox.identity import (
+    Identity,
+    for_tenant,
+    hand_over,
+    package_cache_for,
+    sandbox_identity,
+)
 from metaserver.sandbox.mounts import MountPlan, interpreter_prefix, plan_for
 from metaserver.sandbox.proxy import index_hosts, shared_proxy
 from metaserver.settings import SandboxSettings
@@ -104,14 +110,14 @@ class BwrapSandbox(Sandbox):
         return _probe(limits.uid, limits.gid)
 
     def wrap(self, argv: Sequence[str], policy: Policy) -> Command:
-        identity = self.identity
+        identity = for_tenant(self.identity, policy.tenant, self.limits.tenant_uids)
         env = base_environment(policy)
         for key in list(env):
             if key.lower() in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):
                 del env[key]  # the host's proxies are the host proxy's business
         writable = [policy.workdir, *policy.writable]
         for path in writable:
-            hand_over(path, identity)
+            hand_over(path, identity, with_contents=policy.tenant is not None)
         extra: list[Path] = []
         cache = package_cache_for(policy.kind, env, identity)
         if cache is not None:

@@ -25,7 +25,13 @@ from pathlib import Path
 from metaserver.exceptions import SandboxError
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
 from metaserver.sandbox.bwrap import BRIDGE, PROXY_DIR, PROXY_PORT, host_python
-from metaserver.sandbox.identity import Identity, hand_over, package_cache_for, sandbox_identity
+from metaserver.sandbox.identity import (
+    Identity,
+    for_tenant,
+    hand_over,
+    package_cache_for,
+    sandbox_identity,
+)
 from metaserver.sandbox.mounts import interpreter_prefix, plan_for
 from metaserver.sandbox.proxy import index_hosts, shared_proxy
 from metaserver.settings import SandboxSettings
@@ -51,11 +57,12 @@ class DockerSandbox(Sandbox):
     def wrap(self, argv: Sequence[str], policy: Policy) -> Command:
         assert self.docker is not None
         env = base_environment(policy)
+        identity = for_tenant(self.identity, policy.tenant, self.limits.tenant_uids)
         writable = [policy.workdir, *policy.writable]
         for path in writable:
-            hand_over(path, self.identity)
+            hand_over(path, identity, with_contents=policy.tenant is not None)
         extra: list[Path] = []
-        cache = package_cache_for(policy.kind, env, self.identity)
+        cache = package_cache_for(policy.kind, env, identity)
         if cache is not None:
             writable.append(cache)
         inner = list(argv)
@@ -87,7 +94,7 @@ class DockerSandbox(Sandbox):
             "--tmpfs",
             "/tmp:rw,exec,size=512m",  # noqa: S108 - the container's own tmpfs
             "--user",
-            f"{self.identity.uid}:{self.identity.gid}",
+            f"{identity.uid}:{identity.gid}",
             "--cap-drop",
             "ALL",
             "--security-opt",

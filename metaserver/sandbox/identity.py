@@ -13,15 +13,22 @@ uid owns nothing on the host except what a policy makes writable:
   by sandboxed code: a build script could plant files in it that later installs copy into
   other environments (sandbox.md, uv section).
 
+Children that act for one generated server (``Policy.tenant``) run as a uid of that server's
+own (:func:`for_tenant`), because a process limit is counted per uid: with one uid for all,
+a fork bomb in one server's tool would leave every other server unable to start a process or
+a thread.
+
 When metaserver is not root there is nothing to switch from: the child keeps the caller's
 uid inside a user namespace, and these helpers do nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,23 +56,55 @@ def sandbox_identity(uid: int, gid: int) -> Identity:
     return Identity(uid=os.geteuid(), gid=os.getegid(), switch=False)
 
 
-def hand_over(path: Path, identity: Identity) -> None:
+def for_tenant(identity: Identity, tenant: str | None, slots: int) -> Identity:
+    """The identity for a child acting for ``tenant``: one of ``slots`` uids above ours.
+
+    The slot is a hash of the tenant, so the children of one server (validation, tests, the
+    live process) get the same uid across restarts. Two tenants may share a slot (one in
+    ``slots``): that weakens the separation between those two, it breaks nothing.
+    """
+    if not identity.switch or tenant is None or slots == 0:
+        return identity
+    offset = 1 + zlib.crc32(tenant.encode()) % slots
+    return Identity(uid=identity.uid + offset, gid=identity.gid + offset, switch=True)
+
+
+def hand_over(path: Path, identity: Identity, *, with_contents: bool = False) -> None:
     """Create ``path`` (a directory) and make it writable by ``identity``.
 
-    Only the directory itself changes owner: its contents were written by earlier children
-    of the same identity or are the host's, and a recursive chown could be steered by a
-    symlink a child planted. A ``path`` that is a symlink is refused for the same reason.
+    Only the directory itself changes owner, unless ``with_contents``: its contents were
+    written by earlier children of the same identity or are the host's. A ``path`` that is a
+    symlink is refused, since a child may have planted it.
+
+    Args:
+        path: the directory.
+        identity: who gets it.
+        with_contents: also take over what another sandbox uid left inside (a tenant's work
+            directory written before tenants had uids of their own); symlinks are never
+            followed, at any depth.
     """
     path.mkdir(parents=True, exist_ok=True)
     info = path.lstat()
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         raise SandboxError(f"refusing to hand over {path}: not a plain directory")
-    if identity.switch and (info.st_uid, info.st_gid) != (identity.uid, identity.gid):
+    owner = (identity.uid, identity.gid)
+    if identity.switch and (info.st_uid, info.st_gid) != owner:
+        if with_contents:
+            _take_contents(path, identity)
         os.chown(path, identity.uid, identity.gid, follow_symlinks=False)
     if identity.switch and not info.st_mode & stat.S_IXOTH:
         # bwrap, root but without CAP_DAC_OVERRIDE, must enter it for --chdir and binds:
         # search permission for others, never read or write.
         os.chmod(path, stat.S_IMODE(info.st_mode) | stat.S_IXOTH | stat.S_IXUSR)
+
+
+def _take_contents(path: Path, identity: Identity) -> None:
+    # fwalk holds each directory open and resolves names relative to it, without following
+    # symlinks: a directory swapped for a symlink meanwhile cannot steer the chown elsewhere.
+    for _dirpath, dirnames, filenames, dir_fd in os.fwalk(path, follow_symlinks=False):
+        for name in [*dirnames, *filenames]:
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(name, identity.uid, identity.gid, dir_fd=dir_fd, follow_symlinks=False)
 
 
 def reachable(path: Path, identity: Identity, write: bool = False) -> bool:

@@ -30,6 +30,7 @@ from metaserver.sandbox import seccomp
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
 from metaserver.sandbox.identity import (
     Identity,
+    for_tenant,
     hand_over,
     package_cache_for,
     reachable,
@@ -76,22 +77,27 @@ class ProcessSandbox(Sandbox):
 
     def wrap(self, argv: Sequence[str], policy: Policy) -> Command:
         env = base_environment(policy)
+        identity = for_tenant(self.identity, policy.tenant, self.limits.tenant_uids)
         arguments = self.limit_arguments()
         writable = [policy.workdir, *policy.writable]
-        cache = package_cache_for(policy.kind, env, self.identity)
+        cache = package_cache_for(policy.kind, env, identity)
         if cache is not None:
             writable.append(cache)
-        switch = self.identity.switch and self._all_reachable(argv, policy, writable)
+        switch = identity.switch and self._all_reachable(argv, policy, writable, identity)
         for path in writable:
-            hand_over(path, self.identity if switch else _keep(self.identity))
+            hand_over(
+                path,
+                identity if switch else _keep(identity),
+                with_contents=policy.tenant is not None,
+            )
         if switch:
-            arguments += [f"uid={self.identity.uid}", f"gid={self.identity.gid}"]
-        elif self.identity.switch:
+            arguments += [f"uid={identity.uid}", f"gid={identity.gid}"]
+        elif identity.switch:
             logger.warning(
                 "sandbox: %s runs as root: a path it needs is not reachable by uid %d "
                 "(use the bwrap backend, or paths outside root-only directories)",
                 Path(argv[0]).name,
-                self.identity.uid,
+                identity.uid,
             )
         if self.namespaces:
             arguments.append("ns=1")
@@ -109,10 +115,12 @@ class ProcessSandbox(Sandbox):
         launcher = [sys.executable, "-I", str(LAUNCHER), *arguments, "--"]
         return Command(argv=[*launcher, *argv], env=env, cwd=policy.workdir)
 
-    def _all_reachable(self, argv: Sequence[str], policy: Policy, writable: list[Path]) -> bool:
+    def _all_reachable(
+        self, argv: Sequence[str], policy: Policy, writable: list[Path], identity: Identity
+    ) -> bool:
         needed = [*command_paths(argv), *policy.readable]
-        return all(reachable(p, self.identity) for p in needed) and all(
-            reachable(p, self.identity, write=True) for p in writable
+        return all(reachable(p, identity) for p in needed) and all(
+            reachable(p, identity, write=True) for p in writable
         )
 
 

@@ -97,3 +97,63 @@ async def test_killing_the_parent_reaches_nothing_outside(tmp_path: Path) -> Non
     assert attacked.ok and "sent" not in attacked.stdout, attacked.stdout
     assert neighbour.ok and neighbour.stdout.strip() == "still here", neighbour
     os.kill(os.getpid(), 0)  # and metaserver's own process is untouched
+
+
+HOG = """
+import os, time
+held = 0
+while True:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    held += 1
+print(held, flush=True)
+time.sleep(60)
+"""
+
+FORK = "import os\npid = os.fork()\nif pid == 0: os._exit(0)\nos.waitpid(pid, 0)\nprint('forked')"
+
+
+async def test_a_fork_bomb_exhausts_only_its_own_tenant(tmp_path: Path) -> None:
+    """The process limit is counted per uid: a server that spends it all must not leave
+    other servers unable to start a process (or a thread)."""
+    import asyncio
+    import os
+
+    from metaserver.sandbox.base import kill_tree
+    from metaserver.sandbox.identity import for_tenant, sandbox_identity
+
+    require_backend("bwrap")
+    if os.geteuid() != 0:
+        pytest.skip("tenants get uids of their own only when metaserver is root")
+    limits = SandboxSettings(backend="bwrap", processes=24)
+    base = sandbox_identity(limits.uid, limits.gid)
+    assert for_tenant(base, "bomb", 1000).uid != for_tenant(base, "neighbour", 1000).uid
+    sandbox = get_sandbox(limits)
+
+    def policy(name: str, tenant: str) -> Policy:
+        return Policy(workdir=tmp_path / name, timeout=30, tenant=tenant)
+
+    hog = sandbox.wrap([sys.executable, "-I", "-c", HOG], policy("hog", "bomb"))
+    process = await asyncio.create_subprocess_exec(
+        *hog.argv, cwd=hog.cwd, env=hog.env, stdout=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        held = int(await asyncio.wait_for(process.stdout.readline(), 30))
+        assert 0 < held < 24
+        neighbour = await sandbox.run(
+            [sys.executable, "-I", "-c", FORK], policy("neighbour", "neighbour")
+        )
+        assert neighbour.ok and neighbour.stdout.strip() == "forked", neighbour.stderr
+        # The same tenant is out of processes: the limit is real.
+        same = await sandbox.run([sys.executable, "-I", "-c", FORK], policy("same", "bomb"))
+        assert not same.ok and "forked" not in same.stdout
+    finally:
+        kill_tree(process.pid)
+        await process.wait()
