@@ -20,7 +20,7 @@ from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.settings import Settings
 
 if TYPE_CHECKING:
-    from metaserver.registry.store import ServerRecord, VersionSummary
+    from metaserver.registry.records import ServerRecord, VersionSummary
 
 logger = logging.getLogger("metaserver")
 

@@ -29,7 +29,8 @@ from fastmcp.utilities.versions import VersionSpec
 from pydantic import PrivateAttr
 
 from metaserver.registry.children import ChildPool
-from metaserver.registry.store import Registry, ServerRecord, ToolRecord
+from metaserver.registry.records import ServerRecord, ToolRecord
+from metaserver.registry.store import Registry
 
 logger = logging.getLogger(__name__)
 

@@ -31,8 +31,9 @@ from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.notify import ListChangedNotifier
 from metaserver.registry.children import ChildPool
 from metaserver.registry.files import discard_files
+from metaserver.registry.records import split_ref
 from metaserver.registry.search import search_tools
-from metaserver.registry.store import Registry, split_ref
+from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 from metaserver.tasks import enable_tasks
 

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from metaserver.registry.store import Registry, ServerRecord, ToolRecord
+from metaserver.registry.records import ServerRecord, ToolRecord
+from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
 SERVER_SCRIPT = '''\

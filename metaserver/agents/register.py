@@ -15,7 +15,7 @@ from metaserver import GENERATOR_VERSION
 from metaserver.contracts import ConversionReport, Environment, ToolEvidence, ToolSpec, Workspace
 from metaserver.registry import Registry, ServerRecord, ToolRecord
 from metaserver.registry.files import discard_files, sweep_unregistered
-from metaserver.registry.store import Registration
+from metaserver.registry.records import Registration
 from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ from fastmcp.client.transports import StdioTransport
 from mcp import MCPError
 
 from metaserver.launch import server_command, stdio_transport
-from metaserver.registry.store import ServerRecord, split_ref
+from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 

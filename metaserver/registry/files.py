@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from metaserver.registry.store import Registry, ServerRecord, split_ref
+from metaserver.registry.records import ServerRecord, split_ref
+from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)

@@ -7,8 +7,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.search import ToolHit, search_tools
-from metaserver.registry.store import Registry, ServerRecord, ToolRecord
+from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
 

@@ -11,8 +11,9 @@ import pytest
 
 from metaserver.exceptions import NotFoundError
 from metaserver.registry.files import discard_files, sweep_unregistered, unregister
+from metaserver.registry.records import ServerRecord, ToolRecord, split_ref
 from metaserver.registry.search import search_tools
-from metaserver.registry.store import Registry, ServerRecord, ToolRecord, split_ref
+from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
 
