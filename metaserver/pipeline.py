@@ -63,6 +63,8 @@ logger = logging.getLogger(__name__)
 
 Progress = Callable[[str, float, float], Awaitable[None]]
 STAGES = ("fetch", "environment", "analysis", "generate", "validate", "register")
+# Designs kept in reserve, to stand in for tools that fail validation beyond repair.
+RESERVE_TOOLS = 6
 _SERVER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
 
@@ -205,6 +207,7 @@ async def _convert_workspace(
         code = await analyse(workspace, environment, settings, sandbox)
         usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
         specs = design(code, max_tools, usage)
+        reserve = _reserve(design(code, max_tools + RESERVE_TOOLS, usage), specs)
     # --- LLM refinement (issue 8): optional, bounded by settings.llm.budget_seconds; whatever
     # the model does, the worst result is the design above. Usage goes into report.llm.
     if settings.llm.enabled:
@@ -234,7 +237,7 @@ async def _convert_workspace(
     await timer.announce("validate")
     with timer.stage("validate"):
         evidence = await _validate_and_repair(
-            server_dir, specs, workspace, environment, settings, sandbox, report
+            server_dir, specs, reserve, workspace, environment, settings, sandbox, report
         )
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
@@ -279,9 +282,17 @@ async def _convert_workspace(
     return _finish(report, timer, None)
 
 
+def _reserve(longer: list[ToolSpec], chosen: list[ToolSpec]) -> list[ToolSpec]:
+    """The next-best designs after ``chosen``: they stand in for tools that get dropped."""
+    targets = {spec.target for spec in chosen}
+    names = {spec.name for spec in chosen}
+    return [s for s in longer if s.target not in targets and s.name not in names]
+
+
 async def _validate_and_repair(
     server_dir: Path,
     specs: list[ToolSpec],
+    reserve: list[ToolSpec],
     workspace: Workspace,
     environment: Environment,
     settings: Settings,
@@ -290,19 +301,37 @@ async def _validate_and_repair(
 ) -> list[ToolEvidence]:
     """Validate, then repair and re-validate the failed tools, for at most B rounds.
 
-    Only tools a repair touched are called again; ``report.rounds`` counts the validation
-    runs that really happened.
+    A tool that no repair can save is replaced by the next design from ``reserve`` (appended
+    to ``specs``), validated in the next round, so that a server is not left short of the
+    tools it could have had. Only tools a repair touched, and the replacements, are called
+    again; ``report.rounds`` counts the validation runs that really happened.
     """
     results = {e.name: e for e in await validate(server_dir, specs, environment, settings, sandbox)}
     report.rounds = 1
     state = RepairState()
+    replaced: set[str] = set()
     while report.rounds < settings.max_rounds:
         planned = plan_repairs(specs, results, state, workspace.path)
         if settings.llm.enabled:
             planned = await _ask_review_model(planned, specs, results, state, settings, report)
         repairs = [r for r in planned if r.kind != "drop"]
-        if not repairs:
+        dropped = [r.tool for r in planned if r.kind == "drop" and r.tool not in replaced]
+        replaced.update(dropped)
+        fresh = reserve[: len(dropped)]
+        del reserve[: len(fresh)]
+        if not repairs and not fresh:
             break
+        if fresh:
+            logger.info("validate: %s stand in for dropped tools", ", ".join(s.name for s in fresh))
+            specs.extend(fresh)
+            generate(
+                server_dir,
+                report.server,
+                specs,
+                workspace,
+                environment,
+                max_bytes=settings.result_max_bytes,
+            )
         attempts: dict[str, list[Example]] = {}
         packages = [r.package for r in repairs if r.kind == "add_dependency" and r.package]
         if packages:
@@ -319,7 +348,7 @@ async def _validate_and_repair(
                 spec.timeout = (spec.timeout or settings.timeouts.tool_call) * TIMEOUT_FACTOR
             elif repair.kind == "next_example":
                 attempts[spec.name] = repair.examples
-        touched = {r.tool for r in repairs}
+        touched = {r.tool for r in repairs} | {spec.name for spec in fresh}
         again = await validate(
             server_dir, specs, environment, settings, sandbox, attempts, only=touched
         )

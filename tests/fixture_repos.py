@@ -247,6 +247,57 @@ def make_repair_repo(root: Path) -> Path:
     return root
 
 
+SPARE_MODULE = '''\
+"""Three documented functions, one of them broken, and an undocumented spare: a fixture."""
+
+__all__ = ["add", "broken", "double", "reverse"]
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    >>> add(1, 2)
+    3
+    """
+    return a + b
+
+
+def broken(x: int) -> int:
+    """Fails whatever it is given.
+
+    >>> broken(1)
+    2
+    """
+    raise RuntimeError("broken beyond repair")
+
+
+def double(x: int) -> int:
+    """Twice x.
+
+    >>> double(2)
+    4
+    """
+    return 2 * x
+
+
+def reverse(text: str) -> str:
+    """The text reversed."""
+    return text[::-1]
+'''
+
+
+def make_spare_repo(root: Path) -> Path:
+    """A git repository with a broken top-ranked function and a lower-ranked one that works."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(PYPROJECT.format(name="sparepack", package="sparepack"))
+    (root / "sparepack").mkdir(exist_ok=True)
+    (root / "sparepack" / "__init__.py").write_text(SPARE_MODULE)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
 def shared_calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Settings]:
     """The calc fixture repository and a home shared by this session's integration modules.
 

@@ -5,12 +5,36 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_calc_repo, make_repair_repo
+from fixture_repos import make_calc_repo, make_repair_repo, make_spare_repo
 from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 
 from metaserver.pipeline import convert
 from metaserver.registry import Registry
 from metaserver.settings import Settings
+
+
+@pytest.mark.integration
+async def test_a_tool_dropped_beyond_repair_is_replaced_by_the_next_design(
+    tmp_path: Path,
+) -> None:
+    repo = make_spare_repo(tmp_path / "spare")
+    settings = Settings(home=tmp_path / "home")
+
+    report = await convert(str(repo), settings=settings, max_tools=3)
+
+    assert report.status == "success", report.failure
+    statuses = {t.name: t.status for t in report.tools}
+    # The three documented functions rank first; the broken one is dropped and the
+    # undocumented spare, held in reserve, stands in for it in the next round.
+    assert statuses == {
+        "add": "passed",
+        "double": "passed",
+        "broken": "dropped",
+        "reverse": "passed",
+    }
+    assert report.tools_passed == 3
+    served = {t.name for t in Registry(settings.registry_path).get(report.server).tools}
+    assert served == {"add", "double", "reverse"}
 
 
 @pytest.mark.integration
