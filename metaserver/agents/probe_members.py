@@ -96,7 +96,12 @@ class _Constructors:
         except Exception:
             return None
         properties, required = {}, []
-        for p in signature.parameters.values():
+        parameters = signature.parameters.values()
+        if any(p.kind is p.VAR_POSITIONAL for p in parameters) and not any(
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters
+        ):
+            return None  # built from *args alone: keyword arguments would make an empty one
+        for p in parameters:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name.startswith("_"):
                 continue
             try:

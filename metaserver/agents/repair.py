@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from metaserver.agents.doc_examples import find_examples
+from metaserver.agents.synthesis import value_for
 from metaserver.agents.validate import MAX_ATTEMPTS
 from metaserver.contracts import JSON, Example, Parameter, ToolEvidence, ToolSpec
 
@@ -170,6 +171,10 @@ def _values_for(schema: dict[str, JSON]) -> list[JSON]:
                 values += _values_for(option)
         return values or [None]
     kind = schema.get("type")
+    if kind == "object" and isinstance(schema.get("properties"), dict):
+        # An object with declared fields (a constructor's arguments): only values that name
+        # those fields can decode, so vary nothing rather than send foreign keys.
+        return [value_for("", schema)]
     if isinstance(kind, str) and kind in _VARIANTS:
         return _VARIANTS[kind]
     return _UNTYPED

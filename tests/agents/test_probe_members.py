@@ -96,6 +96,15 @@ def needs_opaque(o: Opaque) -> None:
     """Only a handle can be passed."""
 
 
+class Matrices:
+    def __init__(self, *arrays: list[float]) -> None:
+        self.arrays = arrays
+
+
+def needs_matrices(m: Matrices) -> None:
+    """Its class is built from positional arguments only."""
+
+
 def varargs(first: int, *rest: int) -> int:
     return first + sum(rest)
 
@@ -195,6 +204,14 @@ def test_handle_only_parameters_are_marked(by_target: dict[str, Candidate]) -> N
     (o,) = by_target["needs_opaque"].parameters
     assert o.codec == "handle:members:Opaque"
     assert o.json_schema["required"] == ["handle"]
+
+
+def test_a_class_built_from_star_args_only_is_passed_by_handle(
+    by_target: dict[str, Candidate],
+) -> None:
+    # Keyword arguments cannot build it: "new" would make an empty, broken object.
+    (m,) = by_target["needs_matrices"].parameters
+    assert m.codec == "handle:members:Matrices"
 
 
 def test_star_args_become_a_list(by_target: dict[str, Candidate]) -> None:
