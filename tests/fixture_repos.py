@@ -128,17 +128,22 @@ def git(cwd: Path, *args: str) -> str:
     ).stdout.strip()
 
 
-def make_calc_repo(root: Path, name: str = "calcpack", package: str = "calcpack") -> Path:
-    """A git repository holding an installable package of typed, doctested functions."""
+def make_package_repo(root: Path, name: str, package: str, module: str) -> Path:
+    """A git repository holding an installable package whose ``__init__`` is ``module``."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text(PYPROJECT.format(name=name, package=package))
     (root / package).mkdir(exist_ok=True)
-    (root / package / "__init__.py").write_text(CALC_MODULE)
+    (root / package / "__init__.py").write_text(module)
     (root / "README.md").write_text(textwrap.dedent(f"# {name}\n\nA fixture.\n"))
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+def make_calc_repo(root: Path, name: str = "calcpack", package: str = "calcpack") -> Path:
+    """A git repository holding an installable package of typed, doctested functions."""
+    return make_package_repo(root, name, package, CALC_MODULE)
 
 
 REPAIR_MODULE = '''\
@@ -237,14 +242,7 @@ def make_box(content: str) -> Box:
 
 def make_repair_repo(root: Path) -> Path:
     """A git repository whose functions exercise each repair of the validation loop."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text(PYPROJECT.format(name="fixerpack", package="fixerpack"))
-    (root / "fixerpack").mkdir(exist_ok=True)
-    (root / "fixerpack" / "__init__.py").write_text(REPAIR_MODULE)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return make_package_repo(root, "fixerpack", "fixerpack", REPAIR_MODULE)
 
 
 SPARE_MODULE = '''\
@@ -288,14 +286,7 @@ def reverse(text: str) -> str:
 
 def make_spare_repo(root: Path) -> Path:
     """A git repository with a broken top-ranked function and a lower-ranked one that works."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text(PYPROJECT.format(name="sparepack", package="sparepack"))
-    (root / "sparepack").mkdir(exist_ok=True)
-    (root / "sparepack" / "__init__.py").write_text(SPARE_MODULE)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return make_package_repo(root, "sparepack", "sparepack", SPARE_MODULE)
 
 
 def shared_calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Settings]:
