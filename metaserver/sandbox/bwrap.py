@@ -43,8 +43,7 @@ from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
 from metaserver.sandbox.identity import (
     Identity,
     for_tenant,
-    hand_over,
-    package_cache_for,
+    hand_over_writable,
     sandbox_identity,
 )
 from metaserver.sandbox.mounts import MountPlan, interpreter_prefix, plan_for
@@ -115,13 +114,8 @@ class BwrapSandbox(Sandbox):
         for key in list(env):
             if key.lower() in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):
                 del env[key]  # the host's proxies are the host proxy's business
-        writable = [policy.workdir, *policy.writable]
-        for path in writable:
-            hand_over(path, identity, with_contents=policy.tenant is not None)
+        writable = hand_over_writable(policy, env, identity)
         extra: list[Path] = []
-        cache = package_cache_for(policy.kind, env, identity)
-        if cache is not None:
-            writable.append(cache)
         if policy.kind == "install":
             extra += [Path(p) for p in _local_links(policy.env)]
         inner = [*argv]

@@ -28,8 +28,7 @@ from metaserver.sandbox.bwrap import BRIDGE, PROXY_DIR, PROXY_PORT, host_python
 from metaserver.sandbox.identity import (
     Identity,
     for_tenant,
-    hand_over,
-    package_cache_for,
+    hand_over_writable,
     sandbox_identity,
 )
 from metaserver.sandbox.mounts import interpreter_prefix, plan_for
@@ -58,13 +57,8 @@ class DockerSandbox(Sandbox):
         assert self.docker is not None
         env = base_environment(policy)
         identity = for_tenant(self.identity, policy.tenant, self.limits.tenant_uids)
-        writable = [policy.workdir, *policy.writable]
-        for path in writable:
-            hand_over(path, identity, with_contents=policy.tenant is not None)
+        writable = hand_over_writable(policy, env, identity)
         extra: list[Path] = []
-        cache = package_cache_for(policy.kind, env, identity)
-        if cache is not None:
-            writable.append(cache)
         inner = list(argv)
         mounts: list[str] = []
         if policy.network:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metaserver.exceptions import SandboxError
+from metaserver.sandbox.base import Policy
 
 logger = logging.getLogger(__name__)
 
@@ -161,6 +162,20 @@ def sandbox_cache(env: Mapping[str, str], identity: Identity) -> Path | None:
     own.parent.mkdir(parents=True, exist_ok=True)
     hand_over(own, identity)
     return own
+
+
+def hand_over_writable(policy: Policy, env: dict[str, str], identity: Identity) -> list[Path]:
+    """Hand ``policy``'s writable paths to ``identity`` (a tenant's with what an earlier uid
+    left in them), and point ``env`` at the package cache its kind may use.
+
+    Returns:
+        Every path the child may write: the policy's, and the package cache if it gets one.
+    """
+    writable = [policy.workdir, *policy.writable]
+    for path in writable:
+        hand_over(path, identity, with_contents=policy.tenant is not None)
+    cache = package_cache_for(policy.kind, env, identity)
+    return writable if cache is None else [*writable, cache]
 
 
 def package_cache_for(policy_kind: str, env: dict[str, str], identity: Identity) -> Path | None:
