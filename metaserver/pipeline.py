@@ -131,8 +131,9 @@ async def convert(
         )
     except asyncio.CancelledError:
         # A stopped conversion (tasks/cancel, a client gone) leaves nothing behind: its
-        # processes were killed on the way out, its directories go here.
-        _discard_conversion(settings, report.server, token)
+        # processes were killed on the way out, its directories go here, in a thread (an
+        # environment is thousands of files) that a second cancellation does not interrupt.
+        await asyncio.shield(asyncio.to_thread(_discard_conversion, settings, report.server, token))
         raise
 
 
