@@ -54,7 +54,7 @@ from metaserver.exceptions import (
     UserError,
     ValidationError,
 )
-from metaserver.registry.files import remove_tree
+from metaserver.registry.files import discard_conversion, remove_tree
 from metaserver.registry.staging import OWNER_SUFFIX, staging_lease
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
@@ -455,14 +455,12 @@ def _trim_stores(settings: Settings) -> None:
 
 
 def _discard_conversion(settings: Settings, server: str, token: str) -> None:
-    """Delete every directory conversion ``token`` made (none is registered yet)."""
+    """Delete everything conversion ``token`` made (none of it is registered yet)."""
     staged = settings.staging_dir / f"fetch-{token}"
-    paths = [staged, staged.with_name(staged.name + OWNER_SUFFIX)]
-    if server:
-        for parent in (settings.workspaces_dir, settings.environments_dir, settings.servers_dir):
-            paths.append(parent / f"{server}-{token}")
-    for path in paths:
+    for path in (staged, staged.with_name(staged.name + OWNER_SUFFIX)):
         remove_tree(path)
+    if server:
+        discard_conversion(settings, server, token)
     logger.info("conversion %s was cancelled; its files are removed", server or token)
 
 

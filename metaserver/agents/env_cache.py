@@ -33,7 +33,7 @@ from pathlib import Path
 from metaserver.agents.store_budget import mark_used, measure
 from metaserver.contracts import Environment
 from metaserver.registry.files import remove_tree
-from metaserver.sandbox.identity import Identity
+from metaserver.sandbox.identity import Identity, give_tree
 
 __all__ = [
     "EnvironmentCache",
@@ -82,16 +82,7 @@ def unshare_environment(venv: Path, identity: Identity) -> None:
     old = venv.with_name(f".{venv.name}.{secrets.token_hex(4)}.old")
     try:
         copy_tree(venv, fresh, link=False)
-        if identity.switch:
-            for directory, dirnames, filenames in os.walk(fresh):
-                for name in [*dirnames, *filenames]:
-                    os.chown(
-                        os.path.join(directory, name),
-                        identity.uid,
-                        identity.gid,
-                        follow_symlinks=False,
-                    )
-            os.chown(fresh, identity.uid, identity.gid, follow_symlinks=False)
+        give_tree(fresh, identity)
         os.rename(venv, old)
         os.rename(fresh, venv)
     finally:

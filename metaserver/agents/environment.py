@@ -20,11 +20,8 @@ failed or interrupted one is removed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
 import shutil
-import stat
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -49,6 +46,7 @@ from metaserver.agents.strategies import (
 )
 from metaserver.contracts import Environment, EnvironmentAttempt, Workspace
 from metaserver.exceptions import EnvironmentBuildError
+from metaserver.registry.files import remove_tree
 from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.settings import Settings
 
@@ -164,14 +162,17 @@ async def build_environment(
         )
     try:
         environment = await _restore(cache, key, build) if key else None
+        built = environment is None
         if environment is None:
             environment = await _climb(build)
-            await asyncio.to_thread(freeze_environment, venv)
-            if key:
-                await asyncio.to_thread(cache.store, key, environment)
         environment.lock = await _freeze(build)
+        # Last: the lock step, an install-kind child, was handed the environment too. From
+        # here on nothing sandboxed writes it (an install into it unshares it first).
+        await asyncio.to_thread(freeze_environment, venv)
+        if built and key:
+            await asyncio.to_thread(cache.store, key, environment)
     except BaseException:
-        _remove(venv)
+        remove_tree(venv)
         raise
     finally:
         shutil.rmtree(build.workdir, ignore_errors=True)
@@ -219,7 +220,7 @@ async def _climb(build: _Build) -> Environment:
         if attempt.ok:
             break
         logger.info("environment strategy %s failed: %s", strategy, attempt.error)
-        _remove(build.venv)
+        remove_tree(build.venv)
     else:
         raise EnvironmentBuildError(_reason(build, attempts), attempts=attempts)
     return Environment(
@@ -299,7 +300,7 @@ async def _published_wheel(build: _Build) -> EnvironmentAttempt:
                 )
             return attempt
         errors.append(f"{requirement}: {attempt.error}")
-        _remove(build.venv)
+        remove_tree(build.venv)
     return EnvironmentAttempt(
         strategy="published-wheel",
         ok=False,
@@ -381,15 +382,3 @@ def _python_version(venv: Path) -> str:
         if key.strip() in ("version_info", "version"):
             return value.strip()
     return "unknown"
-
-
-def _remove(path: Path) -> None:
-    """Remove a (possibly half-built, possibly read-only) environment; silent if absent."""
-
-    def retry_writable(func: Callable[..., object], target: str, _exc: object) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(target), stat.S_IRWXU)
-            func(target)
-
-    if path.exists():
-        shutil.rmtree(path, onerror=retry_writable)

@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import stat
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,19 @@ def sweep_unregistered(settings: Settings, name: str, registry: Registry, keep: 
     return deleted
 
 
+def discard_conversion(settings: Settings, name: str, token: str) -> list[Path]:
+    """Delete what conversion ``token`` of ``name`` made, which never registered: its
+    ``<name>-<token>`` directories and their scratch ``.<name>-<token>.*`` siblings."""
+    deleted = []
+    for parent in version_dirs(settings):
+        entry = parent / f"{name}-{token}"
+        for doomed in [entry, *parent.glob(f".{entry.name}.*")]:
+            if doomed.exists() or doomed.is_symlink():
+                remove_tree(doomed)
+                deleted.append(doomed)
+    return deleted
+
+
 def version_token(name: str, entry: str) -> str | None:
     """The token of ``entry`` if it is ``<name>-<token>`` or a scratch ``.<name>-<token>.*``."""
     if entry.startswith("."):
@@ -105,16 +119,21 @@ def remove_tree(path: Path) -> None:
     """Remove ``path`` whatever it is, read-only entries included; silent if absent."""
 
     def make_writable_and_retry(func: Callable[..., Any], target: str, _exc: object) -> None:
-        # Environments are hard-linked copies with read-only files, and unpacked archives
-        # may hold read-only directories, which rmtree cannot empty.
+        # Environments hold read-only files, and unpacked archives may hold read-only
+        # directories, which rmtree cannot empty.
         with contextlib.suppress(OSError):
             os.chmod(os.path.dirname(target), stat.S_IRWXU)
+            if not os.path.islink(target):
+                os.chmod(target, stat.S_IRWXU)
             func(target)
 
     if path.is_symlink() or path.is_file():
         path.unlink(missing_ok=True)
     elif path.exists():
-        shutil.rmtree(path, onerror=make_writable_and_retry)
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(path, onexc=make_writable_and_retry)
+        else:
+            shutil.rmtree(path, onerror=make_writable_and_retry)
 
 
 def unregister(settings: Settings, ref: str) -> list[ServerRecord]:

@@ -91,7 +91,7 @@ def hand_over(path: Path, identity: Identity, *, with_contents: bool = False) ->
     owner = (identity.uid, identity.gid)
     if identity.switch and (info.st_uid, info.st_gid) != owner:
         if with_contents:
-            _take_contents(path, identity)
+            give_tree(path, identity)
         os.chown(path, identity.uid, identity.gid, follow_symlinks=False)
     if identity.switch and not info.st_mode & stat.S_IXOTH:
         # bwrap, root but without CAP_DAC_OVERRIDE, must enter it for --chdir and binds:
@@ -99,13 +99,20 @@ def hand_over(path: Path, identity: Identity, *, with_contents: bool = False) ->
         os.chmod(path, stat.S_IMODE(info.st_mode) | stat.S_IXOTH | stat.S_IXUSR)
 
 
-def _take_contents(path: Path, identity: Identity) -> None:
-    # fwalk holds each directory open and resolves names relative to it, without following
-    # symlinks: a directory swapped for a symlink meanwhile cannot steer the chown elsewhere.
+def give_tree(path: Path, identity: Identity) -> None:
+    """Make ``identity`` the owner of ``path`` and everything in it (when it is not ours).
+
+    ``os.fwalk`` holds each directory open and resolves names relative to it, without
+    following symlinks: a directory swapped for a symlink meanwhile cannot steer the chown
+    elsewhere.
+    """
+    if not identity.switch:
+        return
     for _dirpath, dirnames, filenames, dir_fd in os.fwalk(path, follow_symlinks=False):
         for name in [*dirnames, *filenames]:
             with contextlib.suppress(FileNotFoundError):
                 os.chown(name, identity.uid, identity.gid, dir_fd=dir_fd, follow_symlinks=False)
+    os.chown(path, identity.uid, identity.gid, follow_symlinks=False)
 
 
 def reachable(path: Path, identity: Identity, write: bool = False) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import time
@@ -253,6 +254,10 @@ async def test_warm_rebuild_then_offline_with_the_network_cut(tmp_path: Path) ->
     # Read-only files protect the shared (hard-linked) cache; removal still works.
     init = next(again.venv.glob("lib/python*/site-packages/more_itertools/__init__.py"))
     assert not init.stat().st_mode & 0o222
+    # Frozen after the last sandboxed step: no entry is left to the sandbox user.
+    for environment in (cold, again):
+        assert environment.venv.stat().st_uid == os.geteuid()
+        assert init.parent.stat().st_uid == os.geteuid()
     shutil.rmtree(again.venv)
     assert not again.venv.exists()
 

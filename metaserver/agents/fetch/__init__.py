@@ -22,7 +22,7 @@ import httpx
 
 from metaserver import __version__
 from metaserver.agents.fetch.archives import _MAX_ARCHIVE_BYTES, _unpack
-from metaserver.agents.fetch.common import _in_thread, _redact, _remove_tree, _timeout_error
+from metaserver.agents.fetch.common import _in_thread, _redact, _timeout_error
 from metaserver.agents.fetch.git import _clone_git, _resolve_remote
 from metaserver.agents.fetch.index import (
     _choose_sdist_or_wheel,
@@ -42,6 +42,7 @@ from metaserver.agents.workspace_cache import (
 )
 from metaserver.contracts import Source, Workspace
 from metaserver.exceptions import FetchError
+from metaserver.registry.files import remove_tree
 
 if TYPE_CHECKING:
     from metaserver.settings import Settings
@@ -85,7 +86,7 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
     except BaseException:
         # Synchronous on purpose: this also runs on cancellation, when awaiting a thread
         # could itself be cancelled and leave half a tree behind.
-        _remove_tree(dest)
+        remove_tree(dest)
         raise
     logger.info(
         "fetched %s (%s) into %s in %.1f s: distribution=%s version=%s commit=%s",

@@ -8,15 +8,9 @@ carry a token, are redacted before they reach a log line or an error message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import re
-import shutil
-import stat
-import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from metaserver.exceptions import FetchError
 
@@ -43,26 +37,6 @@ def _timeout_error(what: str, seconds: float) -> FetchError:
     error = FetchError(f"{what} timed out after {seconds:g} s")
     error.failure_type = "timeout"
     return error
-
-
-def _remove_tree(path: Path) -> None:
-    """Remove ``path`` whatever it is, including read-only entries; silent if absent."""
-
-    def make_writable_and_retry(func: Callable[..., Any], target: str, _exc: object) -> None:
-        # An unpacked archive may hold read-only directories; rmtree cannot empty those.
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(target), stat.S_IRWXU)
-            if not os.path.islink(target):
-                os.chmod(target, stat.S_IRWXU)
-            func(target)
-
-    if path.is_symlink() or path.is_file():
-        path.unlink(missing_ok=True)
-    elif path.exists():
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(path, onexc=make_writable_and_retry)
-        else:
-            shutil.rmtree(path, onerror=make_writable_and_retry)
 
 
 _USERINFO_RE = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from metaserver.agents.fetch.common import _redact, _remove_tree, _timeout_error
+from metaserver.agents.fetch.common import _redact, _timeout_error
 from metaserver.contracts import Source
 from metaserver.exceptions import FetchError, SourceError
+from metaserver.registry.files import remove_tree
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +202,7 @@ def _clone_named_ref(runner: _Git, url: str, dest: Path, ref: str) -> None:
             raise
         # Servers only hand out full commit ids, so an abbreviation needs the whole history.
         logger.info("%s is no branch or tag; looking for it as a commit (full clone)", ref)
-        _remove_tree(dest)
+        remove_tree(dest)
         _clone(runner, url, dest, shallow=False, checkout=False)
         _checkout_commit(runner, url, dest, ref)
 
@@ -215,7 +216,7 @@ def _clone_commit(runner: _Git, url: str, dest: Path, sha: str) -> None:
         # Servers may refuse to serve a commit by id (protocol v0 without
         # uploadpack.allowReachableSHA1InWant); a full clone has every reachable commit.
         logger.info("shallow fetch of %s refused (%s); cloning in full", sha, failure.line)
-        _remove_tree(dest)
+        remove_tree(dest)
         _clone(runner, url, dest, shallow=False, checkout=False)
     _checkout_commit(runner, url, dest, sha)
 
