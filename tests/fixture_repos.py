@@ -128,13 +128,19 @@ def git(cwd: Path, *args: str) -> str:
     ).stdout.strip()
 
 
-def make_package_repo(root: Path, name: str, package: str, module: str) -> Path:
-    """A git repository holding an installable package whose ``__init__`` is ``module``."""
+def make_package_repo(
+    root: Path, name: str, package: str, module: str, files: dict[str, str] | None = None
+) -> Path:
+    """A git repository holding an installable package whose ``__init__`` is ``module``,
+    and ``files`` (relative path: text) beside it."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text(PYPROJECT.format(name=name, package=package))
     (root / package).mkdir(exist_ok=True)
     (root / package / "__init__.py").write_text(module)
     (root / "README.md").write_text(textwrap.dedent(f"# {name}\n\nA fixture.\n"))
+    for relative, text in (files or {}).items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")

@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 import tarfile
 import threading
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_repos import git
 
 from metaserver.agents.fetch import fetch
 from metaserver.agents.source import parse_source
@@ -47,17 +47,6 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
 
 def dest_for(tmp_path: Path) -> Path:
     return tmp_path / "home" / "workspaces" / "ws"
-
-
-def git(cwd: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return result.stdout.strip()
 
 
 @dataclass

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-from fixture_repos import PYPROJECT, git
+from fixture_repos import make_package_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings
@@ -66,22 +66,15 @@ def test_it():
 """
 
 
-def make_repo(root: Path) -> Path:
-    root.mkdir(parents=True)
-    (root / "pyproject.toml").write_text(PYPROJECT.format(name="accpack", package="accpack"))
-    (root / "accpack").mkdir()
-    (root / "accpack" / "__init__.py").write_text(MODULE)
-    (root / "tests").mkdir()
-    (root / "tests" / "test_acc.py").write_text(textwrap.dedent(TESTS))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
-
-
 @pytest.mark.integration
 async def test_handles_and_codecs_through_a_real_server(tmp_path: Path, settings: Settings) -> None:
-    repo = make_repo(tmp_path / "accpack")
+    repo = make_package_repo(
+        tmp_path / "accpack",
+        "accpack",
+        "accpack",
+        MODULE,
+        {"tests/test_acc.py": textwrap.dedent(TESTS)},
+    )
     report = await convert(str(repo), settings=settings, max_tools=8)
     assert report.status == "success", report.failure
     tools = {t.name: t for t in report.tools}
