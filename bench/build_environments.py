@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from metaserver.agents.environment import build_environment
+from metaserver.agents.environment.build import build_environment
 from metaserver.agents.fetch import fetch
-from metaserver.agents.source import parse_source
+from metaserver.agents.fetch.source import parse_source
 from metaserver.contracts import Environment
 from metaserver.exceptions import MetaServerError
 from metaserver.sandbox import get_sandbox

@@ -26,7 +26,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from metaserver.agents.design import design
+from metaserver.agents.design.specs import design
 from metaserver.agents.llm import refine_specs
 from metaserver.contracts import Candidate, CodeReport, Example, LLMUsage, Parameter
 from metaserver.pipeline import convert

@@ -26,7 +26,7 @@ from fastmcp.client.transports import StdioTransport
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from fake_children import register_fake
 
-from metaserver.launch import server_command, stdio_transport
+from metaserver.children.launch import server_command, stdio_transport
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
 

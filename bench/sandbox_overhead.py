@@ -19,7 +19,7 @@ from typing import Any
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from metaserver.launch import server_command, stdio_transport
+from metaserver.children.launch import server_command, stdio_transport
 from metaserver.sandbox import get_sandbox, unavailable_reason
 from metaserver.settings import SandboxSettings
 

@@ -134,7 +134,7 @@ def _report_text(report: dict[str, Any]) -> str:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
-    from metaserver.server import run
+    from metaserver.server.app import run
 
     asyncio.run(run(settings, args.transport, args.host, args.port))
     return EXIT_OK
@@ -190,7 +190,7 @@ def _server_json(server: ServerRecord, versions: list[VersionSummary]) -> dict[s
 
 
 def _call(args: argparse.Namespace, settings: Settings) -> int:
-    from metaserver.direct_call import call_tool
+    from metaserver.children.oneshot import call_tool
 
     try:
         arguments = json.loads(args.arguments)

@@ -18,22 +18,23 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from metaserver.agents.analysis import analyse
-from metaserver.agents.dependencies import add_packages
-from metaserver.agents.design import design
-from metaserver.agents.env_cache import EnvironmentCache
-from metaserver.agents.environment import build_environment
+from metaserver.agents.analysis.analyse import analyse
+from metaserver.agents.analysis.usage import mine_usage, usage_names
+from metaserver.agents.design.specs import design
+from metaserver.agents.environment.build import build_environment
+from metaserver.agents.environment.cache import EnvironmentCache
+from metaserver.agents.environment.dependencies import add_packages
 from metaserver.agents.fetch import fetch
-from metaserver.agents.generate import generate
+from metaserver.agents.fetch.source import parse_source
+from metaserver.agents.fetch.staging import OWNER_SUFFIX, staging_lease
+from metaserver.agents.fetch.workspace_cache import WorkspaceCache
+from metaserver.agents.generate.render import generate
 from metaserver.agents.llm import Diagnosis, llm_diagnose, refine_specs
 from metaserver.agents.register import register
-from metaserver.agents.repair import TIMEOUT_FACTOR, Repair, RepairState, plan_repairs
-from metaserver.agents.selftest import run_generated_tests
-from metaserver.agents.source import parse_source
+from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState, plan_repairs
 from metaserver.agents.store_budget import enforce_budget
-from metaserver.agents.usage import mine_usage, usage_names
-from metaserver.agents.validate import check_protocol, validate
-from metaserver.agents.workspace_cache import WorkspaceCache
+from metaserver.agents.validate.calls import check_protocol, validate
+from metaserver.agents.validate.selftest import run_generated_tests
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
     ConversionReport,
@@ -55,7 +56,6 @@ from metaserver.exceptions import (
     ValidationError,
 )
 from metaserver.registry.files import discard_conversion, remove_tree
-from metaserver.registry.staging import OWNER_SUFFIX, staging_lease
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 

@@ -229,12 +229,12 @@ class Settings(BaseSettings):
 
     @property
     def environment_store(self) -> Path:
-        """Built environments kept for reuse (:mod:`metaserver.agents.env_cache`)."""
+        """Built environments kept for reuse (:mod:`metaserver.agents.environment.cache`)."""
         return self.home / "cache" / "environments"
 
     @property
     def workspace_store(self) -> Path:
-        """Fetched trees kept for reuse (:mod:`metaserver.agents.workspace_cache`)."""
+        """Fetched trees kept for reuse (:mod:`metaserver.agents.fetch.workspace_cache`)."""
         return self.home / "cache" / "workspaces"
 
     @property

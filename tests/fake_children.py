@@ -1,7 +1,7 @@
 """A tiny FastMCP 4.1.6 server that stands in for a generated one, and its registry record.
 
 It runs with the project's own interpreter (which has fastmcp) through the real sandbox
-command of ``metaserver.launch``, exactly as a generated server would.
+command of ``metaserver.children.launch``, exactly as a generated server would.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from metaserver.server import run
+from metaserver.server.app import run
 from metaserver.settings import Settings
 
 

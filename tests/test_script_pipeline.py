@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from script_fixtures import make_script_repo
 
-from metaserver.direct_call import call_tool
+from metaserver.children.oneshot import call_tool
 from metaserver.pipeline import convert
 from metaserver.settings import Settings
 

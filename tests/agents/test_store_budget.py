@@ -6,7 +6,8 @@ import os
 import time
 from pathlib import Path
 
-from metaserver.agents.env_cache import EnvironmentCache
+from metaserver.agents.environment.cache import EnvironmentCache
+from metaserver.agents.fetch.workspace_cache import WorkspaceCache, pypi_key
 from metaserver.agents.store_budget import (
     IN_USE_SECONDS,
     enforce_budget,
@@ -14,7 +15,6 @@ from metaserver.agents.store_budget import (
     read_entry,
     tree_bytes,
 )
-from metaserver.agents.workspace_cache import WorkspaceCache, pypi_key
 from metaserver.contracts import Environment, Source, Workspace
 
 MB = 1_000_000

@@ -179,7 +179,7 @@ def test_none_passes_through_for_optional_parameters() -> None:
 
 
 def test_every_codec_the_probe_may_name_exists() -> None:
-    from metaserver.agents.synthesis import CODEC_VALUES
+    from metaserver.agents.design.synthesis import CODEC_VALUES
 
     assert set(CODEC_VALUES) <= set(CODECS)
 

@@ -18,9 +18,9 @@ import pytest
 from fixture_repos import make_calc_repo
 from hostile_repo import make_hostile_repo
 
+from metaserver.children.pool import ChildPool
 from metaserver.pipeline import convert
 from metaserver.registry import Registry
-from metaserver.registry.children import ChildPool
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import SandboxSettings, Settings, TimeoutSettings
 

@@ -32,7 +32,7 @@ from metaserver.agents.fetch.index import (
 )
 from metaserver.agents.fetch.local import _copy_local
 from metaserver.agents.fetch.metadata import _inspect_tree
-from metaserver.agents.workspace_cache import (
+from metaserver.agents.fetch.workspace_cache import (
     CacheKey,
     WorkspaceCache,
     archive_key,
@@ -56,7 +56,7 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
     """Fetch ``source`` into ``dest`` and describe what arrived.
 
     Args:
-        source: A source that :func:`metaserver.agents.source.parse_source` accepted.
+        source: A source that :func:`metaserver.agents.fetch.source.parse_source` accepted.
         dest: Where the repository tree goes. It must not exist; its parent is created.
         settings: Supplies the fetch timeout and the package index.
 

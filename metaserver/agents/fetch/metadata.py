@@ -16,7 +16,7 @@ from pathlib import Path
 
 from metaserver.agents.fetch.common import _redact
 from metaserver.agents.fetch.local import _prune_escaping_links
-from metaserver.agents.source import PYPI_NAME_RE
+from metaserver.agents.fetch.source import PYPI_NAME_RE
 from metaserver.contracts import Workspace
 from metaserver.exceptions import SourceError
 

@@ -12,7 +12,7 @@ import asyncio
 import json
 import re
 
-from metaserver.agents.design import MAX_DESCRIPTION
+from metaserver.agents.design.specs import MAX_DESCRIPTION
 from metaserver.agents.llm.ledger import Ledger
 from metaserver.contracts import JSON, CodeReport, ToolSpec
 from metaserver.models import Model, OutputSchema

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from metaserver.agents.llm.examples import valid_arguments
 from metaserver.agents.llm.ledger import Ledger
-from metaserver.agents.review import classify
+from metaserver.agents.repair.classify import classify
 from metaserver.contracts import JSON, LLMUsage, ToolEvidence, ToolSpec
 from metaserver.models import Message, ModelConfigError, OutputSchema, model_for
 from metaserver.prompts import render

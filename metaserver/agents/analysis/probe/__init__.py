@@ -1,0 +1,1 @@
+"""The analysis probe: runs inside the target environment, standard library only."""

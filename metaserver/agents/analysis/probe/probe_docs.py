@@ -1,0 +1,129 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): docstrings.
+
+Per-parameter descriptions (Google, NumPy, reST), the summary line, and doctest calls with
+literal arguments (and the literal results they show) as examples.
+"""
+
+import ast
+import doctest
+import re
+
+try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
+    from .probe_types import Unsupported, json_safe
+except ImportError:
+    from probe_types import Unsupported, json_safe
+
+WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
+MAX_EXAMPLES = 5
+
+
+# ---------------------------------------------------------------- docstrings
+
+
+def parameter_docs(doc):
+    """Per-parameter descriptions from Google, NumPy or reST docstrings."""
+    found = {}
+    for match in re.finditer(r":param\s+(?:[\w\[\], .]+\s+)?(\w+):\s*(.+)", doc):
+        found.setdefault(match.group(1), match.group(2).strip())
+    section = re.search(
+        r"\n\s*(Args|Arguments|Parameters)\s*:?\s*\n(?:\s*-+\s*\n)?(.*?)(\n\s*\n\S|\Z)",
+        "\n" + doc,
+        re.S,
+    )
+    if section:
+        # NumPy: "name : type" (or a bare "name") with the description indented below it.
+        for match in re.finditer(
+            r"^([ \t]*)\*{0,2}(\w+)(?:[ \t]+:[^\n]*)?\n((?:\1[ \t]+\S[^\n]*(?:\n|$))+)",
+            section.group(2),
+            re.M,
+        ):
+            found.setdefault(match.group(2), " ".join(match.group(3).split()))
+        for match in re.finditer(
+            r"^\s*\*{0,2}(\w+)\s*(?:\(([^)]*)\)|:\s*[^\n]*?)?\s*:\s*(.+)$", section.group(2), re.M
+        ):
+            found.setdefault(match.group(1), match.group(3).strip())
+    return found
+
+
+def summary_of(doc):
+    first = doc.strip().split("\n\n", 1)[0]
+    return " ".join(first.split())
+
+
+# ---------------------------------------------------------------- doctest examples
+
+
+def call_in(node, names):
+    """(wrapper, call) when ``node`` is ``f(...)`` or ``list(f(...))`` with f in ``names``."""
+    wrapper = None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in WRAPPERS
+        and len(node.args) == 1
+        and not node.keywords
+        and node.func.id not in names
+    ):
+        wrapper, node = node.func.id, node.args[0]
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    if called not in names:
+        return None
+    return wrapper, node
+
+
+def examples_for(func, names, doc, signature, exposed):
+    """Literal calls of ``func`` in its doctests, bound to parameter names."""
+    found = []
+    try:
+        parsed = doctest.DocTestParser().get_examples(doc)
+    except ValueError:
+        return found
+    for example in parsed:
+        if len(found) >= MAX_EXAMPLES:
+            break
+        try:
+            tree = ast.parse(example.source.strip(), mode="eval")
+        except SyntaxError:
+            continue
+        match = call_in(tree.body, names)
+        if match is None:
+            continue
+        wrapper, call = match
+        try:
+            args = [ast.literal_eval(a) for a in call.args]
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+            if any(k.arg is None for k in call.keywords):
+                continue
+            bound = signature.bind(*args, **kwargs)
+            arguments = {k: json_safe(v) for k, v in bound.arguments.items()}
+        except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError):
+            continue
+        if not set(arguments) <= exposed:
+            continue
+        item = {
+            "arguments": arguments,
+            "wrapper": wrapper,
+            "origin": "doctest",
+            "has_expected": False,
+            "expected": None,
+        }
+        want = example.want.strip()
+        if want and not example.exc_msg:
+            try:
+                value = ast.literal_eval(want)
+                if isinstance(value, (set, frozenset)):  # a set result, shown as one
+                    wrapper = "set"
+                item["expected"] = json_safe(sorted(value) if wrapper == "set" else value)
+                if wrapper in ("set", "frozenset"):
+                    item["wrapper"] = "set"
+                item["has_expected"] = True
+            except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError):
+                pass
+        if example.exc_msg:
+            continue
+        found.append(item)
+    found.sort(key=lambda e: not e["has_expected"])
+    return found

@@ -1,0 +1,289 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): one member.
+
+A public function becomes one candidate; a public class becomes a constructor candidate
+(``pkg.mod:Class``, returning a handle) and method candidates (``pkg.mod:Class.method``)
+whose first parameter is the handle of the instance. Static and class methods are plain
+functions of the class.
+"""
+
+import inspect
+import keyword
+import typing
+
+try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
+    from .probe_docs import examples_for, parameter_docs, summary_of
+    from .probe_scan import scan
+    from .probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+except ImportError:
+    from probe_docs import examples_for, parameter_docs, summary_of
+    from probe_scan import scan
+    from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+
+MAX_METHODS = 40
+KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: "positional_only",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
+    inspect.Parameter.KEYWORD_ONLY: "keyword_only",
+}
+
+
+def _in_package(obj, package_name):
+    home = getattr(obj, "__module__", "") or ""
+    return home == package_name or home.startswith(package_name + ".")
+
+
+def public_members(module, package_name):
+    """(public name, function or class, in __all__) a user of ``module`` is meant to call."""
+    exported = getattr(module, "__all__", None)
+    names = list(exported) if isinstance(exported, (list, tuple)) else dir(module)
+    for name in names:
+        if not isinstance(name, str) or name.startswith("_"):
+            continue
+        try:
+            obj = getattr(module, name, None)
+        except Exception:  # noqa: S112  (a lazy attribute whose import fails is not a tool)
+            continue
+        if inspect.isclass(obj):
+            if not _in_package(obj, package_name) or not _toolable_class(obj):
+                continue
+        elif _callable_instance(obj, package_name):
+            pass  # a module-level object with __call__ (textdistance.hamming): a function
+        elif not (inspect.isfunction(obj) or inspect.isbuiltin(obj)):
+            continue
+        elif not _in_package(obj, package_name):
+            continue  # re-exported from elsewhere (stdlib, a dependency)
+        yield name, obj, exported is not None
+
+
+def _callable_instance(obj, package_name):
+    cls = type(obj)
+    call = getattr(cls, "__call__", None)  # noqa: B004  (the class's, not the instance's)
+    return (
+        not inspect.isroutine(obj)
+        and not inspect.ismodule(obj)
+        and _in_package(cls, package_name)
+        and inspect.isfunction(call)
+        and _in_package(call, package_name)
+    )
+
+
+def _toolable_class(cls):
+    import enum
+
+    if issubclass(cls, (BaseException, enum.Enum)) or inspect.isabstract(cls):
+        return False
+    return not getattr(cls, "_is_protocol", False) and not typing.is_typeddict(cls)
+
+
+class _Constructors:
+    """Object schemas of constructors, for classes of the target package (codec ``new``)."""
+
+    def __init__(self, package_name):
+        self.package_name = package_name
+        self.cache = {}
+
+    def __call__(self, cls):
+        if cls not in self.cache:
+            self.cache[cls] = self._build(cls)
+        return self.cache[cls]
+
+    def _build(self, cls):
+        if not _in_package(cls, self.package_name) or not _toolable_class(cls):
+            return None
+        try:
+            signature = inspect.signature(cls)
+            hints = typing.get_type_hints(cls.__init__)
+        except Exception:
+            return None
+        properties, required = {}, []
+        parameters = signature.parameters.values()
+        if any(p.kind is p.VAR_POSITIONAL for p in parameters) and not any(
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters
+        ):
+            return None  # built from *args alone: keyword arguments would make an empty one
+        for p in parameters:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name.startswith("_"):
+                continue
+            try:
+                properties[p.name] = schema_for(_annotation(hints, p))
+            except Unsupported:
+                if p.default is p.empty:
+                    return None
+                continue
+            if p.default is p.empty:
+                required.append(p.name)
+        return {"type": "object", "properties": properties, "required": required}
+
+
+def _annotation(hints, p):
+    annotation = hints.get(p.name, p.annotation)
+    return inspect.Parameter.empty if isinstance(annotation, str) else annotation
+
+
+def describe_callable(
+    func, public_name, module, in_all, *, target=None, kind="function", owner=None, doc=None
+):
+    """(candidate or None, reason when None, target) for one function, method or class."""
+    target = target or f"{module.__name__}:{public_name}"
+    constructors = _Constructors(module.__name__.partition(".")[0])
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None, "no signature", target
+    if kind == "method":  # the instance arrives as a handle, named below
+        first, *rest = list(signature.parameters.values()) or [None]
+        if first is None or first.kind not in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD):
+            return None, "a method without self", target
+        signature = signature.replace(parameters=rest)
+    hint_source = func.__init__ if kind == "constructor" else func
+    if not (inspect.isroutine(func) or inspect.isclass(func)):
+        hint_source = type(func).__call__  # a callable instance: its class's __call__
+    try:
+        hints = typing.get_type_hints(hint_source, include_extras=True)
+    except Exception:
+        hints = {}
+    doc = doc if doc is not None else (inspect.getdoc(func) or "")
+    docs = parameter_docs(doc)
+    params, hidden, positional = [], [], []
+    if kind == "method":
+        names = set(signature.parameters)
+        handle = next(n for n in ("handle", "obj", "instance", "self_") if n not in names)
+        schema, codec = class_schema(owner, constructors)
+        schema = dict(schema, description=f"The {owner.__name__} to call the method on.")
+        params.append(_param(handle, "positional_only", schema, True, None, None, codec))
+        positional.append(handle)
+    for p in signature.parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            hidden.append(p.name)
+            continue
+        if p.kind is p.VAR_POSITIONAL:  # *args: a list, spread by the runtime
+            try:
+                schema, codec = parameter_schema(_annotation(hints, p), constructors)
+            except Unsupported as exc:
+                return None, f"*{p.name}: type {exc} has no JSON form yet", target
+            if codec == "handle":  # plain arms or handles: the runtime replaces handles
+                schema, codec = {}, None
+            if codec is not None:  # items are not decoded one by one (yet)
+                return None, f"*{p.name}: items need the {codec} codec", target
+            schema = {"type": "array", "items": schema, "default": []}
+            if p.name in docs:
+                schema["description"] = docs[p.name]
+            positional.append("*" + p.name)
+            params.append(
+                _param(p.name, "var_positional", schema, False, [], docs.get(p.name), None)
+            )
+            continue
+        if p.kind is not p.KEYWORD_ONLY:
+            positional.append(p.name)
+        required = p.default is p.empty
+        if p.name in ("self", "cls") and kind != "method":
+            # FastMCP refuses a tool function whose first parameter looks like self or cls.
+            if required:
+                return None, f"parameter {p.name!r} expects a class or instance", target
+            hidden.append(p.name)
+            continue
+        if keyword.iskeyword(p.name) or p.name.startswith("_"):
+            if required:
+                return None, f"parameter {p.name!r} cannot be named in a tool", target
+            hidden.append(p.name)
+            continue
+        try:
+            schema, codec = parameter_schema(_annotation(hints, p), constructors)
+            default = None if required else json_safe(p.default)
+        except Unsupported as exc:
+            if required:
+                return None, f"parameter {p.name!r}: type {exc} has no JSON form yet", target
+            hidden.append(p.name)
+            continue
+        if not required:
+            schema = dict(schema, default=default)
+        if p.name in docs:
+            schema["description"] = docs[p.name]
+        params.append(
+            _param(p.name, KINDS[p.kind], schema, required, default, docs.get(p.name), codec)
+        )
+    exposed = {p["name"] for p in params}
+    call_names = {public_name.rpartition(".")[2], getattr(func, "__name__", public_name)}
+    danger, deprecated = scan(
+        func.__init__ if kind == "constructor" and inspect.isfunction(func.__init__) else func,
+        public_name.rpartition(".")[2],
+    )
+    annotated = [p for p in signature.parameters.values() if p.name in hints]
+    candidate = {
+        "target": target,
+        "name": public_name,
+        "signature": f"{public_name}{signature}",
+        "parameters": params,
+        "hidden_parameters": hidden,
+        "doc": doc,
+        "summary": summary_of(doc),
+        "examples": examples_for(func, call_names, doc, signature, exposed),
+        "in_all": in_all,
+        "top_level": "." not in module.__name__,
+        "kind": kind,
+        "owner": f"{module.__name__}:{public_name.partition('.')[0]}" if owner else None,
+        "positional": positional,
+        "dangerous": danger,
+        "deprecated": deprecated,
+        "annotated": len(annotated) / len(signature.parameters) if signature.parameters else 1.0,
+    }
+    return candidate, None, target
+
+
+def _param(name, kind, schema, required, default, description, codec):
+    return {
+        "name": name,
+        "kind": kind,
+        "json_schema": schema,
+        "required": required,
+        "default": default,
+        "description": description,
+        "codec": codec,
+    }
+
+
+def describe_class(cls, public_name, module, in_all, package_name):
+    """The constructor and the public methods of ``cls``: (candidate, reason, target) each."""
+    out = [
+        describe_callable(
+            cls,
+            public_name,
+            module,
+            in_all,
+            kind="constructor",
+            owner=cls,
+            doc=_class_doc(cls),
+        )
+    ]
+    for name in sorted(dir(cls)):
+        if name.startswith("_") or len(out) > MAX_METHODS:
+            continue
+        try:
+            static = inspect.getattr_static(cls, name)
+            value = getattr(cls, name)
+        except Exception:  # noqa: S112  (a descriptor that raises is simply not a tool)
+            continue
+        defining = next((k for k in cls.__mro__ if name in vars(k)), None)
+        if defining is None or not _in_package(defining, package_name):
+            continue  # inherited from object, a builtin or another library
+        qualified = f"{public_name}.{name}"
+        target = f"{module.__name__}:{qualified}"
+        if isinstance(static, (staticmethod, classmethod)):
+            out.append(
+                describe_callable(value, qualified, module, in_all, target=target, owner=cls)
+            )
+        elif inspect.isfunction(static):
+            out.append(
+                describe_callable(
+                    static, qualified, module, in_all, target=target, kind="method", owner=cls
+                )
+            )
+    return out
+
+
+def _class_doc(cls):
+    doc = inspect.getdoc(cls) or ""
+    init = inspect.getdoc(cls.__init__) if "__init__" in vars(cls) else None
+    if init and init != inspect.getdoc(object.__init__) and init not in doc:
+        doc = f"{doc}\n\n{init}".strip()
+    return doc

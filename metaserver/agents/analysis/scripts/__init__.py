@@ -1,0 +1,3 @@
+"""Script-style repositories: command-line entry points, their argparse definitions and
+documented sessions.
+"""

@@ -1,0 +1,1 @@
+"""Design stage: which callables become tools, their names, descriptions and example arguments."""

@@ -1,0 +1,224 @@
+"""Design stage: choose the callables that become tools, and name and describe them.
+
+Deterministic: ranking prefers what can be proven (an example with an expected value), then
+what is used (README, docs, tests, examples), documented, annotated and exported. Dangerous
+and deprecated callables are left out. A class counts as its constructor (a tool returning a
+handle) plus its best methods (tools taking that handle). An LLM may refine names and
+descriptions later; it never changes which callable a tool is bound to.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from metaserver.agents.analysis.usage import Usage, UsageCall
+from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
+from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, ToolSpec
+
+__all__ = ["MAX_DESCRIPTION", "design", "rank_score", "synthesise_example", "usable"]
+
+MAX_DESCRIPTION = 1024
+MAX_EXAMPLES = 3
+_NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_DOCTEST = re.compile(r"^[ \t]*>>>", re.M)
+_EXAMPLES_HEADING = re.compile(r"(?:^|\n)\s*Examples?\s*:?\s*(?:\n\s*-+\s*)?$")
+
+
+def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> list[ToolSpec]:
+    """Up to ``max_tools`` ToolSpecs, best candidates first, with unique names."""
+    candidates = [_with_usage(c, usage) for c in report.candidates] if usage else report.candidates
+    constructors = {c.target: c for c in candidates if c.kind == "constructor"}
+    ranked = sorted((c for c in candidates if usable(c)), key=_rank)
+    per_class = max(2, max_tools // 4)
+    chosen: list[Candidate] = []
+    members: dict[str, int] = {}
+    for candidate in ranked:
+        if len(chosen) >= max_tools:
+            break
+        if candidate in chosen:
+            continue
+        owner = constructors.get(candidate.owner or "")
+        if candidate.kind == "constructor" and not any(e.has_expected for e in candidate.examples):
+            continue  # alone, a handle is of little use: it comes in with its methods
+        if candidate.kind == "method":
+            if members.get(candidate.owner or "", 0) >= per_class:
+                continue
+            if owner is not None and owner not in chosen and usable(owner):
+                if len(chosen) + 2 > max_tools:
+                    continue
+                chosen.append(owner)  # the tool that makes the handle the method takes
+            members[candidate.owner or ""] = members.get(candidate.owner or "", 0) + 1
+        chosen.append(candidate)
+    used: set[str] = set()
+    return [_spec(c, constructors, used) for c in chosen]
+
+
+def usable(candidate: Candidate) -> bool:
+    """Whether a candidate may become a tool: safe, current, and callable from JSON."""
+    if candidate.dangerous or candidate.deprecated:
+        return False
+    if any(part.startswith("_") for part in candidate.name.split(".")):
+        return False
+    # A parameter that only takes a handle cannot be validated on its own: no JSON builds it.
+    return not any(
+        p.required and (p.codec or "").startswith("handle") for p in candidate.parameters
+    )
+
+
+def rank_score(candidate: Candidate) -> float:
+    """Higher is better: proof, then usage, documentation, annotations and exposure."""
+    score = 0.0
+    if any(e.has_expected for e in candidate.examples):
+        score += 8
+    if candidate.examples:
+        score += 4
+    if candidate.in_all:
+        score += 2
+    exposed_at_top = any("." not in alias.split(":")[0] for alias in candidate.aliases)
+    if candidate.top_level or exposed_at_top:
+        score += 1
+    if candidate.summary:
+        score += 1
+    score += min(3.0, math.log2(1 + candidate.usage))
+    score += candidate.annotated
+    if candidate.kind == "method":
+        score -= 0.5  # a method needs a handle first: slightly harder to use
+    short = candidate.name.rpartition(".")[2]
+    if short.isupper():
+        score -= 2  # a constant that happens to be callable (dateutil's MO, TU...)
+    return score
+
+
+def _rank(candidate: Candidate) -> tuple[float, str]:
+    return (-rank_score(candidate), candidate.name)
+
+
+def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
+    """The candidate with its usage count and the literal calls found for it."""
+    short = candidate.name.rpartition(".")[2]
+    if candidate.kind == "constructor":
+        short = candidate.name
+    count = usage.counts.get(short, 0)
+    examples = list(candidate.examples)
+    # A method call's receiver is not a literal; a script's calls are command lines.
+    if candidate.kind not in ("method", "script"):
+        for call in usage.calls.get(short, []):
+            if not call.args and not call.kwargs:
+                continue  # a bare call's asserted result depends on the test's setup
+            example = _bind(candidate, call)
+            if example is not None and example not in examples:
+                examples.append(example)
+    examples.sort(key=lambda e: not e.has_expected)
+    return candidate.model_copy(update={"usage": candidate.usage + count, "examples": examples})
+
+
+def _bind(candidate: Candidate, call: UsageCall) -> Example | None:
+    """The call's arguments by parameter name, or None when they do not fit the tool."""
+    arguments: dict[str, JSON] = {}
+    args = list(call.args)
+    for name in candidate.positional:
+        if not args:
+            break
+        if name.startswith("*"):
+            arguments[name[1:]], args = args, []
+            break
+        arguments[name] = args.pop(0)
+    if args:
+        return None
+    for key, value in call.kwargs.items():
+        if key in arguments:
+            return None
+        arguments[key] = value
+    exposed = {p.name for p in candidate.parameters}
+    required = {p.name for p in candidate.parameters if p.required}
+    if not set(arguments) <= exposed or not required <= set(arguments):
+        return None
+    return Example(
+        arguments=arguments,
+        expected=call.expected,
+        has_expected=call.has_expected,
+        wrapper=call.wrapper,
+        origin="usage",
+    )
+
+
+def _spec(candidate: Candidate, constructors: dict[str, Candidate], used: set[str]) -> ToolSpec:
+    codecs = {p.codec.partition(":")[0] for p in candidate.parameters if p.codec}
+    if candidate.kind == "constructor":
+        codecs.add("handle")
+    return ToolSpec(
+        name=_unique(_tool_name(candidate), used, candidate.target),
+        description=_description(candidate),
+        target=candidate.target,
+        parameters=candidate.parameters,
+        examples=_examples(candidate, constructors.get(candidate.owner or "")),
+        codecs=sorted(codecs),
+        kind=candidate.kind,
+        script=candidate.script,
+    )
+
+
+def _tool_name(candidate: Candidate) -> str:
+    if candidate.kind == "function" and not candidate.owner:
+        return _NAME_OK.sub("_", candidate.name).strip("_") or "tool"
+    snake = "_".join(_CAMEL.sub("_", part).lower() for part in candidate.name.split("."))
+    if candidate.kind == "constructor":
+        snake += "_new"
+    return _NAME_OK.sub("_", snake).strip("_") or "tool"
+
+
+def _unique(name: str, used: set[str], target: str = "") -> str:
+    # MCP tool names are at most 64 characters; keep room for a "_NNN" suffix.
+    name = name[:64]
+    if name in used and ":" in target:  # two modules with the same name: say which module
+        module = target.split(":")[0].rpartition(".")[2]
+        name = _NAME_OK.sub("_", f"{module}_{name}")[:64]
+    base, n = name[:60], 2
+    while name in used:
+        name, n = f"{base}_{n}", n + 1
+    used.add(name)
+    return name
+
+
+def _examples(candidate: Candidate, owner: Candidate | None) -> list[Example]:
+    examples = candidate.examples[:MAX_EXAMPLES] or [synthesise_example(candidate.parameters)]
+    if candidate.kind != "method" or not candidate.parameters:
+        return examples
+    # A method's first parameter is the instance: built from the constructor's example.
+    handle = candidate.parameters[0]
+    value = _instance_value(handle, owner)
+    return [
+        e
+        if handle.name in e.arguments and e.origin != "synthesised"
+        else e.model_copy(update={"arguments": {**e.arguments, handle.name: value}})
+        for e in examples
+    ]
+
+
+def _instance_value(handle: Parameter, owner: Candidate | None) -> JSON:
+    """JSON the ``new`` codec turns into an instance: the constructor's best arguments."""
+    if owner is None or not (handle.codec or "").startswith("new:"):
+        return value_for_parameter(handle)
+    best = (owner.examples or [synthesise_example(owner.parameters)])[0].arguments
+    varargs = [p.name for p in owner.parameters if p.kind == "var_positional"]
+    if varargs and best.get(varargs[0]):
+        ordered = [p.name for p in owner.parameters if p.kind != "keyword_only"]
+        return [best[n] for n in ordered if n in best and n != varargs[0]] + list(best[varargs[0]])
+    return best
+
+
+def _description(candidate: Candidate) -> str:
+    text = candidate.doc.strip() or candidate.summary or f"Call {candidate.target}."
+    # Keep the prose, not the doctest session: agents read descriptions, not transcripts.
+    # Sessions may be indented (an "Examples:" section) or be the whole docstring.
+    prose = _DOCTEST.split(text, maxsplit=1)[0].strip()
+    prose = _EXAMPLES_HEADING.sub("", prose).strip() or f"Call {candidate.target}."
+    if candidate.kind == "constructor":
+        prose = f"Create a {candidate.name} and return a handle to it for other tools. {prose}"
+    elif candidate.kind == "method" and candidate.parameters:
+        owner = candidate.name.rpartition(".")[0]
+        handle = candidate.parameters[0].name
+        prose = f"{candidate.name} on the {owner} given by `{handle}`. {prose}"
+    return prose[:MAX_DESCRIPTION]

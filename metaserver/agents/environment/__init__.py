@@ -1,0 +1,1 @@
+"""Environment stage: an isolated uv environment the repository's code imports from."""

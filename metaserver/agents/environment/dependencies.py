@@ -1,0 +1,54 @@
+"""Adding a distribution to an existing environment (the ``add_dependency`` repair).
+
+Installing runs build scripts, so it goes through the sandbox like the first install. The
+environment may share its files with the store of built environments and with other
+conversions' environments (hard links), so the install gets a private copy first and the
+result is frozen again (:mod:`metaserver.agents.environment.cache`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from metaserver.agents.environment.build import uv_binary, uv_environment
+from metaserver.agents.environment.cache import freeze_environment, unshare_environment
+from metaserver.contracts import Environment
+from metaserver.exceptions import EnvironmentBuildError
+from metaserver.sandbox import Policy, Sandbox
+from metaserver.sandbox.identity import sandbox_identity
+from metaserver.settings import Settings
+
+_REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+async def add_packages(
+    environment: Environment, packages: list[str], settings: Settings, sandbox: Sandbox
+) -> None:
+    """Install ``packages`` (bare distribution names) into ``environment``.
+
+    Raises:
+        EnvironmentBuildError: a name is not a plain distribution name, or the install failed.
+    """
+    for package in packages:
+        if not _REQUIREMENT.match(package):
+            raise EnvironmentBuildError(f"refusing to install {package!r}: not a plain name")
+    workdir = environment.venv.parent / f".{environment.venv.name}.repair"
+    policy = Policy(
+        workdir=workdir,
+        timeout=settings.timeouts.environment,
+        network=not settings.index.offline,
+        writable=(environment.venv, workdir),
+        env=uv_environment(settings),
+        kind="install",
+    )
+    argv = [uv_binary(), "pip", "install", "--quiet", "--link-mode=copy"]
+    argv += ["--python", str(environment.python_path), *packages]
+    identity = sandbox_identity(settings.sandbox.uid, settings.sandbox.gid)
+    await asyncio.to_thread(unshare_environment, environment.venv, identity)
+    try:
+        result = await sandbox.run(argv, policy)
+    finally:
+        await asyncio.to_thread(freeze_environment, environment.venv)
+    if not result.ok:
+        raise EnvironmentBuildError(f"installing {', '.join(packages)} failed: {result.tail(6)}")

@@ -1,0 +1,1 @@
+"""Generate stage: a standalone FastMCP server directory rendered from ToolSpecs."""

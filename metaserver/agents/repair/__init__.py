@@ -1,0 +1,1 @@
+"""Repair: why a tool failed, and the catalogue of changes to try."""

@@ -1,0 +1,184 @@
+"""The repair catalogue: for each failed tool, one concrete change to try before giving up.
+
+    failure                     repair
+    ───────────────────────     ─────────────────────────────────────────────────────
+    import_error (No module X)  add_dependency: install X's distribution, re-validate
+    timeout                     longer_timeout: once, four times the budget; then drop
+    api_inference_error         next_example: another example (docs, README, variants)
+    repo_internal_bug           drop: the repository's own example disagrees (a bug)
+    anything else / exhausted   drop
+
+A plan is data; the pipeline applies it and re-validates only the tools it touched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from metaserver.agents.analysis.doc_examples import find_examples
+from metaserver.agents.design.synthesis import value_for
+from metaserver.agents.validate.calls import MAX_ATTEMPTS
+from metaserver.contracts import JSON, Example, Parameter, ToolEvidence, ToolSpec
+
+RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
+
+TIMEOUT_FACTOR = 4.0
+
+# Import names whose distribution is called something else (the common cases).
+DISTRIBUTIONS = {
+    "yaml": "PyYAML",
+    "PIL": "Pillow",
+    "sklearn": "scikit-learn",
+    "cv2": "opencv-python-headless",
+    "bs4": "beautifulsoup4",
+    "dateutil": "python-dateutil",
+    "attr": "attrs",
+    "Crypto": "pycryptodome",
+    "skimage": "scikit-image",
+    "serial": "pyserial",
+    "dotenv": "python-dotenv",
+    "jose": "python-jose",
+    "magic": "python-magic",
+}
+_MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+
+
+class Repair(BaseModel):
+    tool: str
+    kind: RepairKind
+    reason: str
+    package: str | None = None
+    examples: list[Example] = []
+
+
+class RepairState(BaseModel):
+    """What was already tried, so that no repair is attempted twice."""
+
+    installed: set[str] = set()
+    extended: set[str] = set()
+    tried_examples: dict[str, list[str]] = {}
+    diagnosed: set[str] = set()
+
+
+def plan_repairs(
+    specs: list[ToolSpec],
+    evidence: dict[str, ToolEvidence],
+    state: RepairState,
+    workspace: Path,
+) -> list[Repair]:
+    """One repair for each failed tool in ``evidence``."""
+    repairs = []
+    for spec in specs:
+        result = evidence.get(spec.name)
+        if result is None or result.status != "failed":
+            continue
+        repairs.append(_repair_for(spec, result, state, workspace))
+    return repairs
+
+
+def _repair_for(
+    spec: ToolSpec, result: ToolEvidence, state: RepairState, workspace: Path
+) -> Repair:
+    error = result.error or ""
+    tried = state.tried_examples.setdefault(spec.name, [])
+    if result.evidence is not None:
+        key = _key(result.evidence.arguments)
+        if key not in tried:
+            tried.append(key)
+    if result.failure_type == "import_error":
+        missing = _MISSING_MODULE.search(error)
+        if missing:
+            top = missing.group(1).split(".")[0]
+            package = DISTRIBUTIONS.get(top, top)
+            if package not in state.installed:
+                return Repair(
+                    tool=spec.name,
+                    kind="add_dependency",
+                    package=package,
+                    reason=f"module {top!r} is missing: install {package}",
+                )
+    if result.failure_type == "timeout" and spec.name not in state.extended:
+        return Repair(tool=spec.name, kind="longer_timeout", reason="one longer timeout")
+    if result.failure_type == "api_inference_error":
+        untried = [
+            e for e in alternative_examples(spec, workspace) if _key(e.arguments) not in tried
+        ]
+        if untried:
+            batch = untried[:MAX_ATTEMPTS]  # validation tries each of these in one round
+            tried.extend(_key(e.arguments) for e in batch)
+            return Repair(
+                tool=spec.name,
+                kind="next_example",
+                examples=batch,
+                reason=f"retry with another example ({batch[0].origin})",
+            )
+    return Repair(tool=spec.name, kind="drop", reason=error or "failed validation")
+
+
+def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
+    """Other arguments to try: the spec's own, the repository's text, then variants."""
+    found = list(spec.examples)
+    found += find_examples(
+        workspace, spec.target.rsplit(":", 1)[-1].split(".")[-1], spec.parameters
+    )
+    found += synthesised_variants(spec.parameters)
+    unique: dict[str, Example] = {}
+    for example in found:
+        unique.setdefault(_key(example.arguments), example)
+    ordered = sorted(unique.values(), key=lambda e: (not e.has_expected, e.origin != "doctest"))
+    return ordered
+
+
+# Values to try for a parameter, by schema type, when the first guess failed.
+_VARIANTS: dict[str, list[JSON]] = {
+    "integer": [1, 3, 0, 10],
+    "number": [1.0, 0.5, 2.0],
+    "string": ["1", "hello world", "2024-01-02", "a,b,c", "x"],
+    "boolean": [False, True],
+    "array": [[1, 2, 3], [1.0, 2.0], ["a", "b"], [[1, 2], [3, 4]]],
+    "object": [{"a": 1}],
+}
+_UNTYPED: list[JSON] = [[1, 2, 3], "abc", 3, 1.5, [[1, 2], [3, 4]], {"a": 1}]
+
+
+def synthesised_variants(parameters: list[Parameter], limit: int = 6) -> list[Example]:
+    """A few argument sets that vary the required parameters' values, type by type."""
+    required = [p for p in parameters if p.required]
+    if not required:
+        return [Example(arguments={}, origin="synthesised")]
+    columns = [_values_for(p.json_schema) for p in required]
+    variants = []
+    for row in range(limit):
+        arguments = {
+            p.name: values[row % len(values)] for p, values in zip(required, columns, strict=True)
+        }
+        variants.append(Example(arguments=arguments, origin="synthesised"))
+    return variants
+
+
+def _values_for(schema: dict[str, JSON]) -> list[JSON]:
+    if schema.get("enum"):
+        return list(schema["enum"])
+    if "anyOf" in schema:
+        values: list[JSON] = []
+        for option in schema["anyOf"]:
+            if option.get("type") != "null":
+                values += _values_for(option)
+        return values or [None]
+    kind = schema.get("type")
+    if kind == "object" and isinstance(schema.get("properties"), dict):
+        # An object with declared fields (a constructor's arguments): only values that name
+        # those fields can decode, so vary nothing rather than send foreign keys.
+        return [value_for("", schema)]
+    if isinstance(kind, str) and kind in _VARIANTS:
+        return _VARIANTS[kind]
+    return _UNTYPED
+
+
+def _key(arguments: dict[str, JSON]) -> str:
+    return json.dumps(arguments, sort_keys=True, default=str)

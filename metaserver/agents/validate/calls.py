@@ -1,0 +1,219 @@
+"""Validation stage: call every tool through a real MCP client, and keep the evidence.
+
+The generated server is started exactly as it will be served (``launch.server_command``),
+with the environment's interpreter, through the sandbox. Only a tool with evidence is
+published (DESIGN decision 5).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from fastmcp import Client
+from jsonschema import Draft202012Validator
+
+from metaserver.agents.repair.classify import classify
+from metaserver.agents.validate.compare import matches, normalise
+from metaserver.agents.validate.protocol import listing_problems
+from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
+from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
+from metaserver.exceptions import ValidationError
+from metaserver.sandbox import Sandbox
+from metaserver.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+MAX_ERROR = 600
+MAX_ATTEMPTS = 6
+Era = Literal["legacy", "2026-07-28"]
+
+
+@asynccontextmanager
+async def connect(
+    server_dir: Path,
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+    era: Era = "legacy",
+) -> AsyncIterator[Client[Any]]:
+    """A connected MCP client for the generated server, in one protocol era."""
+    command = server_command(
+        sandbox, environment.python_path, server_dir, settings.timeouts.server_start
+    )
+    client: Client[Any] = Client(
+        stdio_transport(command, keep_alive=False),
+        mode=era,
+        init_timeout=settings.timeouts.server_start,
+        # The session default also bounds `initialize` and `tools/list`, so it is the start
+        # budget; each tool call passes its own (shorter) timeout explicitly.
+        timeout=settings.timeouts.server_start,
+    )
+    try:
+        async with client:
+            yield client
+    except ValidationError:
+        raise
+    except Exception as exc:
+        if isinstance(exc, ExceptionGroup):
+            exc = exc.exceptions[0]
+        raise ValidationError(f"the generated server did not start or answer: {exc}") from exc
+
+
+async def check_protocol(
+    server_dir: Path,
+    specs: list[ToolSpec],
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+    eras: tuple[Era, ...] = ("legacy", "2026-07-28"),
+) -> None:
+    """The server lists exactly ``specs``, with valid names and schemas, in each era.
+
+    Raises:
+        ValidationError: ``mcp_spec_violation`` with every problem found.
+    """
+    for era in eras:
+        async with connect(server_dir, environment, settings, sandbox, era) as client:
+            _check_listing(await client.list_tools(), specs, era)
+
+
+def _check_listing(tools: list[Any], specs: list[ToolSpec], era: str) -> None:
+    expected = {spec.name for spec in specs}
+    problems = listing_problems(tools)
+    listed = {tool.name for tool in tools}
+    if listed != expected:
+        problems.append(f"lists {sorted(listed)}, generated {sorted(expected)}")
+    if problems:
+        raise ValidationError(f"[{era}] " + "; ".join(problems))
+
+
+async def validate(
+    server_dir: Path,
+    specs: list[ToolSpec],
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+    attempts: dict[str, list[Example]] | None = None,
+    only: set[str] | None = None,
+) -> list[ToolEvidence]:
+    """Call each tool (or those named in ``only``); one ToolEvidence per call, in order.
+
+    Each tool is called with the examples in ``attempts`` (default: its best example), in
+    order, until one passes. A disagreeing documented value or a timeout ends the attempts:
+    the first is a finding, the second would only cost more time.
+
+    The listing is checked in the session that makes the calls (legacy era) and, on a full
+    run, in the 2026-07-28 era too; a re-run of repaired tools (``only``) serves the same
+    server code, so its other era is not checked again.
+
+    Raises:
+        ValidationError: the server did not answer ``initialize``/``tools/list``, or listed
+            other tools than were generated (``mcp_spec_violation``).
+    """
+    if only is None:
+        await check_protocol(server_dir, specs, environment, settings, sandbox, ("2026-07-28",))
+    results: list[ToolEvidence] = []
+    async with connect(server_dir, environment, settings, sandbox) as client:
+        tools = await client.list_tools()
+        _check_listing(tools, specs, "legacy")
+        schemas = {tool.name: tool.input_schema for tool in tools}
+        for spec in specs:
+            if only is not None and spec.name not in only:
+                continue
+            examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
+            results.append(
+                await _check_examples(client, spec, examples, schemas[spec.name], settings)
+            )
+    return results
+
+
+async def _check_examples(
+    client: Client[Any],
+    spec: ToolSpec,
+    examples: list[Example],
+    schema: dict[str, Any],
+    settings: Settings,
+) -> ToolEvidence:
+    validator = Draft202012Validator(schema)
+    # Arguments the published schema refuses can only test the refusal: try them last.
+    ordered = sorted(examples, key=lambda e: not validator.is_valid(e.arguments))
+    first: ToolEvidence | None = None
+    for example in ordered[:MAX_ATTEMPTS]:
+        result = await _check(client, spec, example, settings)
+        if result.status == "passed":
+            return result
+        first = first or result
+        if result.failure_type in ("timeout", "repo_internal_bug") and (
+            result.failure_type == "timeout" or example.origin != "synthesised"
+        ):
+            return result
+    assert first is not None
+    return first
+
+
+async def _check(
+    client: Client[Any], spec: ToolSpec, example: Example, settings: Settings
+) -> ToolEvidence:
+    evidence = Evidence(
+        arguments=example.arguments,
+        expected=example.expected if example.has_expected else None,
+        check="expected-value" if example.has_expected else "no-error",
+    )
+    timeout = spec.timeout or settings.timeouts.tool_call
+    try:
+        raw = await client.call_tool_mcp(spec.name, example.arguments, timeout=timeout)
+    except Exception as exc:  # a timeout or a dead child: the tool failed, the run goes on
+        error = _short(f"{type(exc).__name__}: {exc}")
+        return _failed(spec, evidence, error, example)
+    if raw.is_error:
+        text = error_text(raw)
+        return _failed(spec, evidence, _short(text or "error without a message"), example)
+    evidence.result = result_value(raw)
+    if example.has_expected and not matches(evidence.result, example.expected, example.wrapper):
+        return ToolEvidence(
+            name=spec.name,
+            target=spec.target,
+            status="failed",
+            evidence=evidence,
+            error=_short(
+                f"expected {json.dumps(normalise(example.expected))[:200]}, "
+                f"got {json.dumps(evidence.result, default=str)[:200]}"
+            ),
+            # A value the repository documents, and the code disagrees: the repository's bug.
+            failure_type="repo_internal_bug"
+            if example.origin != "synthesised"
+            else "api_inference_error",
+        )
+    return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
+
+
+def _best_example(spec: ToolSpec) -> Example:
+    with_expected = [e for e in spec.examples if e.has_expected]
+    return (with_expected or spec.examples or [Example(arguments={}, origin="synthesised")])[0]
+
+
+def _failed(spec: ToolSpec, evidence: Evidence, error: str, example: Example) -> ToolEvidence:
+    failure = classify(error)
+    if failure == "repo_internal_bug" and not example.has_expected:
+        # Arguments with no documented result (guessed, or a bare call found in the
+        # repository): an exception says more about the arguments than about the code.
+        # Only a documented value the code fails to produce is the repository's bug.
+        failure = "api_inference_error"
+    return ToolEvidence(
+        name=spec.name,
+        target=spec.target,
+        status="failed",
+        evidence=evidence,
+        error=error,
+        failure_type=failure,
+    )
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 3] + "..."

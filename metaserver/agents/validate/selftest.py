@@ -1,0 +1,34 @@
+"""Replaying a generated server's own tests/ with the environment's Python.
+
+The tests hold the validation calls; running them proves the directory is self-contained
+(it needs nothing of metaserver) and that each tool answers as it did when validated.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metaserver.agents.environment.dependencies import add_packages
+from metaserver.children.launch import workspace_paths
+from metaserver.contracts import Environment
+from metaserver.sandbox import Policy, RunResult, Sandbox
+from metaserver.settings import Settings
+
+
+async def run_generated_tests(
+    server_dir: Path, environment: Environment, settings: Settings, sandbox: Sandbox
+) -> RunResult:
+    """Install pytest into the environment if needed, then run ``server_dir/tests``."""
+    await add_packages(environment, ["pytest"], settings, sandbox)
+    workdir = server_dir / "work"
+    policy = Policy(
+        workdir=workdir,
+        timeout=settings.timeouts.server_start + 10 * settings.timeouts.tool_call,
+        # A requirements+path environment imports the workspace: it must be readable too.
+        readable=(server_dir, environment.venv, *workspace_paths(environment.venv)),
+        writable=(workdir,),
+        env={"FASTMCP_LOG_LEVEL": "WARNING", "FASTMCP_SHOW_SERVER_BANNER": "false"},
+        tenant=server_dir.name,  # the uid the server itself runs as
+    )
+    argv = [str(environment.python_path), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    return await sandbox.run([*argv, str(server_dir / "tests")], policy)

@@ -1,0 +1,3 @@
+"""Generated servers as processes: how one is launched, the pool of live children, a one-shot
+call.
+"""

@@ -1,0 +1,87 @@
+"""How a generated server is started: one command, used by validation, the CLI and the
+meta-server alike, so that what was validated is exactly what is served."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastmcp.client.transports import StdioTransport
+
+from metaserver.agents.environment.build import PTH_NAME
+from metaserver.sandbox import Command, Policy, Sandbox
+
+
+def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: float) -> Command:
+    """The sandboxed command that serves ``server_dir/server.py`` over stdio.
+
+    Args:
+        sandbox: the backend that confines the child.
+        python: the environment's interpreter (the server needs nothing of metaserver).
+        server_dir: the generated server's directory; its ``work/`` is the only writable place.
+        timeout: wall-clock budget; long-lived children are bounded by the caller instead.
+    """
+    workdir = server_dir / "work"
+    venv = python.parent.parent
+    policy = Policy(
+        workdir=workdir,
+        timeout=timeout,
+        network=False,
+        readable=(server_dir, venv, *workspace_paths(venv)),
+        writable=(workdir,),
+        kind="serve",
+        tenant=server_dir.name,  # a uid of this server's own (sandbox.identity.for_tenant)
+        env={
+            "PYTHONUNBUFFERED": "1",
+            "FASTMCP_SHOW_SERVER_BANNER": "false",
+            "FASTMCP_LOG_LEVEL": "WARNING",
+        },
+    )
+    return sandbox.wrap([str(python), "-I", str(server_dir / "server.py")], policy)
+
+
+def workspace_paths(venv: Path) -> list[Path]:
+    """The trees a ``requirements+path`` environment imports from (its ``.pth`` file).
+
+    Such a repository is not installed: the environment names the workspace on its import
+    path, so the server (and the scripts it runs) must be able to read it, read-only.
+    """
+    found: list[Path] = []
+    for pth in venv.glob(f"lib/python*/site-packages/{PTH_NAME}"):
+        for line in pth.read_text(errors="replace").splitlines():
+            path = Path(line.strip())
+            if line.strip() and path.is_absolute() and path.is_dir() and path not in found:
+                found.append(path)
+    return found
+
+
+def stdio_transport(command: Command, keep_alive: bool = True) -> StdioTransport:
+    """A FastMCP stdio transport for ``command`` (the child starts on first use)."""
+    command.cwd.mkdir(parents=True, exist_ok=True)
+    return StdioTransport(
+        command=command.argv[0],
+        args=command.argv[1:],
+        env=command.env,
+        cwd=str(command.cwd),
+        keep_alive=keep_alive,
+        # The child's stderr is its log; keep it beside its work files, not on our stderr.
+        log_file=command.cwd / "server.log",
+    )
+
+
+def result_value(raw: Any) -> Any:
+    """The value a generated tool returned: its wrapped ``result``, else its text as JSON."""
+    structured = raw.structured_content
+    if structured is not None and "result" in structured:
+        return structured["result"]
+    text = "".join(getattr(block, "text", "") for block in raw.content)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def error_text(raw: Any) -> str:
+    """The message of an error result."""
+    return " ".join(getattr(block, "text", "") for block in raw.content)

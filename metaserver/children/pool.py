@@ -1,0 +1,358 @@
+"""Live generated servers ("children"), started on demand and stopped when idle.
+
+DESIGN decision 7: a registered server starts on its first call, at most
+``settings.max_live_children`` run at once (the least recently used idle one is stopped to make
+room), and one idle for ``settings.child_idle_seconds`` is stopped by a background reaper. The
+registry, not this pool, says what exists, so the pool holds nothing that a restart loses.
+
+Children are keyed by version (``name@version``, :attr:`ServerRecord.ref`): an old version and
+the newest one of a server can run side by side, and a new version gets a child of its own.
+
+Each child is the sandboxed command of :func:`metaserver.children.launch.server_command`, the
+same one validation used, driven by a kept-alive FastMCP ``Client`` over stdio in the legacy
+(``initialize``) era: one standing session per child that concurrent calls share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import json
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from mcp import MCPError
+
+from metaserver.children.launch import server_command, stdio_transport
+from metaserver.registry.records import ServerRecord, split_ref
+from metaserver.sandbox import Sandbox, get_sandbox
+from metaserver.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+# Slack over the per-call timeout for our own guard, in case the client's timeout never fires
+# (a child that stops reading its stdin can block the request write itself).
+_GUARD_SLACK = 5.0
+
+
+def error_result(message: str) -> mcp_types.CallToolResult:
+    """A tool result that reports ``message`` as an error (``isError: true``)."""
+    return mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+@dataclass(eq=False)
+class _Child:
+    record: ServerRecord
+    client: Client[StdioTransport]
+    last_used: float = field(default_factory=time.monotonic)
+    in_flight: int = 0
+
+    def same_server(self, record: ServerRecord) -> bool:
+        """Whether this child serves ``record`` as registered now (a re-conversion differs)."""
+        mine = self.record
+        return (mine.output_dir, mine.python_path, mine.created_at) == (
+            record.output_dir,
+            record.python_path,
+            record.created_at,
+        )
+
+    def is_dead(self) -> bool:
+        """Whether the child process is known to have gone (crash, kill, closed pipes).
+
+        Reads the pinned FastMCP 4.1.6 transport's private state, guarded: if those names
+        change, a dead child is still found by the failed call, one call later.
+        """
+        transport = self.client.transport
+        task = getattr(transport, "_connect_task", None)
+        if task is None or task.done() or not self.client.is_connected():
+            return True
+        session_dead = getattr(transport, "_is_session_dead", None)
+        return bool(callable(session_dead) and session_dead())
+
+
+class ChildPool:
+    """The live children of registered servers, bounded in number and idle time."""
+
+    def __init__(self, settings: Settings, sandbox: Sandbox | None = None) -> None:
+        """Create an empty pool; nothing starts until the first :meth:`call`.
+
+        Args:
+            settings: limits (``max_live_children``, ``child_idle_seconds``, ``timeouts``).
+            sandbox: the backend that confines children; the configured one by default.
+        """
+        self._settings = settings
+        self._sandbox = sandbox
+        self._children: OrderedDict[str, _Child] = OrderedDict()  # least recently used first
+        self._starting: dict[str, asyncio.Task[_Child]] = {}
+        self._reaper: asyncio.Task[None] | None = None
+
+    def live(self) -> list[str]:
+        """Refs (``name@version``) of the running children, least recently used first."""
+        return list(self._children)
+
+    def is_alive(self, ref: str) -> bool:
+        """Whether the child of ``ref`` (``name@version``) runs and its connection is open."""
+        child = self._children.get(ref)
+        return child is not None and not child.is_dead()
+
+    async def call(
+        self, record: ServerRecord, tool: str, arguments: dict[str, Any]
+    ) -> mcp_types.CallToolResult:
+        """Call ``tool`` of ``record``'s server, starting or restarting its child if needed.
+
+        Never raises for a failure of the child: a failed start, a crash, a timeout or an
+        oversized result comes back as an error result, as a tool error does.
+
+        Args:
+            record: the registered server (how to start it).
+            tool: the tool's name inside that server.
+            arguments: the tool's arguments.
+
+        Returns:
+            The child's raw ``CallToolResult`` (``is_error``, ``structured_content``, ``content``).
+        """
+        # Idle children are stopped by the reaper task, never on this path: a call must not
+        # wait for other servers to shut down.
+        self._ensure_reaper()
+        try:
+            child = await self._acquire(record)
+        except Exception as exc:
+            logger.warning("server %s failed to start: %s", record.ref, exc)
+            return error_result(f"server {record.ref!r} could not start: {_describe(exc)}")
+        timeout = self._settings.timeouts.tool_call
+        failure: BaseException | None = None
+        child.in_flight += 1
+        try:
+            result = await asyncio.wait_for(
+                child.client.call_tool_mcp(tool, arguments, timeout=timeout),
+                timeout + _GUARD_SLACK,
+            )
+        except Exception as exc:
+            failure = exc
+        finally:
+            child.in_flight -= 1
+            child.last_used = time.monotonic()
+        if failure is None:
+            return self._capped(result, record.ref, tool)
+        if isinstance(failure, TimeoutError) or (
+            isinstance(failure, MCPError) and failure.code == mcp_types.REQUEST_TIMEOUT
+        ):
+            # A timed-out tool may still be running (a busy loop cannot be cancelled), so
+            # restart the child, unless other calls share it: they are not to be killed.
+            if child.in_flight == 0:
+                await self._stop_child(child)
+            return error_result(
+                f"tool {tool!r} of server {record.ref!r} timed out after {timeout:g}s"
+            )
+        return await self._failed(child, tool, failure)
+
+    async def stop(self, ref: str) -> bool:
+        """Stop the children of ``ref``: ``name@version``, or every version of ``name``.
+
+        The next call starts a new one.
+
+        Returns:
+            Whether a child was running.
+        """
+        name, version = split_ref(ref)
+        children = [
+            child
+            for child in list(self._children.values())
+            if child.record.name == name and version in (None, child.record.version_id)
+        ]
+        for child in children:
+            await self._stop_child(child)
+        return bool(children)
+
+    async def retain(self, name: str, versions: set[str]) -> list[str]:
+        """Stop the children of ``name`` whose version is not in ``versions``.
+
+        Used after a registration or removal: a replaced or removed version's files are
+        about to go, so its child must not serve them.
+
+        Returns:
+            The refs stopped.
+        """
+        stopped = []
+        for child in list(self._children.values()):
+            if child.record.name == name and child.record.version_id not in versions:
+                stopped.append(child.record.ref)
+                await self._stop_child(child)
+        return stopped
+
+    async def reap_idle(self) -> list[str]:
+        """Stop every child idle (no call in flight) for ``child_idle_seconds`` or longer.
+
+        Returns:
+            The names of the servers stopped.
+        """
+        stopped = []
+        for child in list(self._children.values()):
+            deadline = time.monotonic() - self._settings.child_idle_seconds
+            # Checked right before each stop (earlier stops await): a call may have taken the
+            # child meanwhile. _stop_child unlists it before its first await, so none can now.
+            if self._children.get(child.record.ref) is not child:
+                continue
+            if child.in_flight == 0 and child.last_used <= deadline:
+                logger.info("stopping idle server %s", child.record.ref)
+                stopped.append(child.record.ref)
+                await self._stop_child(child)
+        return stopped
+
+    async def close(self) -> None:
+        """Stop every child and the reaper. The pool stays usable: a later call restarts."""
+        reaper, self._reaper = self._reaper, None
+        if reaper is not None:
+            reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reaper
+        await asyncio.gather(
+            *(self._stop_child(c) for c in list(self._children.values())), return_exceptions=True
+        )
+
+    async def _acquire(self, record: ServerRecord) -> _Child:
+        name = record.ref
+        child = self._children.get(name)
+        if child is not None and child.same_server(record) and not child.is_dead():
+            self._children.move_to_end(name)
+            return child
+        # Only starting is serialised, per server, by sharing one start task: calls to running
+        # children, and starts of other servers, never wait for a slow start.
+        task = self._starting.get(name)
+        if task is None:
+            # A fresh context, so that the child's long-lived session tasks do not inherit the
+            # calling request's context (its MCP session, its auth).
+            task = asyncio.create_task(self._replace(record, child), context=contextvars.Context())
+            self._starting[name] = task
+            task.add_done_callback(lambda done: self._forget_start(name, done))
+        # Shielded: a caller that gives up does not cancel a start others may be waiting for,
+        # and the task itself registers the child, so none is orphaned.
+        return await asyncio.shield(task)
+
+    def _forget_start(self, name: str, task: asyncio.Task[_Child]) -> None:
+        if self._starting.get(name) is task:
+            del self._starting[name]
+        if not task.cancelled():
+            task.exception()  # retrieved here so an unawaited failure is not logged as lost
+
+    async def _replace(self, record: ServerRecord, old: _Child | None) -> _Child:
+        if old is not None:
+            logger.info("restarting server %s", record.ref)
+            await self._stop_child(old)
+        await self._make_room(self._settings.max_live_children - 1)
+        child = await self._start(record)
+        self._children[record.ref] = child
+        # Starts of other servers may have run concurrently; the bound holds after all of them.
+        await self._make_room(self._settings.max_live_children, keep=child)
+        return child
+
+    async def _start(self, record: ServerRecord) -> _Child:
+        settings = self._settings
+        sandbox = self._sandbox or get_sandbox(settings.sandbox)
+        # The sandbox's timeout is a start-up budget; this pool bounds the child's life.
+        command = server_command(
+            sandbox, record.python_path, record.output_dir, settings.timeouts.server_start
+        )
+        transport = stdio_transport(command)
+        transport.log_file = self._log_file(record.ref)
+        client: Client[StdioTransport] = Client(
+            transport, mode="legacy", init_timeout=settings.timeouts.server_start
+        )
+        try:
+            await asyncio.wait_for(
+                client.__aenter__(),  # type: ignore[no-untyped-call]
+                settings.timeouts.server_start,
+            )
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await client.close()  # type: ignore[no-untyped-call]
+            raise
+        logger.info("started server %s", record.ref)
+        return _Child(record=record, client=client)
+
+    async def _make_room(self, limit: int, keep: _Child | None = None) -> None:
+        while len(self._children) > max(limit, 0):
+            # The least recently used child with no call in flight goes first; only when every
+            # child is busy does the bound win over a call in flight.
+            others = [c for c in self._children.values() if c is not keep]
+            if not others:
+                return
+            victim = next((c for c in others if c.in_flight == 0), others[0])
+            logger.info(
+                "stopping server %s to stay within %d live children",
+                victim.record.ref,
+                self._settings.max_live_children,
+            )
+            await self._stop_child(victim)
+
+    async def _stop_child(self, child: _Child) -> None:
+        name = child.record.ref
+        if self._children.get(name) is child:
+            del self._children[name]
+        with contextlib.suppress(Exception):
+            # Shielded: a stop interrupted half-way would leave an orphan process.
+            await asyncio.shield(child.client.close())  # type: ignore[no-untyped-call]
+
+    async def _failed(
+        self, child: _Child, tool: str, exc: BaseException
+    ) -> mcp_types.CallToolResult:
+        name = child.record.ref
+        logger.warning("call of %s.%s failed: %s", name, tool, exc)
+        if child.is_dead():
+            # Dropped now, so that the next call starts a fresh child.
+            await self._stop_child(child)
+            return error_result(
+                f"server {name!r} stopped unexpectedly during {tool!r};"
+                " it restarts on the next call"
+            )
+        return error_result(f"call of {tool!r} on server {name!r} failed: {_describe(exc)}")
+
+    def _capped(
+        self, result: mcp_types.CallToolResult, server: str, tool: str
+    ) -> mcp_types.CallToolResult:
+        cap = self._settings.result_max_bytes
+        size = len(json.dumps(result.model_dump(mode="json", exclude_none=True)))
+        if size <= cap:
+            return result
+        return error_result(
+            f"the result of {tool!r} on server {server!r} is {size} bytes, over the {cap}-byte cap"
+        )
+
+    def _log_file(self, name: str) -> Path:
+        # The child's stderr goes to a file, never to our stdout (the stdio MCP stream) and
+        # not into the child's own writable work directory.
+        logs = self._settings.home / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        return logs / f"{name}.stderr.log"
+
+    def _ensure_reaper(self) -> None:
+        if self._reaper is None or self._reaper.done():
+            self._reaper = asyncio.create_task(
+                self._reap_forever(), name="metaserver-child-reaper", context=contextvars.Context()
+            )
+
+    async def _reap_forever(self) -> None:
+        interval = min(max(self._settings.child_idle_seconds / 4, 0.05), 5.0)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.reap_idle()
+            except Exception:  # the reaper must outlive any single failed stop
+                logger.exception("idle reaper")
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if isinstance(exc, TimeoutError) or not text:
+        return type(exc).__name__
+    return text.splitlines()[-1][:500]

@@ -1,0 +1,245 @@
+"""Registered tools exposed directly on the meta-server as ``<server>_<tool>``.
+
+Each one is a :class:`GeneratedTool`: a FastMCP ``Tool`` whose ``run()`` validates the
+arguments against the registered schema (FastMCP does not validate a custom Tool's
+``parameters``, shared/reference/fastmcp4.md section 9) and calls the child through the same
+:class:`~metaserver.children.pool.ChildPool` that ``call_generated`` uses, so each server
+has one child whichever way it is called. Only a server's newest version is exposed directly;
+an older one is reached through ``call_generated(server="name@version", ...)``. This module
+also holds what both paths share: the argument check and the translation of a child's result
+into the meta-server's result.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import mcp_types
+from fastmcp.exceptions import ToolError
+from fastmcp.server.providers import Provider
+from fastmcp.tools import Tool, ToolResult
+from fastmcp.utilities.versions import VersionSpec
+from pydantic import PrivateAttr
+
+from metaserver.children.pool import ChildPool
+from metaserver.registry.records import ServerRecord, ToolRecord
+from metaserver.registry.store import Registry
+
+logger = logging.getLogger(__name__)
+
+# SEP-986: what an MCP tool name may be.
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_MAX_MESSAGE = 2000
+_TRACEBACK = "Traceback (most recent call last)"
+
+
+def public_message(text: str, home: Path) -> str:
+    """``text`` made fit for a client: no traceback, no path of the metaserver home, bounded.
+
+    Args:
+        text: a message from a child or from metaserver itself.
+        home: the metaserver home, whose absolute paths are replaced by ``$METASERVER_HOME``.
+    """
+    if _TRACEBACK in text:
+        # The exception line (the last one) says what went wrong; the frames say where, on
+        # this host, which the client has no use for.
+        lines = [line for line in text.splitlines() if line.strip()]
+        text = lines[-1].strip() if lines else "internal error"
+    roots = {str(home), str(home.resolve())}
+    for root in sorted(roots, key=len, reverse=True):
+        text = text.replace(root, "$METASERVER_HOME")
+    if len(text) > _MAX_MESSAGE:
+        text = text[:_MAX_MESSAGE] + " [truncated]"
+    return text
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator(schema_text: str) -> Any:
+    """A compiled validator per distinct schema: checking a schema costs more than a call."""
+    schema = json.loads(schema_text)
+    try:
+        validator_class = jsonschema.validators.validator_for(schema)
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError:
+        return None
+    return validator_class(schema)
+
+
+def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """Why ``arguments`` do not satisfy ``schema``, or None when they do (or it is unusable).
+
+    Args:
+        schema: the tool's registered JSON schema.
+        arguments: the call's arguments.
+    """
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    if validator is None:
+        # A schema the generator wrote but jsonschema rejects: the generated server's own
+        # signature check still guards the call.
+        return None
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"invalid arguments{' at ' + where if where else ''}: {error.message}"
+
+
+def child_result(result: mcp_types.CallToolResult, home: Path) -> ToolResult:
+    """The meta-server's result for a child's result; a child error raises :class:`ToolError`.
+
+    Content and structured content pass through unchanged; of the child's ``_meta`` only the
+    FastMCP part is kept (it says the value is wrapped as ``{"result": ...}``, so FastMCP
+    clients unwrap ``.data``); the rest describes the child, not this server.
+    """
+    if result.is_error:
+        text = " ".join(
+            block.text for block in result.content if isinstance(block, mcp_types.TextContent)
+        )
+        raise ToolError(public_message(text or "the tool failed", home))
+    fastmcp_meta = (result.meta or {}).get("fastmcp")
+    return ToolResult(
+        content=list(result.content),
+        structured_content=result.structured_content,
+        meta={"fastmcp": fastmcp_meta} if isinstance(fastmcp_meta, dict) else None,
+    )
+
+
+class GeneratedTool(Tool):
+    """One registered tool, served as ``<server>_<tool>`` through the shared child pool."""
+
+    _pool: ChildPool = PrivateAttr()
+    _record: ServerRecord = PrivateAttr()
+    _tool: str = PrivateAttr()
+    _home: Path = PrivateAttr()
+
+    @classmethod
+    def build(
+        cls, pool: ChildPool, record: ServerRecord, tool: ToolRecord, home: Path
+    ) -> GeneratedTool:
+        """The direct tool for ``tool`` of ``record``."""
+        schema = dict(tool.input_schema)
+        schema.setdefault("type", "object")
+        made = cls(
+            name=direct_name(record.name, tool.name),
+            description=tool.description,
+            parameters=schema,
+            meta={"metaserver": {"server": record.name, "tool": tool.name}},
+        )
+        made._pool, made._record, made._tool, made._home = pool, record, tool.name, home
+        return made
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Validate ``arguments``, call the child, and return its result."""
+        problem = check_arguments(self.parameters, arguments)
+        if problem is not None:
+            raise ToolError(problem)
+        result = await self._pool.call(self._record, self._tool, arguments)
+        return child_result(result, self._home)
+
+
+def direct_name(server: str, tool: str) -> str:
+    """The name under which ``tool`` of ``server`` is exposed."""
+    return f"{server}_{tool}"
+
+
+class DirectTools(Provider):
+    """The registered servers' tools, served as direct ``<server>_<tool>`` tools.
+
+    A provider of its own rather than ``FastMCP.add_tool``: FastMCP's local provider checks
+    every existing tool on each addition (quadratic: 20,000 tools took minutes to mount),
+    while this keeps a dict, so mounting is linear and lookup is constant.
+    """
+
+    def __init__(self, pool: ChildPool, home: Path, reserved: set[str], list_limit: int = 1000):
+        """Manage direct tools.
+
+        Args:
+            pool: the children that serve the calls.
+            home: the metaserver home (scrubbed from messages).
+            reserved: names never to take (the meta-tools): a generated tool cannot shadow them.
+            list_limit: past this many tools, ``tools/list`` shows only the meta-tools (the
+                direct tools stay callable by name): clients degrade past ~100 listed tools,
+                and a listing of thousands costs seconds to serialise.
+        """
+        super().__init__()
+        self._list_limit = list_limit
+        self._warned = False
+        self._pool = pool
+        self._home = home
+        self._reserved = reserved
+        self._tools: dict[str, GeneratedTool] = {}
+        # server name -> (its registration time, the names mounted for it)
+        self._mounted: dict[str, tuple[float, list[str]]] = {}
+
+    async def _list_tools(self) -> Sequence[Tool]:
+        if len(self._tools) > self._list_limit:
+            if not self._warned:
+                self._warned = True
+                logger.warning(
+                    "%d direct tools exceed METASERVER_MAX_LISTED_TOOLS=%d: listing only the "
+                    "meta-tools (list_tools and call_generated reach every tool)",
+                    len(self._tools),
+                    self._list_limit,
+                )
+            return []
+        return list(self._tools.values())
+
+    async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
+        return self._tools.get(name)
+
+    def mounted(self) -> dict[str, list[str]]:
+        """Mounted tool names by server."""
+        return {server: list(names) for server, (_, names) in self._mounted.items()}
+
+    def mount(self, record: ServerRecord) -> list[str]:
+        """Expose ``record``'s tools, replacing any mounted earlier for that server.
+
+        A tool whose name would be invalid, or taken by a meta-tool or another server's tool,
+        is left out (with a warning); it stays reachable through ``call_generated``.
+
+        Returns:
+            The names mounted.
+        """
+        self.unmount(record.name)
+        names: list[str] = []
+        for tool in record.tools:
+            name = direct_name(record.name, tool.name)
+            if not _TOOL_NAME.match(name) or name in self._reserved or name in self._tools:
+                logger.warning("not exposing %s directly: the name is invalid or taken", name)
+                continue
+            self._tools[name] = GeneratedTool.build(self._pool, record, tool, self._home)
+            names.append(name)
+        self._mounted[record.name] = (record.created_at, names)
+        return names
+
+    def unmount(self, server: str) -> list[str]:
+        """Remove ``server``'s direct tools; returns the names removed."""
+        _, names = self._mounted.pop(server, (0.0, []))
+        for name in names:
+            self._tools.pop(name, None)
+        return names
+
+    def sync(self, registry: Registry) -> bool:
+        """Make the mounts match the registry (the source of truth); True if anything changed.
+
+        Servers registered or removed by another process (``metaserver convert``) appear or
+        disappear here without a restart. Only changed servers are read in full.
+        """
+        current = registry.registration_times()
+        changed = False
+        for server in [s for s in self._mounted if s not in current]:
+            self.unmount(server)
+            changed = True
+        for name, created_at in current.items():
+            mounted = self._mounted.get(name)
+            if mounted is None or mounted[0] != created_at:
+                self.mount(registry.get(name))
+                changed = True
+        return changed

@@ -1,0 +1,240 @@
+"""The probe on classes, codecs and risk flags, run as in production: a script in a child."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from metaserver.agents.analysis.analyse import PROBE
+from metaserver.contracts import Candidate, CodeReport
+
+PACKAGE = '''\
+"""A package with classes, typed parameters and risky functions."""
+
+import datetime
+import os
+import subprocess
+import warnings
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable, Hashable, NamedTuple, Optional
+
+
+class Accumulator:
+    """Adds numbers up."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.total = start
+
+    def add(self, value: float) -> "Accumulator":
+        """Add a value."""
+        self.total += value
+        return self
+
+    def result(self) -> float:
+        return self.total
+
+    @classmethod
+    def from_list(cls, values: list[float]) -> "Accumulator":
+        return cls(sum(values))
+
+    @property
+    def doubled(self) -> float:
+        return 2 * self.total
+
+    def _private(self) -> None:
+        pass
+
+
+class Opaque:
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self.callback = callback
+
+
+@dataclass
+class Point:
+    x: float
+    y: float
+
+
+class Pair(NamedTuple):
+    a: int
+    b: int
+
+
+class Scorer:
+    def __call__(self, *words: str) -> int:
+        return sum(map(len, words))
+
+
+score = Scorer()
+
+
+def codecs(
+    when: datetime.datetime,
+    day: datetime.date,
+    amount: Decimal,
+    part: Fraction,
+    z: complex,
+    where: Path,
+    p: Point,
+    pair: Pair,
+    acc: Accumulator,
+    maybe: Optional[datetime.date] = None,
+    key: Hashable = 1,
+) -> None:
+    """Every standard codec."""
+
+
+def needs_opaque(o: Opaque) -> None:
+    """Only a handle can be passed."""
+
+
+class Matrices:
+    def __init__(self, *arrays: list[float]) -> None:
+        self.arrays = arrays
+
+
+def needs_matrices(m: Matrices) -> None:
+    """Its class is built from positional arguments only."""
+
+
+def varargs(first: int, *rest: int) -> int:
+    return first + sum(rest)
+
+
+def first_is_cls(cls, x: int) -> int:
+    return x
+
+
+def download_data(url: str) -> None:
+    """Fetch something."""
+
+
+def run(cmd: str) -> None:
+    subprocess.run(cmd)
+
+
+def wipe(name: str) -> None:
+    os.remove(name)
+
+
+def old(x: int) -> int:
+    """Old.
+
+    .. deprecated:: 1.0
+    """
+    return x
+
+
+def warns(x: int) -> int:
+    warnings.warn("going away", DeprecationWarning)
+    return x
+'''
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> CodeReport:
+    root = tmp_path_factory.mktemp("members")
+    (root / "members").mkdir()
+    (root / "members" / "__init__.py").write_text(textwrap.dedent(PACKAGE))
+    output = root / "report.json"
+    subprocess.run(
+        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
+        check=True,
+        cwd=root,
+        timeout=60,
+    )
+    return CodeReport.model_validate(json.loads(output.read_text()))
+
+
+@pytest.fixture(scope="module")
+def by_target(report: CodeReport) -> dict[str, Candidate]:
+    return {c.target.partition(":")[2]: c for c in report.candidates}
+
+
+def test_classes_become_constructors_and_methods(by_target: dict[str, Candidate]) -> None:
+    ctor = by_target["Accumulator"]
+    assert ctor.kind == "constructor"
+    assert [p.name for p in ctor.parameters] == ["start"]
+    add = by_target["Accumulator.add"]
+    assert add.kind == "method"
+    assert add.owner == "members:Accumulator"
+    handle, _value = add.parameters
+    assert (handle.name, handle.kind, handle.codec) == (
+        "handle",
+        "positional_only",
+        "new:members:Accumulator",
+    )
+    assert add.positional == ["handle", "value"]
+    # A classmethod is a plain function of the class; properties and private names are not.
+    assert by_target["Accumulator.from_list"].kind == "function"
+    assert "Accumulator.doubled" not in by_target
+    assert "Accumulator._private" not in by_target
+
+
+def test_parameter_codecs(by_target: dict[str, Candidate]) -> None:
+    codecs = {p.name: p.codec for p in by_target["codecs"].parameters}
+    assert codecs == {
+        "when": "datetime",
+        "day": "date",
+        "amount": "decimal",
+        "part": "fraction",
+        "z": "complex",
+        "where": "path",
+        "p": "dataclass:members:Point",
+        "pair": "namedtuple:members:Pair",
+        "acc": "new:members:Accumulator",
+        "maybe": "date",
+        "key": None,  # an abstract type: any JSON value
+    }
+    schemas = {p.name: p.json_schema for p in by_target["codecs"].parameters}
+    assert schemas["when"]["anyOf"][0] == {"type": "string", "format": "date-time"}
+    assert schemas["when"]["anyOf"][1]["required"] == ["handle"]
+    assert {"type": "null"} in schemas["maybe"]["anyOf"]
+
+
+def test_handle_only_parameters_are_marked(by_target: dict[str, Candidate]) -> None:
+    (o,) = by_target["needs_opaque"].parameters
+    assert o.codec == "handle:members:Opaque"
+    assert o.json_schema["required"] == ["handle"]
+
+
+def test_a_class_built_from_star_args_only_is_passed_by_handle(
+    by_target: dict[str, Candidate],
+) -> None:
+    # Keyword arguments cannot build it: "new" would make an empty, broken object.
+    (m,) = by_target["needs_matrices"].parameters
+    assert m.codec == "handle:members:Matrices"
+
+
+def test_star_args_become_a_list(by_target: dict[str, Candidate]) -> None:
+    _first, rest = by_target["varargs"].parameters
+    assert (rest.kind, rest.required) == ("var_positional", False)
+    assert rest.json_schema["type"] == "array"
+    assert by_target["varargs"].positional == ["first", "*rest"]
+
+
+def test_callable_instances_are_functions(by_target: dict[str, Candidate]) -> None:
+    assert by_target["score"].kind == "function"
+    assert by_target["score"].parameters[0].kind == "var_positional"
+
+
+def test_risky_callables_are_flagged(by_target: dict[str, Candidate]) -> None:
+    assert by_target["download_data"].dangerous == "name suggests download"
+    assert by_target["run"].dangerous == "calls subprocess.run"
+    assert by_target["wipe"].dangerous == "calls os.remove"
+    assert by_target["old"].deprecated
+    assert by_target["warns"].deprecated
+    assert not by_target["codecs"].dangerous and not by_target["codecs"].deprecated
+
+
+def test_a_first_parameter_named_cls_skips_the_function(report: CodeReport) -> None:
+    reasons = {s.target: s.reason for s in report.skipped}
+    assert "expects a class or instance" in reasons["members:first_is_cls"]

@@ -1,0 +1,149 @@
+"""analyse: the probe run through the sandbox in the target's own environment."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from fixture_repos import shared_calc
+
+from metaserver.agents.analysis.analyse import analyse
+from metaserver.agents.environment.build import build_environment
+from metaserver.contracts import CodeReport, Environment, Source, Workspace
+from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
+from metaserver.sandbox import get_sandbox
+from metaserver.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+CALC_FUNCTIONS = {"add", "clamp", "fibonacci", "mean", "slugify", "word_counts"}
+
+
+def workspace(path: Path, distribution: str | None = None) -> Workspace:
+    source = Source(kind="local", location=str(path), original=str(path))
+    return Workspace(source=source, path=path, distribution=distribution)
+
+
+@pytest.fixture(scope="module")
+def calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Environment, Settings]:
+    """The fixture repository and its environment, built once per session and then restored
+    from the environment cache (test_validate shares it)."""
+    space, settings = shared_calc(tmp_path_factory)
+    venv = settings.environments_dir / "calcpack-analysis"
+    environment = asyncio.run(
+        build_environment(space, venv, settings, get_sandbox(settings.sandbox))
+    )
+    return space, environment, settings
+
+
+@pytest.fixture(scope="module")
+def calc_report(calc: tuple[Workspace, Environment, Settings]) -> CodeReport:
+    space, environment, settings = calc
+    return asyncio.run(analyse(space, environment, settings, get_sandbox(settings.sandbox)))
+
+
+def test_finds_the_six_functions(calc_report: CodeReport) -> None:
+    assert calc_report.packages == ["calcpack"]
+    functions = [c for c in calc_report.candidates if c.kind == "function"]
+    assert {c.name for c in functions} == CALC_FUNCTIONS
+    assert all(c.target == f"calcpack:{c.name}" for c in functions)
+    assert all(c.in_all and c.top_level for c in functions)
+
+
+def test_every_function_has_a_doctest_with_an_expected_value(calc_report: CodeReport) -> None:
+    examples = {c.name: c.examples[0] for c in calc_report.candidates if c.name in CALC_FUNCTIONS}
+    assert set(examples) == CALC_FUNCTIONS
+    assert all(e.has_expected and e.origin == "doctest" for e in examples.values())
+    assert (examples["add"].arguments, examples["add"].expected) == ({"a": 2, "b": 3}, 5)
+    assert examples["fibonacci"].expected == [0, 1, 1, 2, 3, 5, 8]
+    assert examples["word_counts"].expected == {"a": 2, "b": 1}
+    assert examples["clamp"].arguments == {"x": 1.5}
+
+
+def test_parameters_and_docs(calc_report: CodeReport) -> None:
+    by_name = {c.name: c for c in calc_report.candidates}
+    add = {p.name: p for p in by_name["add"].parameters}
+    assert add["a"].json_schema == {"type": "integer", "description": "the first addend."}
+    clamp = {p.name: p for p in by_name["clamp"].parameters}
+    assert (clamp["low"].required, clamp["low"].default) == (False, 0.0)
+    assert by_name["mean"].summary == "The arithmetic mean of some numbers."
+
+
+def test_probe_leaves_no_scratch_files(
+    calc: tuple[Workspace, Environment, Settings], calc_report: CodeReport
+) -> None:
+    _, environment, _ = calc
+    assert not list(environment.venv.parent.glob("probe-*"))
+
+
+def plain_environment(tmp_path: Path) -> Environment:
+    """A tree on the path of this very interpreter: enough for the probe's failure modes."""
+    return Environment(
+        ok=True,
+        strategy="requirements+path",
+        python="3.11",
+        python_path=Path(sys.executable),
+        venv=tmp_path / "venv",
+        seconds=0.0,
+    )
+
+
+def tree_with(tmp_path: Path, files: dict[str, str]) -> Workspace:
+    tree = tmp_path / "tree"
+    for name, text in files.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    (tmp_path / "venv").mkdir()
+    return workspace(tree)
+
+
+async def test_a_package_whose_import_raises(tmp_path: Path, settings: Settings) -> None:
+    space = tree_with(tmp_path, {"explodes/__init__.py": "raise RuntimeError('kaboom')\n"})
+    with pytest.raises(AnalysisError) as raised:
+        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+    assert "kaboom" in str(raised.value)
+    assert raised.value.failure_type == "import_error"
+    assert not isinstance(raised.value, UntoolableError)
+
+
+async def test_a_package_with_no_usable_callable_is_untoolable(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # Constants, a private function, a stdlib re-export, and a class no tool can build.
+    classy = """\
+from os.path import join
+
+CONSTANT = 3
+
+
+class Secretive:
+    def __init__(self, _token):
+        self._token = _token
+
+    def _internal(self):
+        return 1
+
+
+def _hidden():
+    pass
+"""
+    space = tree_with(tmp_path, {"classy/__init__.py": classy})
+    with pytest.raises(UntoolableError) as raised:
+        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+    assert raised.value.failure_type == "untoolable_repo"
+
+
+async def test_nothing_importable(tmp_path: Path, settings: Settings) -> None:
+    space = tree_with(tmp_path, {"README.md": "nothing here\n"})
+    with pytest.raises(AnalysisError) as raised:
+        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+    assert not isinstance(raised.value, UntoolableError)
+
+
+async def test_an_import_that_hangs_times_out(tmp_path: Path, isolated_home: Path) -> None:
+    settings = Settings(home=isolated_home, timeouts={"probe": 1})
+    space = tree_with(tmp_path, {"slow.py": "import time\ntime.sleep(30)\n"})
+    with pytest.raises(SandboxTimeout):
+        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))

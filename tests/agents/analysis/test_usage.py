@@ -1,0 +1,113 @@
+"""Usage mining: counts and literal calls from README, docs, tests and examples (static)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from metaserver.agents.analysis.usage import mine_usage
+
+README = """\
+# demo
+
+    >>> add(1, 2)
+    3
+    >>> shout("hi")
+    'HI!'
+
+```python
+from demo import add
+add(10, b=5)
+```
+"""
+
+TEST_FILE = """\
+import demo
+
+def test_add():
+    assert demo.add(2, 2) == 4
+    assert 7 == demo.add(3, 4)
+    assert sorted(demo.letters("cab")) == ["a", "b", "c"]
+    assert demo.letters("aab") == {"a", "b"}
+
+def test_not_literal(x):
+    demo.add(x, 1)
+    assert demo.now() == []
+
+class T:
+    def test_eq(self):
+        self.assertEqual(demo.shout("a"), "A!")
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def test_counts_and_literal_calls(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "README.md": README,
+            "tests/test_demo.py": TEST_FILE,
+            "src/mylib/__init__.py": "def add(a, b): return add(a, b)\n",  # library code: ignored
+            "examples/run.py": "import demo\nprint(demo.shout('x'))\n",
+        },
+    )
+    usage = mine_usage(tmp_path, {"add", "shout", "letters", "now", "unused"})
+    assert usage.counts["add"] == 5  # 2 in README, 3 in the test file; none from src/
+    assert usage.counts["shout"] == 3
+    assert "unused" not in usage.counts
+    add = {(tuple(c.args), tuple(sorted(c.kwargs.items()))): c for c in usage.calls["add"]}
+    assert add[((1, 2), ())].expected == 3
+    assert add[((2, 2), ())].has_expected
+    assert add[((3, 4), ())].expected == 7  # the literal may be on either side
+    assert not add[((10,), (("b", 5),))].has_expected
+    assert all(c.has_expected for c in usage.calls["add"][:3])  # provable calls first
+    letters = usage.calls["letters"]
+    assert {(c.wrapper, str(c.expected)) for c in letters} == {
+        ("sorted", "['a', 'b', 'c']"),
+        ("set", "['a', 'b']"),
+    }
+    shout = [c for c in usage.calls["shout"] if c.has_expected]
+    assert {c.expected for c in shout} == {"HI!", "A!"}
+
+
+def test_unparseable_and_huge_files_are_skipped(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "tests/test_bad.py": "def broken(:\n",
+            "tests/test_big.py": "add(1, 2)\n" * 60_000,
+            "docs/guide.rst": ">>> add(1, 1)\nnot python output\n",
+        },
+    )
+    usage = mine_usage(tmp_path, {"add"})
+    assert usage.counts == {"add": 1}
+    (call,) = usage.calls["add"]
+    assert call.args == [1, 1] and not call.has_expected
+
+
+def test_calls_expected_to_raise_are_not_examples(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_thing.py").write_text(
+        "import pytest\n"
+        "from pkg import easter\n\n"
+        "def test_good():\n"
+        "    assert easter(2024) == '2024-03-31'\n\n"
+        "def test_bad():\n"
+        "    with pytest.raises(ValueError):\n"
+        "        easter(2024, method='invalid')\n"
+        "    try:\n"
+        "        easter(-1)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+    )
+    usage = mine_usage(tmp_path, ["easter"])
+    calls = usage.calls["easter"]
+    assert [(c.args, c.kwargs) for c in calls] == [([2024], {})]
+    assert calls[0].expected == "2024-03-31"

@@ -1,0 +1,272 @@
+"""design: which callables become tools, their names and descriptions, synthesised calls."""
+
+from __future__ import annotations
+
+import re
+
+import jsonschema
+import pytest
+
+from metaserver.agents.design.specs import MAX_DESCRIPTION, design, synthesise_example
+from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter
+
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def candidate(
+    name: str,
+    *,
+    examples: list[Example] | None = None,
+    in_all: bool = False,
+    top_level: bool = False,
+    doc: str = "",
+    summary: str = "",
+    parameters: list[Parameter] | None = None,
+) -> Candidate:
+    return Candidate(
+        target=f"pkg.mod:{name}",
+        name=name,
+        signature=f"{name}()",
+        parameters=parameters or [],
+        doc=doc,
+        summary=summary,
+        examples=examples or [],
+        in_all=in_all,
+        top_level=top_level,
+    )
+
+
+def param(name: str, schema: dict[str, JSON], required: bool = True) -> Parameter:
+    return Parameter(
+        name=name,
+        kind="positional_or_keyword",
+        json_schema=schema,
+        required=required,
+        default=None if required else schema.get("default"),
+    )
+
+
+def report(*candidates: Candidate) -> CodeReport:
+    return CodeReport(packages=["pkg"], candidates=list(candidates))
+
+
+WITH_EXPECTED = Example(arguments={}, expected=1, has_expected=True)
+WITHOUT_EXPECTED = Example(arguments={})
+
+
+def test_ranking_prefers_provable_then_documented_then_exported() -> None:
+    # Names in reverse alphabetical order, so the name tie-break cannot explain the order.
+    specs = design(
+        report(
+            candidate("a_plain"),
+            candidate("b_top", top_level=True),
+            candidate("c_all", in_all=True),
+            candidate("d_example", examples=[WITHOUT_EXPECTED]),
+            candidate("e_expected", examples=[WITH_EXPECTED]),
+        ),
+        max_tools=10,
+    )
+    assert [s.name for s in specs] == ["e_expected", "d_example", "c_all", "b_top", "a_plain"]
+
+
+def test_an_expected_value_outweighs_every_other_signal() -> None:
+    specs = design(
+        report(
+            candidate(
+                "a_everything_but",
+                examples=[WITHOUT_EXPECTED],
+                in_all=True,
+                top_level=True,
+                summary="Documented.",
+            ),
+            candidate("z_proven", examples=[WITH_EXPECTED]),
+        ),
+        max_tools=10,
+    )
+    assert [s.name for s in specs] == ["z_proven", "a_everything_but"]
+
+
+def test_equal_candidates_are_ordered_by_name() -> None:
+    specs = design(report(candidate("b"), candidate("c"), candidate("a")), max_tools=10)
+    assert [s.name for s in specs] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("max_tools", [1, 2, 5])
+def test_max_tools_is_respected_keeping_the_best(max_tools: int) -> None:
+    candidates = [candidate(f"f{i}") for i in range(4)]
+    candidates.append(candidate("zz_best", examples=[WITH_EXPECTED]))
+    specs = design(report(*candidates), max_tools=max_tools)
+    assert len(specs) == min(max_tools, 5)
+    assert specs[0].name == "zz_best"
+
+
+def test_names_are_unique_and_valid_even_when_they_collide() -> None:
+    long_name = "x" * 90
+    names = ["my.func", "my func", "my_func", "!!!", "???", "café", long_name, long_name + "y"]
+    specs = design(report(*(candidate(n) for n in names)), max_tools=50)
+    produced = [s.name for s in specs]
+    assert len(produced) == len(names)
+    assert len(set(produced)) == len(produced)
+    for name in produced:
+        assert NAME.match(name), name
+    assert {s.target for s in specs} == {f"pkg.mod:{n}" for n in names}
+
+
+def test_many_collisions_stay_within_the_length_limit() -> None:
+    candidates = [candidate("y" * 70).model_copy(update={"target": f"m{i}:f"}) for i in range(12)]
+    specs = design(report(*candidates), max_tools=50)
+    produced = [s.name for s in specs]
+    assert len(set(produced)) == 12
+    assert all(NAME.match(n) for n in produced)
+
+
+def test_spec_is_bound_to_the_candidate() -> None:
+    parameters = [param("a", {"type": "integer"})]
+    example = Example(arguments={"a": 1}, expected=2, has_expected=True)
+    (spec,) = design(
+        report(candidate("inc", parameters=parameters, examples=[example])), max_tools=1
+    )
+    assert spec.target == "pkg.mod:inc"
+    assert spec.parameters == parameters
+    assert spec.examples == [example]
+
+
+def test_examples_are_capped_and_synthesised_when_absent() -> None:
+    examples = [Example(arguments={"a": i}) for i in range(5)]
+    parameters = [param("a", {"type": "integer"})]
+    specs = design(
+        report(
+            candidate("many", parameters=parameters, examples=examples),
+            candidate("none", parameters=parameters),
+        ),
+        max_tools=2,
+    )
+    by_name = {s.name: s for s in specs}
+    assert by_name["many"].examples == examples[:3]
+    (synthesised,) = by_name["none"].examples
+    assert synthesised.origin == "synthesised"
+    assert synthesised.arguments == {"a": 2}
+
+
+DOC = """Add two integers.
+
+Longer prose that explains the details.
+
+Args:
+    a: the first addend.
+    b: the second addend.
+
+>>> add(2, 3)
+5
+>>> add(-1, 1)
+0
+"""
+
+INDENTED_DOC = """Add two integers.
+
+Examples:
+    >>> add(2, 3)
+    5
+"""
+
+
+NUMPY_DOC = """Add two integers.
+
+Examples
+--------
+>>> add(2, 3)
+5
+"""
+
+
+@pytest.mark.parametrize("doc", [DOC, INDENTED_DOC, NUMPY_DOC])
+def test_description_keeps_the_prose_and_drops_the_doctest_session(doc: str) -> None:
+    (spec,) = design(report(candidate("add", doc=doc, summary="Add two integers.")), 1)
+    assert spec.description.startswith("Add two integers.")
+    assert ">>>" not in spec.description
+    assert "add(2, 3)" not in spec.description
+    assert "Examples" not in spec.description
+    if doc is DOC:
+        assert "a: the first addend." in spec.description
+        assert "Longer prose" in spec.description
+
+
+def test_description_of_a_doc_that_is_only_a_doctest_has_no_transcript() -> None:
+    specs = design(
+        report(
+            candidate("add", doc=">>> add(2, 3)\n5"),
+            candidate("sub", doc="Examples:\n    >>> sub(3, 2)\n    1"),
+        ),
+        max_tools=2,
+    )
+    assert [s.description for s in specs] == ["Call pkg.mod:add.", "Call pkg.mod:sub."]
+
+
+def test_description_falls_back_to_summary_then_target_and_is_capped() -> None:
+    specs = design(
+        report(
+            candidate("a", summary="Just a summary."),
+            candidate("b"),
+            candidate("c", doc="word " * 1000),
+        ),
+        max_tools=3,
+    )
+    by_name = {s.name: s for s in specs}
+    assert by_name["a"].description == "Just a summary."
+    assert by_name["b"].description == "Call pkg.mod:b."
+    assert len(by_name["c"].description) <= MAX_DESCRIPTION
+
+
+SCHEMAS: dict[str, dict[str, JSON]] = {
+    "count": {"type": "integer"},
+    "ratio": {"type": "number"},
+    "label": {"type": "string"},
+    "flag": {"type": "boolean"},
+    "values": {"type": "array", "items": {"type": "number"}},
+    "anything_list": {"type": "array"},
+    "words": {"type": "array", "items": {"type": "string"}},
+    "pair": {
+        "type": "array",
+        "prefixItems": [{"type": "integer"}, {"type": "string"}],
+        "minItems": 2,
+        "maxItems": 2,
+    },
+    "mapping": {"type": "object", "additionalProperties": {"type": "integer"}},
+    "mode": {"enum": ["fast", "slow"]},
+    "level": {"enum": [3, 4]},
+    "maybe": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+    "either": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+    "nothing": {"type": "null"},
+    "untyped": {},
+    "n": {},
+    "text": {},
+    "data": {},
+}
+
+
+def test_synthesised_example_conforms_to_the_schema() -> None:
+    parameters = [param(name, schema) for name, schema in SCHEMAS.items()]
+    parameters.append(param("optional", {"type": "integer", "default": 1}, required=False))
+    (spec,) = design(report(candidate("f", parameters=parameters)), 1)
+    example = synthesise_example(parameters)
+    assert example.origin == "synthesised"
+    assert not example.has_expected
+    assert set(example.arguments) == set(SCHEMAS)  # required only
+    jsonschema.validate(example.arguments, spec.input_schema)
+    assert example.arguments["mode"] == "fast"
+    assert example.arguments["level"] == 3
+    assert isinstance(example.arguments["maybe"], int)
+    assert isinstance(example.arguments["either"], str)
+    assert example.arguments["flag"] is True
+
+
+@pytest.mark.parametrize(("name", "schema"), list(SCHEMAS.items()))
+def test_each_synthesised_value_conforms(name: str, schema: dict[str, JSON]) -> None:
+    parameters = [param(name, schema)]
+    example = synthesise_example(parameters)
+    jsonschema.validate(example.arguments[name], schema)
+
+
+def test_unannotated_parameters_get_values_suggested_by_their_names() -> None:
+    example = synthesise_example([param(n, {}) for n in ("n", "text", "data", "other")])
+    assert example.arguments == {"n": 2, "text": "abc", "data": [1, 2, 3], "other": 1}

@@ -1,0 +1,126 @@
+"""design: classes (constructor + methods), usage-based ranking and examples, risky callables."""
+
+from __future__ import annotations
+
+from metaserver.agents.analysis.usage import Usage, UsageCall
+from metaserver.agents.design.specs import design
+from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter
+
+HANDLE: dict[str, JSON] = {
+    "anyOf": [
+        {"type": "object", "properties": {"start": {"type": "number"}}, "required": []},
+        {"type": "object", "properties": {"handle": {"type": "string"}}, "required": ["handle"]},
+    ]
+}
+
+
+def param(name: str, schema: dict[str, JSON], codec: str | None = None, **kw: JSON) -> Parameter:
+    kind = kw.pop("kind", "positional_or_keyword")
+    return Parameter(name=name, kind=kind, json_schema=schema, codec=codec, **kw)  # type: ignore[arg-type]
+
+
+def cand(name: str, **kw: object) -> Candidate:
+    parameters = kw.pop("parameters", [])
+    return Candidate(
+        target=f"pkg.mod:{name}",
+        name=name,
+        signature=f"{name}()",
+        parameters=parameters,  # type: ignore[arg-type]
+        summary="Documented.",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def accumulator() -> list[Candidate]:
+    handle = param("handle", HANDLE, "new:pkg.mod:Acc", kind="positional_only")
+    return [
+        cand(
+            "Acc",
+            kind="constructor",
+            parameters=[param("start", {"type": "number"}, required=False, default=0.0)],
+            examples=[Example(arguments={"start": 3.0}, origin="usage")],
+        ),
+        cand(
+            "Acc.add",
+            kind="method",
+            owner="pkg.mod:Acc",
+            parameters=[handle, param("value", {"type": "number"})],
+            usage=5,
+        ),
+        cand("Acc.total", kind="method", owner="pkg.mod:Acc", parameters=[handle]),
+    ]
+
+
+def test_a_method_brings_its_constructor_and_gets_an_instance() -> None:
+    specs = design(CodeReport(packages=["pkg"], candidates=accumulator()), max_tools=5)
+    names = [s.name for s in specs]
+    assert names.index("acc_new") < names.index("acc_add")
+    by_name = {s.name: s for s in specs}
+    assert by_name["acc_new"].kind == "constructor"
+    assert by_name["acc_new"].codecs == ["handle"]
+    assert by_name["acc_add"].codecs == ["new"]
+    # The instance is built from the constructor's example arguments.
+    assert by_name["acc_add"].examples[0].arguments == {"handle": {"start": 3.0}, "value": 1.5}
+    assert "Acc.add on the Acc given by `handle`" in by_name["acc_add"].description
+
+
+def test_a_constructor_alone_is_not_a_tool() -> None:
+    (ctor, *_) = accumulator()
+    specs = design(CodeReport(packages=["pkg"], candidates=[ctor, cand("f")]), max_tools=5)
+    assert [s.name for s in specs] == ["f"]
+
+
+def test_the_budget_counts_the_constructor() -> None:
+    specs = design(CodeReport(packages=["pkg"], candidates=accumulator()), max_tools=1)
+    assert [s.kind for s in specs] != ["method"]  # never a method without room for its maker
+
+
+def test_risky_private_and_handle_only_callables_are_left_out() -> None:
+    only_handle = param("o", {"type": "object"}, "handle:pkg.mod:Opaque")
+    report = CodeReport(
+        packages=["pkg"],
+        candidates=[
+            cand("ok"),
+            cand("wipe", dangerous="calls os.remove"),
+            cand("old", deprecated=True),
+            cand("Thing._hidden", kind="method"),
+            cand("needs", parameters=[only_handle]),
+        ],
+    )
+    assert [s.name for s in design(report, max_tools=10)] == ["ok"]
+
+
+def test_usage_ranks_and_supplies_examples_with_expected_values() -> None:
+    a = param("a", {"type": "integer"})
+    b = param("b", {"type": "integer"}, required=False, default=0)
+    report = CodeReport(
+        packages=["pkg"],
+        candidates=[
+            cand("add", parameters=[a, b], positional=["a", "b"]),
+            cand("zzz", in_all=True),
+        ],
+    )
+    usage = Usage(
+        counts={"add": 12},
+        calls={
+            "add": [
+                UsageCall(args=[1, 2], expected=3, has_expected=True),
+                UsageCall(args=[1, 2, 3]),  # too many arguments: not this function's call
+                UsageCall(kwargs={"c": 1}),  # an unknown keyword
+                UsageCall(),  # a bare call proves nothing
+            ]
+        },
+    )
+    specs = design(report, max_tools=2, usage=usage)
+    assert specs[0].name == "add"
+    (example,) = specs[0].examples
+    assert example == Example(
+        arguments={"a": 1, "b": 2}, expected=3, has_expected=True, origin="usage"
+    )
+
+
+def test_colliding_function_names_say_their_module() -> None:
+    first = cand("parse")
+    second = first.model_copy(update={"target": "pkg.isoparser:parse"})
+    specs = design(CodeReport(packages=["pkg"], candidates=[first, second]), max_tools=2)
+    assert sorted(s.name for s in specs) == ["isoparser_parse", "parse"]

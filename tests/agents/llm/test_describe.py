@@ -1,0 +1,89 @@
+"""describe: names and descriptions are checked one by one; a failed check keeps design's."""
+
+from __future__ import annotations
+
+from llm_server import ScriptedLLM, answer, llm_settings, sample_report
+
+from metaserver.agents.design.specs import design
+from metaserver.agents.llm.describe import describe
+from metaserver.agents.llm.ledger import Ledger
+from metaserver.contracts import JSON, LLMUsage, ToolSpec
+from metaserver.models import model_for
+
+
+async def proposals(
+    tools: list[dict[str, JSON]],
+) -> tuple[list[ToolSpec], list[ToolSpec], LLMUsage]:
+    code = sample_report()
+    specs = design(code, 12)
+    usage = LLMUsage()
+    with ScriptedLLM(lambda request: answer({"tools": tools})) as server:
+        async with model_for(llm_settings(server.url), "descriptions") as model:
+            described = await describe(specs, code, model, Ledger(usage))
+    return specs, described, usage
+
+
+def by_target(specs: list[ToolSpec]) -> dict[str, ToolSpec]:
+    return {s.target: s for s in specs}
+
+
+async def test_valid_proposals_are_taken() -> None:
+    specs, described, usage = await proposals(
+        [{"target": "pkg:add", "name": "add-integers", "description": "  Sum  of\ntwo. "}]
+    )
+    assert by_target(described)["pkg:add"].name == "add-integers"
+    assert by_target(described)["pkg:add"].description == "Sum of two."  # whitespace folded
+    assert by_target(described)["pkg:mean"] == by_target(specs)["pkg:mean"]
+    assert usage.contributed == {"renamed": 1, "described": 1}
+
+
+async def test_invalid_names_and_descriptions_fall_back_one_by_one() -> None:
+    specs, described, usage = await proposals(
+        [
+            {"target": "pkg:add", "name": "add two!", "description": "Fine description."},
+            {"target": "pkg:mean", "name": "average", "description": "x" * 1025},
+            {"target": "pkg:shout", "name": "y" * 65, "description": ""},
+            {"target": "os:system", "name": "rm", "description": "Not a tool of ours."},
+            {"target": "pkg:add", "name": "again", "description": "Repeated target."},
+        ]
+    )
+    tools, before = by_target(described), by_target(specs)
+    assert (tools["pkg:add"].name, tools["pkg:add"].description) == ("add", "Fine description.")
+    assert (tools["pkg:mean"].name, tools["pkg:mean"].description) == (
+        "average",
+        before["pkg:mean"].description,
+    )
+    assert tools["pkg:shout"] == before["pkg:shout"]
+    assert "os:system" not in tools
+    assert usage.rejected == 6  # bad name, long text, long name, empty text, unknown, repeat
+
+
+async def test_names_must_be_unique_even_after_dashes_become_underscores() -> None:
+    _specs, described, usage = await proposals(
+        [
+            {"target": "pkg:add", "name": "combine-numbers", "description": "Adds."},
+            {"target": "pkg:mean", "name": "combine_numbers", "description": "Averages."},
+            {"target": "pkg:shout", "name": "ping", "description": "Takes ping's name."},
+        ]
+    )
+    names = [s.name for s in described]
+    assert len({n.replace("-", "_") for n in names}) == len(names)
+    tools = by_target(described)
+    assert tools["pkg:add"].name == "add" and tools["pkg:mean"].name == "mean"
+    assert tools["pkg:shout"].name == "shout" and tools["pkg:ping"].name == "ping"
+    assert tools["pkg:add"].description == "Adds."  # the description still counts
+    assert usage.rejected == 3
+
+
+async def test_the_schema_constrains_targets_names_and_lengths() -> None:
+    code = sample_report()
+    specs = design(code, 12)
+    with ScriptedLLM(lambda request: answer({"tools": []})) as server:
+        async with model_for(llm_settings(server.url), "descriptions") as model:
+            await describe(specs, code, model, Ledger(LLMUsage()))
+    (request,) = server.requests
+    item = request["response_format"]["json_schema"]["schema"]["properties"]["tools"]["items"]
+    assert item["properties"]["target"]["enum"] == [s.target for s in specs]
+    assert item["properties"]["name"]["pattern"] == "^[a-zA-Z0-9_-]{1,64}$"
+    assert item["properties"]["description"]["maxLength"] == 1024
+    assert "Add two integers." in request["messages"][1]["content"]

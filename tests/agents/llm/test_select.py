@@ -1,0 +1,54 @@
+"""select: only targets of the CodeReport, topped up from the deterministic ranking."""
+
+from __future__ import annotations
+
+from llm_server import ScriptedLLM, answer, llm_settings, sample_report
+
+from metaserver.agents.design.specs import design
+from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.llm.select import select
+from metaserver.contracts import JSON, LLMUsage, ToolSpec
+from metaserver.models import model_for
+
+
+async def with_answer(
+    data: JSON, max_tools: int = 4
+) -> tuple[list[ToolSpec], list[ToolSpec], LLMUsage]:
+    code = sample_report(extra=6)
+    specs = design(code, max_tools)
+    usage = LLMUsage()
+    with ScriptedLLM(lambda request: answer(data)) as server:
+        async with model_for(llm_settings(server.url), "selection") as model:
+            chosen = await select(code, specs, max_tools, model, Ledger(usage))
+    return specs, chosen, usage
+
+
+async def test_picks_come_first_and_the_rest_is_topped_up_from_the_ranking() -> None:
+    specs, chosen, usage = await with_answer({"targets": ["pkg.more:helper_004", "pkg:ping"]})
+    assert [s.target for s in chosen] == [
+        "pkg.more:helper_004",
+        "pkg:ping",
+        *[s.target for s in specs][:2],
+    ]
+    assert usage.contributed == {"selected": 2}
+
+
+async def test_targets_outside_the_code_report_are_refused() -> None:
+    _specs, chosen, usage = await with_answer(
+        {"targets": ["os:system", "pkg:ping", "pkg:ping", 7, "pkg.more:helper_001"]}
+    )
+    assert [s.target for s in chosen][:2] == ["pkg:ping", "pkg.more:helper_001"]
+    assert usage.rejected == 2
+    assert all(s.target != "os:system" for s in chosen)
+
+
+async def test_no_valid_pick_keeps_the_design() -> None:
+    for data in ({"targets": ["nope:nothing"]}, {"targets": "pkg:ping"}, {}):
+        specs, chosen, _usage = await with_answer(data)
+        assert chosen == specs
+
+
+async def test_too_many_picks_are_cut_to_max_tools() -> None:
+    targets = [f"pkg.more:helper_{i:03d}" for i in range(6)]
+    _specs, chosen, _usage = await with_answer({"targets": targets}, max_tools=3)
+    assert [s.target for s in chosen] == targets[:3]

@@ -1,0 +1,206 @@
+"""ChildPool against real children: the fake FastMCP server, started through the sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import mcp_types
+import pytest
+from fake_children import fake_record, fast_settings, kill_and_wait, server_pids
+
+from metaserver.children.pool import ChildPool
+from metaserver.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def _text(result: mcp_types.CallToolResult) -> str:
+    return " ".join(b.text for b in result.content if isinstance(b, mcp_types.TextContent))
+
+
+def _value(result: mcp_types.CallToolResult) -> Any:
+    assert not result.is_error, _text(result)
+    assert result.structured_content is not None
+    return result.structured_content["result"]
+
+
+async def _eventually(condition: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+async def pool_for(tmp_path: Path) -> AsyncIterator[Any]:
+    pools: list[ChildPool] = []
+
+    def make(**overrides: Any) -> tuple[ChildPool, Settings]:
+        settings = fast_settings(tmp_path / "home", **overrides)
+        pool = ChildPool(settings)
+        pools.append(pool)
+        return pool, settings
+
+    yield make
+    for pool in pools:
+        await pool.close()
+
+
+async def test_calls_reuse_one_child_and_errors_are_results(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    record = fake_record(settings, "alpha")
+    assert _value(await pool.call(record, "add", {"a": 2, "b": 3})) == 5
+    assert _value(await pool.call(record, "split_words", {"text": "a b c"})) == ["a", "b", "c"]
+    # The child's own id, not its pid: under bwrap it runs in a pid namespace of its own.
+    first = _value(await pool.call(record, "instance", {}))
+    assert _value(await pool.call(record, "instance", {})) == first
+    assert len(server_pids(record.output_dir)) == 1
+
+    failed = await pool.call(record, "explode", {"message": "bad"})
+    assert failed.is_error and "boom: bad" in _text(failed)
+    unknown = await pool.call(record, "nope", {})
+    assert unknown.is_error and "nope" in _text(unknown)
+    # A tool error does not cost the child.
+    assert _value(await pool.call(record, "instance", {})) == first
+    assert pool.live() == ["alpha"]
+
+    await pool.close()
+    assert pool.live() == []
+    assert server_pids(record.output_dir) == []
+    # A closed pool is still usable.
+    assert _value(await pool.call(record, "add", {"a": 1, "b": 1})) == 2
+
+
+async def test_idle_child_is_stopped(pool_for: Any) -> None:
+    pool, settings = pool_for(child_idle_seconds=0.5)
+    record = fake_record(settings, "alpha")
+    assert _value(await pool.call(record, "add", {"a": 1, "b": 2})) == 3
+    assert pool.live() == ["alpha"]
+    # The background reaper, not a call, stops it.
+    await _eventually(lambda: not pool.live() and not server_pids(record.output_dir))
+    assert _value(await pool.call(record, "add", {"a": 2, "b": 2})) == 4
+
+
+async def test_least_recently_used_child_is_evicted(pool_for: Any) -> None:
+    pool, settings = pool_for(max_live_children=2)
+    a, b, c = (fake_record(settings, name) for name in ("a", "b", "c"))
+    await asyncio.gather(pool.call(a, "pid", {}), pool.call(b, "pid", {}))
+    assert sorted(pool.live()) == ["a", "b"]
+    await pool.call(a, "pid", {})  # a is now the most recently used
+    assert pool.live() == ["b", "a"]
+    assert _value(await pool.call(c, "add", {"a": 1, "b": 1})) == 2
+    assert pool.live() == ["a", "c"]
+    assert server_pids(b.output_dir) == []
+    assert len(server_pids(a.output_dir)) == 1
+
+
+async def test_killed_child_restarts_on_next_call(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    record = fake_record(settings, "alpha")
+    first = _value(await pool.call(record, "instance", {}))
+    assert pool.is_alive("alpha")
+    kill_and_wait(*server_pids(record.output_dir))
+    await _eventually(lambda: not pool.is_alive("alpha"))  # the closed pipes are noticed
+    second = _value(await pool.call(record, "instance", {}))
+    assert second != first
+    assert _value(await pool.call(record, "add", {"a": 3, "b": 4})) == 7
+
+
+async def test_child_killed_during_a_call_gives_an_error_then_recovers(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    record = fake_record(settings, "alpha")
+    first = _value(await pool.call(record, "instance", {}))
+    slow = asyncio.create_task(pool.call(record, "nap", {"seconds": 5}))
+    await asyncio.sleep(0.3)
+    kill_and_wait(*server_pids(record.output_dir))
+    result = await asyncio.wait_for(slow, 5)
+    assert result.is_error
+    assert _value(await pool.call(record, "instance", {})) != first
+
+
+async def test_slow_tool_does_not_block_other_calls(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    a, b = fake_record(settings, "a"), fake_record(settings, "b")
+    await asyncio.gather(pool.call(a, "pid", {}), pool.call(b, "pid", {}))
+    slow = asyncio.create_task(pool.call(a, "nap", {"seconds": 2}))
+    await asyncio.sleep(0.2)
+    assert _value(await pool.call(b, "add", {"a": 1, "b": 2})) == 3
+    assert _value(await pool.call(a, "add", {"a": 2, "b": 2})) == 4  # same child, shared
+    assert not slow.done()  # both answered while the slow call was still running
+    assert _value(await slow) == 2
+
+
+async def test_slow_start_does_not_block_calls_to_a_running_child(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    a = fake_record(settings, "a")
+    slow = fake_record(settings, "slow")
+    script = slow.output_dir / "server.py"
+    script.write_text("import time\ntime.sleep(2)\n" + script.read_text())
+    await pool.call(a, "pid", {})
+    starting = asyncio.create_task(pool.call(slow, "add", {"a": 1, "b": 1}))
+    await asyncio.sleep(0.3)
+    assert _value(await pool.call(a, "add", {"a": 1, "b": 2})) == 3
+    assert not starting.done()  # answered while the other server was still starting
+    assert _value(await starting) == 2
+
+
+async def test_timeout_is_an_error_and_the_child_is_replaced(pool_for: Any) -> None:
+    pool, settings = pool_for(timeouts={"server_start": 30, "tool_call": 1})
+    record = fake_record(settings, "alpha")
+    first = _value(await pool.call(record, "instance", {}))
+    started = time.monotonic()
+    result = await pool.call(record, "nap", {"seconds": 10})
+    assert result.is_error and "timed out" in _text(result)
+    assert time.monotonic() - started < 8  # 1 s limit, not the 10 s nap
+    assert _value(await pool.call(record, "instance", {})) != first
+
+
+async def test_concurrent_first_calls_start_one_child(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    record = fake_record(settings, "alpha")
+    ids = await asyncio.gather(*(pool.call(record, "instance", {}) for _ in range(5)))
+    assert len({_value(result) for result in ids}) == 1
+    assert len(server_pids(record.output_dir)) == 1
+
+
+async def test_broken_server_and_oversized_result_are_error_results(pool_for: Any) -> None:
+    pool, settings = pool_for(result_max_bytes=1024)
+    broken = fake_record(settings, "broken")
+    (broken.output_dir / "server.py").write_text("raise SystemExit(3)\n")
+    result = await pool.call(broken, "add", {"a": 1, "b": 2})
+    assert result.is_error and "could not start" in _text(result)
+    assert pool.live() == []
+
+    record = fake_record(settings, "alpha")
+    big = await pool.call(record, "split_words", {"text": "word " * 500})
+    assert big.is_error and "cap" in _text(big)
+    assert _value(await pool.call(record, "add", {"a": 1, "b": 2})) == 3
+
+
+async def test_re_registered_server_gets_a_new_child(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    record = fake_record(settings, "alpha")
+    first = _value(await pool.call(record, "instance", {}))
+    newer = record.model_copy(update={"created_at": record.created_at + 1})
+    assert _value(await pool.call(newer, "instance", {})) != first
+    assert await pool.stop("alpha") is True
+    assert await pool.stop("alpha") is False
+    assert server_pids(record.output_dir) == []
+
+
+async def test_versions_of_one_server_have_children_of_their_own(pool_for: Any) -> None:
+    pool, settings = pool_for()
+    old = fake_record(settings, "alpha", version="old", commit="a" * 40)
+    new = fake_record(settings, "alpha", version="new", commit="b" * 40)
+    ids = await asyncio.gather(pool.call(old, "instance", {}), pool.call(new, "instance", {}))
+    assert len({_value(result) for result in ids}) == 2
+    assert sorted(pool.live()) == ["alpha@new", "alpha@old"]
+    assert await pool.retain("alpha", {"new"}) == ["alpha@old"]
+    assert pool.live() == ["alpha@new"] and server_pids(old.output_dir) == []
+    assert _value(await pool.call(new, "instance", {})) == _value(ids[1])
+    assert await pool.stop("alpha") is True
+    assert pool.live() == []
