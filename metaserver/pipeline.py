@@ -20,27 +20,25 @@ from pathlib import Path
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.usage import mine_usage, usage_names
+from metaserver.agents.conversion import Conversion, Draft
 from metaserver.agents.design.specs import design
 from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.cache import EnvironmentCache
-from metaserver.agents.environment.dependencies import add_packages
 from metaserver.agents.fetch import fetch
 from metaserver.agents.fetch.source import parse_source
 from metaserver.agents.fetch.staging import OWNER_SUFFIX, staging_lease
 from metaserver.agents.fetch.workspace_cache import WorkspaceCache
-from metaserver.agents.generate.render import generate
-from metaserver.agents.llm import Diagnosis, llm_diagnose, refine_specs
+from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
-from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState, plan_repairs
+from metaserver.agents.repair.rounds import validate_and_repair
 from metaserver.agents.store_budget import enforce_budget
-from metaserver.agents.validate.calls import check_protocol, validate
+from metaserver.agents.validate.calls import check_protocol
 from metaserver.agents.validate.selftest import run_generated_tests
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
     ConversionReport,
     Environment,
     EnvironmentSummary,
-    Example,
     Failure,
     LLMUsage,
     Source,
@@ -160,109 +158,67 @@ async def _fetch_and_convert(
     report.server = name or server_name_for(workspace.distribution or Path(parsed.location).name)
     report.commit = workspace.commit
     workspace = _settle(workspace, settings.workspaces_dir / f"{report.server}-{token}")
+    conversion = Conversion(
+        settings=settings,
+        sandbox=sandbox,
+        report=report,
+        workspace=workspace,
+        token=token,
+        max_tools=max_tools or settings.max_tools,
+    )
     try:
-        return await _convert_workspace(
-            workspace, report, timer, settings, sandbox, token, max_tools or settings.max_tools
-        )
+        return await _convert_workspace(conversion, timer)
     except MetaServerError as exc:
         return _finish(report, timer, exc)
 
 
-async def _convert_workspace(
-    workspace: Workspace,
-    report: ConversionReport,
-    timer: _Timer,
-    settings: Settings,
-    sandbox: Sandbox,
-    token: str,
-    max_tools: int,
-) -> ConversionReport:
-    venv = settings.environments_dir / f"{report.server}-{token}"
-    server_dir = settings.servers_dir / f"{report.server}-{token}"
-    report.output_dir = str(server_dir)
+async def _convert_workspace(conversion: Conversion, timer: _Timer) -> ConversionReport:
+    settings, report, workspace = conversion.settings, conversion.report, conversion.workspace
+    report.output_dir = str(conversion.server_dir)
 
     await timer.announce("environment")
     with timer.stage("environment"):
-        try:
-            environment = await build_environment(workspace, venv, settings, sandbox)
-        except EnvironmentBuildError as exc:
-            # Every strategy tried, with its decisive lines, belongs in the report.
-            report.environment = EnvironmentSummary(ok=False, attempts=exc.attempts)
-            raise
-    report.environment = EnvironmentSummary(
-        ok=True,
-        strategy=environment.strategy,
-        python=environment.python,
-        seconds=environment.seconds,
-        requested_version=environment.requested_version,
-        installed_version=environment.installed_version,
-        cached=environment.cached,
-        attempts=environment.attempts,
-    )
+        draft = Draft(conversion, await _build_environment(conversion))
 
     # The stores just grew (or were used): keep them within their disk budget.
     await asyncio.to_thread(_trim_stores, settings)
 
     await timer.announce("analysis")
     with timer.stage("analysis"):
-        code = await analyse(workspace, environment, settings, sandbox)
+        code = await analyse(workspace, draft.environment, settings, conversion.sandbox)
         usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
-        specs = design(code, max_tools, usage)
-        reserve = _reserve(design(code, max_tools + RESERVE_TOOLS, usage), specs)
-    # --- LLM refinement (issue 8): optional, bounded by settings.llm.budget_seconds; whatever
-    # the model does, the worst result is the design above. Usage goes into report.llm.
+        specs = design(code, conversion.max_tools, usage)
+        longer = design(code, conversion.max_tools + RESERVE_TOOLS, usage)
+        reserve = _reserve(longer, specs)
+    # Optional, bounded by settings.llm.budget_seconds; whatever the model does, the worst
+    # result is the design above. Its usage goes into report.llm.
     if settings.llm.enabled:
         with timer.stage("llm"):
             specs = await refine_specs(
                 code,
                 specs,
-                max_tools=max_tools,
+                max_tools=conversion.max_tools,
                 settings=settings.llm,
                 usage=report.llm,
                 mined=usage,
             )
-    # --- end LLM refinement
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
 
     await timer.announce("generate")
     with timer.stage("generate"):
-        generate(
-            server_dir,
-            report.server,
-            specs,
-            workspace,
-            environment,
-            max_bytes=settings.result_max_bytes,
-        )
+        draft.render(specs)
 
     await timer.announce("validate")
     with timer.stage("validate"):
-        evidence = await _validate_and_repair(
-            server_dir, specs, reserve, workspace, environment, settings, sandbox, report
-        )
+        evidence = await validate_and_repair(draft, specs, reserve)
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)
         if passed:
-            # The published server holds only proven tools; check it still answers.
-            generate(
-                server_dir,
-                report.server,
-                passed,
-                workspace,
-                environment,
-                evidence,
-                max_bytes=settings.result_max_bytes,
-            )
-            await check_protocol(server_dir, passed, environment, settings, sandbox)
-            if settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED:
-                replay = await run_generated_tests(server_dir, environment, settings, sandbox)
-                if not replay.ok:
-                    why = "timed out" if replay.timed_out else replay.tail(5)
-                    raise ValidationError(f"the generated server's own tests failed: {why}")
+            await _publish(draft, passed, evidence)
 
     if report.tools_passed < MIN_TOOLS_PASSED:
-        shutil.rmtree(venv, ignore_errors=True)
+        shutil.rmtree(conversion.venv, ignore_errors=True)
         return _finish(
             report,
             timer,
@@ -279,8 +235,50 @@ async def _convert_workspace(
         report.status = "success"
         report.seconds["total"] = round(time.monotonic() - timer.started, 2)
         # A new version (the old ones stay callable); report.changes says what changed.
-        register(settings, report, workspace, environment, server_dir, passed, evidence)
+        register(
+            settings, report, workspace, draft.environment, conversion.server_dir, passed, evidence
+        )
     return _finish(report, timer, None)
+
+
+async def _build_environment(conversion: Conversion) -> Environment:
+    """The environment stage, its outcome (and every strategy tried) in the report."""
+    report = conversion.report
+    try:
+        environment = await build_environment(
+            conversion.workspace, conversion.venv, conversion.settings, conversion.sandbox
+        )
+    except EnvironmentBuildError as exc:
+        # Every strategy tried, with its decisive lines, belongs in the report.
+        report.environment = EnvironmentSummary(ok=False, attempts=exc.attempts)
+        raise
+    report.environment = EnvironmentSummary(
+        ok=True,
+        strategy=environment.strategy,
+        python=environment.python,
+        seconds=environment.seconds,
+        requested_version=environment.requested_version,
+        installed_version=environment.installed_version,
+        cached=environment.cached,
+        attempts=environment.attempts,
+    )
+    return environment
+
+
+async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvidence]) -> None:
+    """Render the server with only its proven tools, and check it still answers.
+
+    Raises:
+        ValidationError: the server's own replayed tests failed.
+    """
+    settings, sandbox = draft.settings, draft.sandbox
+    draft.render(passed, evidence)
+    await check_protocol(draft.server_dir, passed, draft.environment, settings, sandbox)
+    if settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED:
+        replay = await run_generated_tests(draft.server_dir, draft.environment, settings, sandbox)
+        if not replay.ok:
+            why = "timed out" if replay.timed_out else replay.tail(5)
+            raise ValidationError(f"the generated server's own tests failed: {why}")
 
 
 def _reserve(longer: list[ToolSpec], chosen: list[ToolSpec]) -> list[ToolSpec]:
@@ -288,132 +286,6 @@ def _reserve(longer: list[ToolSpec], chosen: list[ToolSpec]) -> list[ToolSpec]:
     targets = {spec.target for spec in chosen}
     names = {spec.name for spec in chosen}
     return [s for s in longer if s.target not in targets and s.name not in names]
-
-
-async def _validate_and_repair(
-    server_dir: Path,
-    specs: list[ToolSpec],
-    reserve: list[ToolSpec],
-    workspace: Workspace,
-    environment: Environment,
-    settings: Settings,
-    sandbox: Sandbox,
-    report: ConversionReport,
-) -> list[ToolEvidence]:
-    """Validate, then repair and re-validate the failed tools, for at most B rounds.
-
-    A tool that no repair can save is replaced by the next design from ``reserve`` (appended
-    to ``specs``), validated in the next round, so that a server is not left short of the
-    tools it could have had. Only tools a repair touched, and the replacements, are called
-    again; ``report.rounds`` counts the validation runs that really happened.
-    """
-    results = {e.name: e for e in await validate(server_dir, specs, environment, settings, sandbox)}
-    report.rounds = 1
-    state = RepairState()
-    replaced: set[str] = set()
-    while report.rounds < settings.max_rounds:
-        planned = plan_repairs(specs, results, state, workspace.path)
-        if settings.llm.enabled:
-            planned = await _ask_review_model(planned, specs, results, state, settings, report)
-        repairs = [r for r in planned if r.kind != "drop"]
-        dropped = [r.tool for r in planned if r.kind == "drop" and r.tool not in replaced]
-        replaced.update(dropped)
-        fresh = reserve[: len(dropped)]
-        del reserve[: len(fresh)]
-        if not repairs and not fresh:
-            break
-        if fresh:
-            logger.info("validate: %s stand in for dropped tools", ", ".join(s.name for s in fresh))
-            specs.extend(fresh)
-            generate(
-                server_dir,
-                report.server,
-                specs,
-                workspace,
-                environment,
-                max_bytes=settings.result_max_bytes,
-            )
-        attempts: dict[str, list[Example]] = {}
-        packages = [r.package for r in repairs if r.kind == "add_dependency" and r.package]
-        if packages:
-            state.installed.update(packages)
-            try:
-                await add_packages(environment, sorted(set(packages)), settings, sandbox)
-            except MetaServerError as exc:
-                logger.warning("repair: %s", exc)
-        for repair in repairs:
-            logger.info("repair %s: %s", repair.tool, repair.reason)
-            spec = next(s for s in specs if s.name == repair.tool)
-            if repair.kind == "longer_timeout":
-                state.extended.add(spec.name)
-                spec.timeout = (spec.timeout or settings.timeouts.tool_call) * TIMEOUT_FACTOR
-            elif repair.kind == "next_example":
-                attempts[spec.name] = repair.examples
-        touched = {r.tool for r in repairs} | {spec.name for spec in fresh}
-        again = await validate(
-            server_dir, specs, environment, settings, sandbox, attempts, only=touched
-        )
-        kinds = {r.tool: r.kind for r in repairs}
-        for evidence in again:
-            if evidence.status == "passed":
-                evidence.repaired = kinds.get(evidence.name)
-        results.update({e.name: e for e in again})
-        report.rounds += 1
-    return [results[spec.name] for spec in specs]
-
-
-async def _ask_review_model(
-    planned: list[Repair],
-    specs: list[ToolSpec],
-    results: dict[str, ToolEvidence],
-    state: RepairState,
-    settings: Settings,
-    report: ConversionReport,
-) -> list[Repair]:
-    """Where the catalogue gives up on a tool, let the review model pick a repair, once.
-
-    A documented value the code disagrees with is a finding, not a puzzle: not asked. The
-    model's answer is validated by ``llm_diagnose``; "none" keeps the drop.
-    """
-    by_name = {spec.name: spec for spec in specs}
-    revised: list[Repair] = []
-    for repair in planned:
-        evidence = results[repair.tool]
-        if (
-            repair.kind != "drop"
-            or repair.tool in state.diagnosed
-            or (
-                evidence.failure_type == "repo_internal_bug"
-                and evidence.evidence is not None
-                and evidence.evidence.check == "expected-value"
-            )
-        ):
-            revised.append(repair)
-            continue
-        state.diagnosed.add(repair.tool)
-        diagnosis = await llm_diagnose(
-            evidence, by_name[repair.tool], settings=settings.llm, usage=report.llm
-        )
-        revised.append(_from_diagnosis(repair, diagnosis, state))
-    return revised
-
-
-def _from_diagnosis(repair: Repair, diagnosis: Diagnosis, state: RepairState) -> Repair:
-    reason = f"review model: {diagnosis.reason or diagnosis.kind}"
-    if diagnosis.kind == "new_example" and diagnosis.arguments is not None:
-        example = Example(arguments=diagnosis.arguments, origin="llm")
-        return Repair(tool=repair.tool, kind="next_example", examples=[example], reason=reason)
-    if diagnosis.kind == "longer_timeout" and repair.tool not in state.extended:
-        return Repair(tool=repair.tool, kind="longer_timeout", reason=reason)
-    if (
-        diagnosis.kind == "add_dependency"
-        and diagnosis.requirement
-        and diagnosis.requirement not in state.installed
-    ):
-        return Repair(
-            tool=repair.tool, kind="add_dependency", package=diagnosis.requirement, reason=reason
-        )
-    return repair
 
 
 def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolEvidence]:

@@ -229,7 +229,6 @@ def sensible(
                     "reason": "needs a live object",
                     "arguments": None,
                     "requirement": None,
-                    "parameter": None,
                     "timeout_seconds": None,
                 },
                 delay,

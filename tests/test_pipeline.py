@@ -108,11 +108,10 @@ async def test_review_model_repairs_what_the_catalogue_gives_up_on(tmp_path: Pat
     def diagnose(request: dict[str, object]) -> object:
         return answer(
             {
-                "kind": "new_example",
+                "kind": "next_example",
                 "reason": "the text must hold two integers around a colon",
                 "arguments": {"text": "3:4"},
                 "requirement": None,
-                "parameter": None,
                 "timeout_seconds": None,
             }
         )

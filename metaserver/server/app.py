@@ -10,38 +10,32 @@ Tools (the contract in DESIGN.md, "Meta-server tools"): ``convert_repo``, ``list
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastmcp import Context, FastMCP
+from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import StaticTokenVerifier
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.tools import Tool, ToolResult
-from pydantic import Field
+from fastmcp.tools import Tool
 
 from metaserver.children.pool import ChildPool
-from metaserver.exceptions import MetaServerError, NotFoundError, UserError
-from metaserver.registry.files import discard_files
-from metaserver.registry.records import split_ref
-from metaserver.registry.search import search_tools
+from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
-from metaserver.server.direct import DirectTools, check_arguments, child_result, public_message
+from metaserver.server.conversion_tools import add_conversion_tools
+from metaserver.server.direct import DirectTools, public_message
 from metaserver.server.notify import ListChangedNotifier
+from metaserver.server.registry_tools import add_registry_tools
+from metaserver.server.state import META_TOOLS, MetaState
 from metaserver.server.tasks import enable_tasks
 from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)
-
-META_TOOLS = frozenset(
-    {"convert_repo", "list_tools", "call_generated", "list_servers", "remove_server"}
-)
 
 INSTRUCTIONS = """\
 metaserver turns code repositories into MCP servers. convert_repo(source) converts a git URL,
@@ -59,10 +53,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     Returns:
         A FastMCP server named ``metaserver``; its lifespan stops the children on exit.
     """
-    registry = Registry(settings.registry_path)
     pool = ChildPool(settings)
-    notifier = ListChangedNotifier()
-    conversions = asyncio.Semaphore(settings.max_concurrent_conversions)
 
     @asynccontextmanager
     async def lifespan(_: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -81,133 +72,27 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         "metaserver", instructions=INSTRUCTIONS, auth=auth, lifespan=lifespan
     )
     mcp.add_middleware(_ScrubErrors(settings.home))
-    notifier.install(mcp)
-    as_task = enable_tasks(mcp)
-    direct = DirectTools(
-        pool, settings.home, reserved=set(META_TOOLS), list_limit=settings.max_listed_tools
+    state = MetaState(
+        settings=settings,
+        registry=Registry(settings.registry_path),
+        pool=pool,
+        notifier=ListChangedNotifier(),
+        direct=DirectTools(
+            pool, settings.home, reserved=set(META_TOOLS), list_limit=settings.max_listed_tools
+        ),
     )
-    mcp.add_provider(direct)
-
-    def fail(message: str) -> ToolError:
-        return ToolError(public_message(message, settings.home))
-
-    @mcp.tool(task=as_task or False)
-    async def convert_repo(
-        source: Annotated[str, Field(description="git URL, local directory, or pypi:NAME")],
-        ctx: Context,
-        ref: Annotated[str | None, Field(description="git branch, tag or commit")] = None,
-        max_tools: Annotated[int | None, Field(ge=1, le=200)] = None,
-    ) -> dict[str, Any]:
-        """Convert a repository into a validated MCP server, register it and mount its tools.
-
-        Returns the conversion report; progress is reported at each stage. Clients that
-        support MCP tasks get a task to poll or cancel.
-        """
-        from metaserver.pipeline import convert  # lazily: the pipeline is heavy
-
-        async def progress(message: str, done: float, total: float) -> None:
-            await ctx.report_progress(done, total, message)
-
-        async with conversions:
-            try:
-                report = await convert(
-                    source, settings=settings, ref=ref, max_tools=max_tools, progress=progress
-                )
-            except UserError as exc:
-                raise fail(str(exc)) from exc
-            except MetaServerError as exc:
-                raise fail(f"conversion failed: {exc}") from exc
-            except Exception as exc:
-                # As a task, the call bypasses the middleware that scrubs errors: say it here.
-                logger.exception("conversion of %s failed unexpectedly", source)
-                raise fail(f"conversion failed: internal error: {exc}") from exc
-        if report.status == "success":
-            # A replaced version's files are gone: its child must not keep serving them. Other
-            # versions' children stay; the new version gets a child of its own on first call.
-            versions = await asyncio.to_thread(registry.versions, report.server)
-            await pool.retain(report.server, {v.version_id for v in versions})
-            if settings.expose_direct_tools:
-                try:
-                    direct.mount(registry.get(report.server))
-                except NotFoundError:
-                    logger.error("converted server %s is not in the registry", report.server)
-            await notifier.notify(ctx)
-        return report.model_dump(mode="json")
-
-    @mcp.tool
-    async def list_tools(
-        query: Annotated[str | None, Field(description="words to search for")] = None,
-        server: Annotated[str | None, Field(description="only this server's tools")] = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 20,
-    ) -> list[dict[str, Any]]:
-        """Registered tools, ranked by relevance to the query when one is given."""
-        hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
-        return [hit.model_dump(mode="json") for hit in hits]
-
-    @mcp.tool
-    async def call_generated(
-        server: Annotated[
-            str, Field(description="server name (its newest version), or name@version")
-        ],
-        tool: str,
-        arguments: dict[str, Any] | None = None,
-    ) -> ToolResult:
-        """Call a tool of a registered server; the result is the generated tool's result."""
-        try:
-            record = registry.resolve(server)
-        except NotFoundError as exc:
-            raise fail(str(exc)) from None
-        spec = next((t for t in record.tools if t.name == tool), None)
-        if spec is None:
-            raise fail(f"server {server!r} has no tool named {tool!r}")
-        arguments = arguments or {}
-        problem = check_arguments(spec.input_schema, arguments)
-        if problem is not None:
-            raise fail(problem)
-        return child_result(await pool.call(record, tool, arguments), settings.home)
-
-    @mcp.tool
-    async def list_servers() -> list[dict[str, Any]]:
-        """Registered servers (newest version's source, commit, tool count, registration time)
-        with all their versions, newest first; call an older one as name@version."""
-        summaries = await asyncio.to_thread(registry.summaries)
-        return [summary.listing() for summary in summaries]
-
-    @mcp.tool
-    async def remove_server(
-        server: Annotated[
-            str, Field(description="server name (every version), or name@version (that one)")
-        ],
-        ctx: Context,
-    ) -> dict[str, Any]:
-        """Unregister a server (or one version), stop its processes, delete its files."""
-        name, _ = split_ref(server)
-        try:
-            removed = await asyncio.to_thread(registry.remove, *split_ref(server))
-        except NotFoundError as exc:
-            raise fail(str(exc)) from None
-        # Rows first, then processes, then files: a crash in between leaves unregistered
-        # directories (swept later), never a registered server without its files.
-        for record in removed:
-            await pool.stop(record.ref)
-        if settings.expose_direct_tools:
-            direct.sync(registry)
-        await asyncio.to_thread(discard_files, settings, removed, registry)
-        await notifier.notify(ctx)
-        return {
-            "removed": server,
-            "tools": len(removed[0].tools),
-            "versions": [record.version_id for record in removed],
-            "remaining": [record.version_id for record in registry.versions(name)],
-        }
+    state.notifier.install(mcp)
+    mcp.add_provider(state.direct)
+    add_conversion_tools(mcp, state, as_task=enable_tasks(mcp))
+    add_registry_tools(mcp, state)
 
     # Mounted after the meta-tools, which therefore come first in tools/list.
     if settings.expose_direct_tools:
         try:
-            direct.sync(registry)
+            state.direct.sync(state.registry)
         except MetaServerError as exc:  # serve the meta-tools even with a broken registry
             logger.error("registered servers were not mounted: %s", exc)
-        mcp.add_middleware(_SyncOnList(direct, registry))
+        mcp.add_middleware(_SyncOnList(state.direct, state.registry))
     return mcp
 
 

@@ -29,7 +29,8 @@ from metaserver.contracts import ConversionReport
 from metaserver.exceptions import RegistryError, UserError
 from metaserver.registry.files import discard_files
 from metaserver.registry.store import Registry
-from metaserver.server.app import META_TOOLS, build_server, is_loopback, run
+from metaserver.server.app import build_server, is_loopback, run
+from metaserver.server.state import META_TOOLS
 from metaserver.settings import Settings
 
 pytestmark = pytest.mark.integration

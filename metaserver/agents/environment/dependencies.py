@@ -19,20 +19,31 @@ from metaserver.sandbox import Policy, Sandbox
 from metaserver.sandbox.identity import sandbox_identity
 from metaserver.settings import Settings
 
-_REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+# A strict PEP 508 subset: a name, maybe extras and version specifiers; no URL, no path, no
+# pip option. Each requirement is one argv element: nothing here is parsed by a shell.
+_REQUIREMENT = re.compile(
+    r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?"
+    r"(?:\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+"
+    r"(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+)*)?$"
+)
+
+
+def is_requirement(text: str) -> bool:
+    """Whether ``text`` is a requirement :func:`add_packages` accepts."""
+    return len(text) <= 200 and _REQUIREMENT.match(text) is not None
 
 
 async def add_packages(
     environment: Environment, packages: list[str], settings: Settings, sandbox: Sandbox
 ) -> None:
-    """Install ``packages`` (bare distribution names) into ``environment``.
+    """Install ``packages`` (requirements: a name, maybe version specifiers) into ``environment``.
 
     Raises:
-        EnvironmentBuildError: a name is not a plain distribution name, or the install failed.
+        EnvironmentBuildError: one is not a plain requirement, or the install failed.
     """
     for package in packages:
-        if not _REQUIREMENT.match(package):
-            raise EnvironmentBuildError(f"refusing to install {package!r}: not a plain name")
+        if not is_requirement(package):
+            raise EnvironmentBuildError(f"refusing to install {package!r}: not a plain requirement")
     workdir = environment.venv.parent / f".{environment.venv.name}.repair"
     policy = Policy(
         workdir=workdir,

@@ -7,6 +7,6 @@ Prompts live in :mod:`metaserver.prompts`; models in :mod:`metaserver.models`.
 """
 
 from metaserver.agents.llm.refine import refine_specs
-from metaserver.agents.llm.review import REPAIRS, Diagnosis, RepairKind, llm_diagnose
+from metaserver.agents.llm.review import Diagnosis, llm_diagnose
 
-__all__ = ["REPAIRS", "Diagnosis", "RepairKind", "llm_diagnose", "refine_specs"]
+__all__ = ["Diagnosis", "llm_diagnose", "refine_specs"]

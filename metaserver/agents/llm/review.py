@@ -10,33 +10,21 @@ answer at all, is ``kind="none"``: the caller's deterministic repairs decide.
 from __future__ import annotations
 
 import json
-import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from metaserver.agents.environment.dependencies import is_requirement
 from metaserver.agents.llm.examples import valid_arguments
 from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.repair.catalogue import REPAIR_KINDS, RepairKind
 from metaserver.agents.repair.classify import classify
 from metaserver.contracts import JSON, LLMUsage, ToolEvidence, ToolSpec
 from metaserver.models import Message, ModelConfigError, OutputSchema, model_for
 from metaserver.prompts import render
 from metaserver.settings import LLMSettings
 
-RepairKind = Literal["new_example", "drop", "add_dependency", "use_handle", "longer_timeout"]
-REPAIRS: tuple[RepairKind, ...] = (
-    "new_example",
-    "drop",
-    "add_dependency",
-    "use_handle",
-    "longer_timeout",
-)
 MAX_TIMEOUT = 600.0
-_REQUIREMENT = re.compile(
-    r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?"
-    r"(?:\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+"
-    r"(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+)*)?$"
-)
 _ERROR_CHARS = 3000
 
 
@@ -45,9 +33,8 @@ class Diagnosis(BaseModel):
 
     kind: RepairKind | Literal["none"]
     reason: str = ""
-    arguments: dict[str, JSON] | None = Field(default=None, description="new_example only.")
+    arguments: dict[str, JSON] | None = Field(default=None, description="next_example only.")
     requirement: str | None = Field(default=None, description="add_dependency only.")
-    parameter: str | None = Field(default=None, description="use_handle only.")
     timeout_seconds: float | None = Field(default=None, description="longer_timeout only.")
 
 
@@ -101,7 +88,7 @@ def check_diagnosis(answer: dict[str, JSON], spec: ToolSpec, evidence: ToolEvide
     """The diagnosis ``answer`` describes, if its repair's arguments pass the checks."""
     kind, reason = answer.get("kind"), answer.get("reason")
     reason = reason.strip()[:500] if isinstance(reason, str) else ""
-    if kind == "new_example":
+    if kind == "next_example":
         arguments = answer.get("arguments")
         failed = evidence.evidence.arguments if evidence.evidence else None
         if valid_arguments(spec, arguments) and arguments != failed:
@@ -111,12 +98,8 @@ def check_diagnosis(answer: dict[str, JSON], spec: ToolSpec, evidence: ToolEvide
         return Diagnosis(kind=kind, reason=reason)
     elif kind == "add_dependency":
         requirement = answer.get("requirement")
-        if isinstance(requirement, str) and _REQUIREMENT.match(requirement.strip()):
+        if isinstance(requirement, str) and is_requirement(requirement.strip()):
             return Diagnosis(kind=kind, reason=reason, requirement=requirement.strip())
-    elif kind == "use_handle":
-        parameter = answer.get("parameter")
-        if parameter in {p.name for p in spec.parameters}:
-            return Diagnosis(kind=kind, reason=reason, parameter=str(parameter))
     elif kind == "longer_timeout":
         seconds = answer.get("timeout_seconds")
         if isinstance(seconds, int | float) and not isinstance(seconds, bool):
@@ -130,21 +113,20 @@ def diagnosis_schema(spec: ToolSpec) -> dict[str, JSON]:
     closed = {**spec.input_schema, "additionalProperties": False}
     nothing: dict[str, JSON] = {"type": "null"}
     fields: dict[str, dict[str, JSON]] = {
-        "new_example": {"arguments": closed},
+        "next_example": {"arguments": closed},
         "drop": {},
         "add_dependency": {"requirement": {"type": "string", "maxLength": 200}},
-        "use_handle": {"parameter": {"enum": [p.name for p in spec.parameters] or [""]}},
         "longer_timeout": {
             "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT}
         },
     }
     variants: list[JSON] = []
-    for kind in REPAIRS:
+    for kind in REPAIR_KINDS:
         properties: dict[str, JSON] = {
             "kind": {"const": kind},
             "reason": {"type": "string", "maxLength": 500},
         }
-        for name in ("arguments", "requirement", "parameter", "timeout_seconds"):
+        for name in ("arguments", "requirement", "timeout_seconds"):
             properties[name] = fields[kind].get(name, nothing)
         variants.append(
             {

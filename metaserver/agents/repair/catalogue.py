@@ -8,7 +8,8 @@
     repo_internal_bug           drop: the repository's own example disagrees (a bug)
     anything else / exhausted   drop
 
-A plan is data; the pipeline applies it and re-validates only the tools it touched.
+A plan is data; :mod:`metaserver.agents.repair.rounds` applies it and re-validates only the
+tools it touched.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from metaserver.agents.design.synthesis import value_for
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
 from metaserver.contracts import JSON, Example, Parameter, ToolEvidence, ToolSpec
 
+# The one vocabulary of repairs: the catalogue plans them, the review model may propose them
+# (metaserver.agents.llm.review), and metaserver.agents.repair.rounds applies every one.
 RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
+REPAIR_KINDS: tuple[RepairKind, ...] = ("next_example", "drop", "add_dependency", "longer_timeout")
 
 TIMEOUT_FACTOR = 4.0
 
@@ -52,8 +56,9 @@ class Repair(BaseModel):
     tool: str
     kind: RepairKind
     reason: str
-    package: str | None = None
-    examples: list[Example] = []
+    package: str | None = None  # add_dependency: a requirement (a name, maybe specifiers)
+    examples: list[Example] = []  # next_example: tried in order, in one round
+    timeout: float | None = None  # longer_timeout: seconds; None means TIMEOUT_FACTOR times
 
 
 class RepairState(BaseModel):

@@ -6,8 +6,9 @@ import pytest
 from llm_server import ScriptedLLM, answer, failing, garbage, llm_settings, sample_report
 
 from metaserver.agents.design.specs import design
-from metaserver.agents.llm import REPAIRS, Diagnosis, llm_diagnose
+from metaserver.agents.llm import Diagnosis, llm_diagnose
 from metaserver.agents.llm.review import diagnosis_schema
+from metaserver.agents.repair.catalogue import REPAIR_KINDS
 from metaserver.contracts import JSON, Evidence, LLMUsage, ToolEvidence, ToolSpec
 from metaserver.settings import LLMSettings
 
@@ -26,7 +27,6 @@ def reply(kind: str, **fields: JSON) -> dict[str, JSON]:
     empty: dict[str, JSON] = {
         "arguments": None,
         "requirement": None,
-        "parameter": None,
         "timeout_seconds": None,
     }
     return {"kind": kind, "reason": "because", **empty, **fields}
@@ -42,10 +42,9 @@ async def diagnose(data: JSON) -> tuple[Diagnosis, LLMUsage, ScriptedLLM]:
 @pytest.mark.parametrize(
     ("data", "field", "value"),
     [
-        (reply("new_example", arguments={"a": 1, "b": 5}), "arguments", {"a": 1, "b": 5}),
+        (reply("next_example", arguments={"a": 1, "b": 5}), "arguments", {"a": 1, "b": 5}),
         (reply("drop"), "reason", "because"),
         (reply("add_dependency", requirement="numpy>=1.26,<3"), "requirement", "numpy>=1.26,<3"),
-        (reply("use_handle", parameter="a"), "parameter", "a"),
         (reply("longer_timeout", timeout_seconds=120), "timeout_seconds", 120.0),
     ],
 )
@@ -63,11 +62,11 @@ async def test_each_repair_kind_with_valid_arguments_is_returned(
 @pytest.mark.parametrize(
     "data",
     [
-        reply("new_example", arguments={"a": "two", "b": 1}),  # schema refuses
-        reply("new_example", arguments={"a": 2, "b": 2}),  # the arguments that failed
+        reply("next_example", arguments={"a": "two", "b": 1}),  # schema refuses
+        reply("next_example", arguments={"a": 2, "b": 2}),  # the arguments that failed
         reply("add_dependency", requirement="evil @ https://example.invalid/x.whl"),
         reply("add_dependency", requirement="--index-url http://x numpy"),
-        reply("use_handle", parameter="nonexistent"),
+        reply("use_handle", parameter="a"),  # not a repair anything applies
         reply("longer_timeout", timeout_seconds=100000),
         reply("longer_timeout", timeout_seconds=True),
         reply("rewrite_server"),
@@ -95,6 +94,6 @@ async def test_a_failing_or_absent_model_is_kind_none() -> None:
 def test_the_schema_offers_exactly_the_catalogue() -> None:
     schema = diagnosis_schema(SPEC)
     kinds = [variant["properties"]["kind"]["const"] for variant in schema["anyOf"]]
-    assert tuple(kinds) == REPAIRS
-    new_example = schema["anyOf"][0]["properties"]["arguments"]
-    assert new_example["properties"] == SPEC.input_schema["properties"]
+    assert tuple(kinds) == REPAIR_KINDS
+    next_example = schema["anyOf"][0]["properties"]["arguments"]
+    assert next_example["properties"] == SPEC.input_schema["properties"]

@@ -1,0 +1,99 @@
+"""Validation rounds: validate every tool, then repair and re-validate the failed ones.
+
+At most ``settings.max_rounds`` validation runs. Each round plans one repair per failed tool
+(:mod:`metaserver.agents.repair.catalogue`; where it gives up and a model is configured, the
+review model is asked once, :mod:`metaserver.agents.repair.diagnosis`), applies the plan,
+and calls again only the tools it touched. A tool no repair can save hands its place to the
+next design held in reserve.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from metaserver.agents.conversion import Draft
+from metaserver.agents.environment.dependencies import add_packages
+from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState, plan_repairs
+from metaserver.agents.repair.diagnosis import ask_review_model
+from metaserver.agents.validate.calls import validate
+from metaserver.contracts import Example, ToolEvidence, ToolSpec
+from metaserver.exceptions import MetaServerError
+
+logger = logging.getLogger(__name__)
+
+
+async def validate_and_repair(
+    draft: Draft, specs: list[ToolSpec], reserve: list[ToolSpec]
+) -> list[ToolEvidence]:
+    """Validate ``specs``, then repair and re-validate the failed tools, round by round.
+
+    A tool that no repair can save is replaced by the next design from ``reserve`` (appended
+    to ``specs``, taken out of ``reserve``), validated in the next round, so that a server is
+    not left short of the tools it could have had. ``draft.report.rounds`` counts the
+    validation runs that really happened.
+
+    Returns:
+        The evidence of every spec, in the order of ``specs`` as it ends.
+    """
+    settings, report = draft.settings, draft.report
+    environment, sandbox = draft.environment, draft.sandbox
+    first = await validate(draft.server_dir, specs, environment, settings, sandbox)
+    results = {e.name: e for e in first}
+    report.rounds = 1
+    state = RepairState()
+    replaced: set[str] = set()
+    while report.rounds < settings.max_rounds:
+        planned = plan_repairs(specs, results, state, draft.workspace.path)
+        if settings.llm.enabled:
+            planned = await ask_review_model(planned, specs, results, state, settings, report)
+        repairs = [r for r in planned if r.kind != "drop"]
+        dropped = [r.tool for r in planned if r.kind == "drop" and r.tool not in replaced]
+        replaced.update(dropped)
+        fresh = reserve[: len(dropped)]
+        del reserve[: len(fresh)]
+        if not repairs and not fresh:
+            break
+        if fresh:
+            logger.info("validate: %s stand in for dropped tools", ", ".join(s.name for s in fresh))
+            specs.extend(fresh)
+            draft.render(specs)
+        attempts = await _apply(draft, repairs, specs, state)
+        touched = {r.tool for r in repairs} | {spec.name for spec in fresh}
+        again = await validate(
+            draft.server_dir, specs, environment, settings, sandbox, attempts, only=touched
+        )
+        kinds = {r.tool: r.kind for r in repairs}
+        for evidence in again:
+            if evidence.status == "passed":
+                evidence.repaired = kinds.get(evidence.name)
+        results.update({e.name: e for e in again})
+        report.rounds += 1
+    return [results[spec.name] for spec in specs]
+
+
+async def _apply(
+    draft: Draft, repairs: list[Repair], specs: list[ToolSpec], state: RepairState
+) -> dict[str, list[Example]]:
+    """Carry out ``repairs``: installs, longer budgets; the examples to try, per tool."""
+    settings = draft.settings
+    requirements = [r.package for r in repairs if r.kind == "add_dependency" and r.package]
+    if requirements:
+        state.installed.update(requirements)
+        try:
+            await add_packages(
+                draft.environment, sorted(set(requirements)), settings, draft.sandbox
+            )
+        except MetaServerError as exc:
+            # The tools that needed it fail again in this round and say why.
+            logger.warning("repair: %s", exc)
+    attempts: dict[str, list[Example]] = {}
+    for repair in repairs:
+        logger.info("repair %s: %s", repair.tool, repair.reason)
+        spec = next(s for s in specs if s.name == repair.tool)
+        if repair.kind == "longer_timeout":
+            state.extended.add(spec.name)
+            current = spec.timeout or settings.timeouts.tool_call
+            spec.timeout = max(repair.timeout or current * TIMEOUT_FACTOR, current)
+        elif repair.kind == "next_example":
+            attempts[spec.name] = repair.examples
+    return attempts

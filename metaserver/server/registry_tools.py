@@ -1,0 +1,90 @@
+"""The meta-tools over the registry: search it, call a registered tool, list and remove
+servers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastmcp import Context, FastMCP
+from fastmcp.tools import ToolResult
+from pydantic import Field
+
+from metaserver.exceptions import NotFoundError
+from metaserver.registry.files import discard_files
+from metaserver.registry.records import split_ref
+from metaserver.registry.search import search_tools
+from metaserver.server.direct import check_arguments, child_result
+from metaserver.server.state import MetaState
+
+
+def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
+    """Register ``list_tools``, ``call_generated``, ``list_servers`` and ``remove_server``."""
+    settings, registry = state.settings, state.registry
+
+    @mcp.tool
+    async def list_tools(
+        query: Annotated[str | None, Field(description="words to search for")] = None,
+        server: Annotated[str | None, Field(description="only this server's tools")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 20,
+    ) -> list[dict[str, Any]]:
+        """Registered tools, ranked by relevance to the query when one is given."""
+        hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
+        return [hit.model_dump(mode="json") for hit in hits]
+
+    @mcp.tool
+    async def call_generated(
+        server: Annotated[
+            str, Field(description="server name (its newest version), or name@version")
+        ],
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+    ) -> ToolResult:
+        """Call a tool of a registered server; the result is the generated tool's result."""
+        try:
+            record = registry.resolve(server)
+        except NotFoundError as exc:
+            raise state.fail(str(exc)) from None
+        spec = next((t for t in record.tools if t.name == tool), None)
+        if spec is None:
+            raise state.fail(f"server {server!r} has no tool named {tool!r}")
+        arguments = arguments or {}
+        problem = check_arguments(spec.input_schema, arguments)
+        if problem is not None:
+            raise state.fail(problem)
+        return child_result(await state.pool.call(record, tool, arguments), settings.home)
+
+    @mcp.tool
+    async def list_servers() -> list[dict[str, Any]]:
+        """Registered servers (newest version's source, commit, tool count, registration time)
+        with all their versions, newest first; call an older one as name@version."""
+        summaries = await asyncio.to_thread(registry.summaries)
+        return [summary.listing() for summary in summaries]
+
+    @mcp.tool
+    async def remove_server(
+        server: Annotated[
+            str, Field(description="server name (every version), or name@version (that one)")
+        ],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        """Unregister a server (or one version), stop its processes, delete its files."""
+        name, _ = split_ref(server)
+        try:
+            removed = await asyncio.to_thread(registry.remove, *split_ref(server))
+        except NotFoundError as exc:
+            raise state.fail(str(exc)) from None
+        # Rows first, then processes, then files: a crash in between leaves unregistered
+        # directories (swept later), never a registered server without its files.
+        for record in removed:
+            await state.pool.stop(record.ref)
+        if settings.expose_direct_tools:
+            state.direct.sync(registry)
+        await asyncio.to_thread(discard_files, settings, removed, registry)
+        await state.notifier.notify(ctx)
+        return {
+            "removed": server,
+            "tools": len(removed[0].tools),
+            "versions": [record.version_id for record in removed],
+            "remaining": [record.version_id for record in registry.versions(name)],
+        }

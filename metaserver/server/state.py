@@ -1,0 +1,38 @@
+"""What the meta-tools share: the registry, the pool of live children, the direct tools and
+the list-changed notifier of one meta-server."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from fastmcp.exceptions import ToolError
+
+from metaserver.children.pool import ChildPool
+from metaserver.registry.store import Registry
+from metaserver.server.direct import DirectTools, public_message
+from metaserver.server.notify import ListChangedNotifier
+from metaserver.settings import Settings
+
+META_TOOLS = frozenset(
+    {"convert_repo", "list_tools", "call_generated", "list_servers", "remove_server"}
+)
+
+
+@dataclass
+class MetaState:
+    """One meta-server's shared parts; each group of meta-tools is registered with it."""
+
+    settings: Settings
+    registry: Registry
+    pool: ChildPool
+    notifier: ListChangedNotifier
+    direct: DirectTools
+    conversions: asyncio.Semaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.conversions = asyncio.Semaphore(self.settings.max_concurrent_conversions)
+
+    def fail(self, message: str) -> ToolError:
+        """The error a client sees: no host path of the home in it."""
+        return ToolError(public_message(message, self.settings.home))
