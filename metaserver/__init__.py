@@ -1,7 +1,7 @@
 """metaserver: a self-hosted MCP server that makes MCP servers.
 
-See ``DESIGN.md`` for the data flow: fetch -> environment -> analysis -> design -> generate
--> validate (-> review -> fix) -> register.
+See ``docs/ARCHITECTURE.md`` for the data flow: fetch -> environment -> analysis -> design ->
+generate -> validate (-> review -> fix) -> register.
 """
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""The ``metaserver`` command line (contract in DESIGN.md).
+"""The ``metaserver`` command line (contract in docs/ARCHITECTURE.md, "Contracts").
 
 Exit codes: 0 success; 1 the conversion or the tool call failed; 2 bad usage, a bad source, or
 an unknown server or tool. stdout carries only results (the report with ``--json``); logs go

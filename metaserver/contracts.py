@@ -1,8 +1,8 @@
 """The typed values that flow between pipeline stages, and the conversion report.
 
-Each stage is a function from some of these to another (see DESIGN.md, "One conversion, as
-data"). They are pydantic models so that a stage's output can be stored, hashed and re-read.
-The report models mirror the JSON contract in DESIGN.md; change both together.
+Each stage is a function from some of these to another (see docs/ARCHITECTURE.md, "Data flow"). They
+are pydantic models so that a stage's output can be stored, hashed and re-read. The report models
+are the JSON contract (docs/ARCHITECTURE.md, "Contracts"); change both together.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Workspace(BaseModel):
     fingerprint: str | None = Field(
         default=None,
         description="Identifies the fetched tree for caches (pypi name and version, git URL "
-        "and commit, archive hash); None when the tree can change (a local directory).",
+        "and commit, archive hash, a local directory's content hash).",
     )
 
 
@@ -52,6 +52,12 @@ class EnvironmentAttempt(BaseModel):
     seconds: float
     error: str | None = None
     python: str | None = Field(default=None, description="Interpreter version it used.")
+
+
+# The file the requirements+path strategy writes into an environment's site-packages to put
+# the workspace on the import path; whoever launches the environment's Python reads it to
+# make that directory readable in the sandbox.
+PTH_NAME = "metaserver_workspace.pth"
 
 
 class Environment(BaseModel):
@@ -274,7 +280,7 @@ class LLMUsage(BaseModel):
 
 class ToolChanges(BaseModel):
     """How a conversion's tools differ from the server's previous newest version (provenance,
-    DESIGN decision 9): tool names, compared by definition hash."""
+    ARCHITECTURE.md decision 9): tool names, compared by definition hash."""
 
     previous_version: str
     added: list[str] = Field(default_factory=list)
@@ -283,7 +289,7 @@ class ToolChanges(BaseModel):
 
 
 class ConversionReport(BaseModel):
-    """The result of one conversion; the JSON contract of DESIGN.md."""
+    """The result of one conversion; the JSON contract of ARCHITECTURE.md."""
 
     server: str
     source: str

@@ -1,4 +1,5 @@
-"""One conversion: the stages of DESIGN.md in order, timed, with the report as the result.
+"""One conversion: the stages of docs/ARCHITECTURE.md in order, timed, with the report as the
+result.
 
     fetch -> environment -> analysis -> design -> generate -> validate -> register
 
@@ -53,7 +54,8 @@ from metaserver.exceptions import (
     UserError,
     ValidationError,
 )
-from metaserver.registry.files import discard_conversion, remove_tree
+from metaserver.fs import remove_tree
+from metaserver.registry.files import discard_conversion
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 

@@ -131,3 +131,17 @@ async def test_review_model_repairs_what_the_catalogue_gives_up_on(tmp_path: Pat
     assert tools["parse_ratio"].evidence.result == 0.75
     assert len(asked) == 1  # asked once, for the one tool the catalogue could not save
     assert report.llm.calls >= 1
+
+
+@pytest.mark.integration
+async def test_converting_an_unchanged_local_tree_again_reuses_its_environment(
+    tmp_path: Path,
+) -> None:
+    repo = make_calc_repo(tmp_path / "calc")
+    settings = Settings(home=tmp_path / "home")
+    first = await convert(str(repo), settings=settings)
+    again = await convert(str(repo), settings=settings)
+    assert first.status == again.status == "success", (first.failure, again.failure)
+    assert first.environment is not None and not first.environment.cached
+    assert again.environment is not None and again.environment.cached
+    assert again.tools_passed == first.tools_passed

@@ -1,2 +1,3 @@
-"""Pipeline stages, one module per stage: fetch, environment, analysis, design, generate,
-validate, review, register (see DESIGN.md, "One conversion, as data")."""
+"""The pipeline's stages, a folder each: fetch, environment, analysis, design, generate,
+validate, repair, with register and the optional LLM agents (docs/ARCHITECTURE.md, "Layout").
+"""

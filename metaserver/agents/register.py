@@ -1,9 +1,9 @@
 """Register stage: record a validated server version in the registry, with its provenance.
 
-Only tools that passed are registered (DESIGN decision 5). The version's rows are written in
-one transaction, so a crash leaves either the previous state or this version, complete. Files
-are deleted only afterwards: those of a version this one replaced (same source and commit),
-and those that killed or failed conversions of the same server left behind.
+Only tools that passed are registered (ARCHITECTURE.md decision 5). The version's rows are written
+in one transaction, so a crash leaves either the previous state or this version, complete. Files are
+deleted only afterwards: those of a version this one replaced (same source and commit), and those
+that killed or failed conversions of the same server left behind.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from metaserver.registry.files import remove_tree
+from metaserver.fs import remove_tree, tree_bytes
 
-__all__ = ["IN_USE_SECONDS", "StoreEntry", "enforce_budget", "mark_used", "measure", "tree_bytes"]
+__all__ = ["IN_USE_SECONDS", "StoreEntry", "enforce_budget", "mark_used", "measure"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,23 +37,6 @@ class StoreEntry:
     path: Path
     bytes: int
     used: float  # seconds since the epoch
-
-
-def tree_bytes(root: Path) -> int:
-    """Disk bytes under ``root``, each inode counted once; symlinks are not followed."""
-    seen: set[tuple[int, int]] = set()
-    total = 0
-    for directory, dirnames, filenames in os.walk(root):
-        for name in [*dirnames, *filenames]:
-            try:
-                info = os.lstat(os.path.join(directory, name))
-            except OSError:
-                continue
-            inode = (info.st_dev, info.st_ino)
-            if inode not in seen:
-                seen.add(inode)
-                total += info.st_blocks * 512
-    return total
 
 
 def measure(entry: Path) -> None:

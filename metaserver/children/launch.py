@@ -9,7 +9,7 @@ from typing import Any
 
 from fastmcp.client.transports import StdioTransport
 
-from metaserver.agents.environment.build import PTH_NAME
+from metaserver.contracts import PTH_NAME
 from metaserver.sandbox import Command, Policy, Sandbox
 
 

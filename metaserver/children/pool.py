@@ -1,6 +1,6 @@
 """Live generated servers ("children"), started on demand and stopped when idle.
 
-DESIGN decision 7: a registered server starts on its first call, at most
+ARCHITECTURE.md decision 7: a registered server starts on its first call, at most
 ``settings.max_live_children`` run at once (the least recently used idle one is stopped to make
 room), and one idle for ``settings.child_idle_seconds`` is stopped by a background reaper. The
 registry, not this pool, says what exists, so the pool holds nothing that a restart loses.

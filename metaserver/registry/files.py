@@ -13,16 +13,11 @@ interpreter as a venv), and a path outside the home is not ours to delete.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import shutil
-import stat
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
+from metaserver.fs import remove_tree
 from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
@@ -113,27 +108,6 @@ def version_token(name: str, entry: str) -> str | None:
         entry = entry[1:].split(".", 1)[0]  # server names have no dots
     stem, _, token = entry.rpartition("-")
     return token if stem == name and token else None
-
-
-def remove_tree(path: Path) -> None:
-    """Remove ``path`` whatever it is, read-only entries included; silent if absent."""
-
-    def make_writable_and_retry(func: Callable[..., Any], target: str, _exc: object) -> None:
-        # Environments hold read-only files, and unpacked archives may hold read-only
-        # directories, which rmtree cannot empty.
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(target), stat.S_IRWXU)
-            if not os.path.islink(target):
-                os.chmod(target, stat.S_IRWXU)
-            func(target)
-
-    if path.is_symlink() or path.is_file():
-        path.unlink(missing_ok=True)
-    elif path.exists():
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(path, onexc=make_writable_and_retry)
-        else:
-            shutil.rmtree(path, onerror=make_writable_and_retry)
 
 
 def unregister(settings: Settings, ref: str) -> list[ServerRecord]:

@@ -55,10 +55,6 @@ class ServerRecord(BaseModel):
     tools: list[ToolRecord] = Field(default_factory=list)
 
     @property
-    def server_script(self) -> Path:
-        return self.output_dir / "server.py"
-
-    @property
     def ref(self) -> str:
         """``name@version`` (just the name for a record with no version id yet)."""
         return f"{self.name}@{self.version_id}" if self.version_id else self.name

@@ -1,4 +1,4 @@
-"""The SQLite registry: the source of truth for what is mounted (DESIGN decision 7).
+"""The SQLite registry: the source of truth for what is mounted (ARCHITECTURE.md decision 7).
 
 Every server has one or more *versions*, one per successful conversion: converting a newer
 commit adds a version, and the older one stays callable (as ``name@version``) until removed; a

@@ -1,4 +1,4 @@
-"""JSON <-> Python conversion for generated tools (DESIGN decisions 2, 3 and 4).
+"""JSON <-> Python conversion for generated tools (docs/ARCHITECTURE.md decisions 2, 3 and 4).
 
 ``to_json`` turns any result into something ``json.dumps(..., allow_nan=False)`` accepts:
 values with a natural JSON form are converted, everything else is kept server-side in a

@@ -1,8 +1,8 @@
 """A bounded table of server-side objects, addressed by unguessable handle ids.
 
 Results that have no JSON codec stay in the generated server and the client gets a handle
-(DESIGN decision 4). Ids are random so that one client cannot guess another's objects, and
-the table is an LRU so a long session cannot grow memory without bound.
+(docs/ARCHITECTURE.md decision 4). Ids are random so that one client cannot guess another's objects,
+and the table is an LRU so a long session cannot grow memory without bound.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ limited in address space, CPU time, open files, file size and processes (``prlim
 How the uid is handled depends on who runs metaserver, measured on the reference machine:
 
 * **As root**, bwrap runs *without* a user namespace. A user namespace made by root maps
-  every uid back to host root (sandbox.md, section 2), so it would not confine anything, and
-  an unprivileged bwrap could not bind the interpreters under ``/root`` (mode 700) that
-  environments are built from. Root bwrap binds what the plan names, keeps only the
+  every uid back to host root (ARCHITECTURE.md, "Sandbox facts"), so it would not confine
+  anything, and an unprivileged bwrap could not bind the interpreters under ``/root`` (mode
+  700) that environments are built from. Root bwrap binds what the plan names, keeps only the
   capabilities to change uid (``--cap-drop ALL --cap-add CAP_SETUID,CAP_SETGID,CAP_SETPCAP``)
   and execs ``setpriv`` which switches to the sandbox uid, clears groups, sets
   ``no_new_privs``, and empties the inheritable and bounding capability sets before the
@@ -140,9 +140,9 @@ class BwrapSandbox(Sandbox):
         readable = list(policy.readable)
         copies: list[str] = []
         if policy.kind == "install":
-            # Build backends write into source trees (egg-info, build/); the repository's
-            # files are never modified (DESIGN decision 6), so an install writes to a private
-            # copy bound over the original path, thrown away with its work directory.
+            # Build backends write into source trees (egg-info, build/); the repository's files are
+            # never modified (ARCHITECTURE.md decision 6), so an install writes to a private copy
+            # bound over the original path, thrown away with its work directory.
             for index, source in enumerate(p for p in policy.readable if p.is_dir()):
                 copy = private_copy(source, policy.workdir / f".source-{index}", identity)
                 copies += ["--bind", str(copy), str(source)]

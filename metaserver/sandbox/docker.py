@@ -9,7 +9,7 @@ has to be a compatible base (``SandboxSettings.docker_image``, Debian by default
 
 Installs get ``--network none`` too, with the host's allow-list proxy socket bound in and
 the same bridge as bwrap inside. Untested on the reference machine, which has a docker CLI
-but no engine (sandbox.md, section 3); its tests skip there with that reason.
+but no engine (ARCHITECTURE.md, "Sandbox facts"); its tests skip there with that reason.
 """
 
 from __future__ import annotations

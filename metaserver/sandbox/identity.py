@@ -2,7 +2,7 @@
 
 Running untrusted code as root is never acceptable, not even inside bubblewrap: as root,
 bwrap's ``--uid`` mapping still reaches host uid 0, so ``/root`` stays readable
-(sandbox.md, section 2). When metaserver runs as root, children therefore switch to a
+(ARCHITECTURE.md, "Sandbox facts"). When metaserver runs as root, children therefore switch to a
 dedicated unprivileged uid (``SandboxSettings.uid``) before any repository code runs. That
 uid owns nothing on the host except what a policy makes writable:
 
@@ -11,7 +11,7 @@ uid owns nothing on the host except what a policy makes writable:
 * a package cache of its own (:func:`sandbox_cache`), next to the operator's uv cache,
   because an install must write its cache and the operator's cache must never be writable
   by sandboxed code: a build script could plant files in it that later installs copy into
-  other environments (sandbox.md, uv section).
+  other environments (ARCHITECTURE.md, "Sandbox facts").
 
 Children that act for one generated server (``Policy.tenant``) run as a uid of that server's
 own (:func:`for_tenant`), because a process limit is counted per uid: with one uid for all,

@@ -6,7 +6,7 @@ bridge (:mod:`metaserver.sandbox.bridge`) listens on ``127.0.0.1:PORT`` and forw
 connection to a unix socket bound into the sandbox, where this proxy, on the host, accepts
 ``CONNECT host:port`` (https) and absolute-URI requests (plain http) **only** for the hosts of
 the configured index (``UV_DEFAULT_INDEX``, ``UV_INDEX``, ``UV_FIND_LINKS``, ...). Anything
-else is answered 403 and never dialled (sandbox.md, section 4: pypi.org 200, example.com 403).
+else is answered 403 and never dialled (ARCHITECTURE.md, "Sandbox facts").
 
 It runs on its own event loop in a daemon thread, started on first use and shared by every
 install of the process, so that synchronous callers of ``Sandbox.wrap`` need no running loop.

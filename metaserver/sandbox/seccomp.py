@@ -3,7 +3,8 @@
 Namespaces and a switched uid already deny most of the kernel's dangerous interfaces; the
 filter removes the rest of the attack surface that no library, build or MCP server needs:
 debugging other processes, loading BPF or kernel modules, mounting, keyrings, io_uring,
-perf, and exotic socket families (sandbox.md, section 2, measured with this very list).
+perf, and exotic socket families (ARCHITECTURE.md, "Sandbox facts":
+measured with this very list).
 
 It also forbids creating namespaces (``unshare``, ``setns`` and ``clone`` with any
 ``CLONE_NEW*`` flag). That matters when metaserver is root: bwrap then runs without a user

@@ -1,6 +1,6 @@
 """The meta-server: an MCP server whose tools convert repositories into MCP servers.
 
-Tools (the contract in DESIGN.md, "Meta-server tools"): ``convert_repo``, ``list_tools``,
+Tools (the contract in docs/ARCHITECTURE.md, "Contracts"): ``convert_repo``, ``list_tools``,
 ``call_generated``, ``list_servers``, ``remove_server``; and, unless
 ``settings.expose_direct_tools`` is off, every registered tool as ``<server>_<tool>``
 (:mod:`metaserver.server.direct`). Generated servers run as lazily started, sandboxed children

@@ -2,7 +2,7 @@
 
 Each one is a :class:`GeneratedTool`: a FastMCP ``Tool`` whose ``run()`` validates the
 arguments against the registered schema (FastMCP does not validate a custom Tool's
-``parameters``, shared/reference/fastmcp4.md section 9) and calls the child through the same
+``parameters``, docs/ARCHITECTURE.md, "FastMCP facts") and calls the child through the same
 :class:`~metaserver.children.pool.ChildPool` that ``call_generated`` uses, so each server
 has one child whichever way it is called. Only a server's newest version is exposed directly;
 an older one is reached through ``call_generated(server="name@version", ...)``. This module

@@ -1,7 +1,7 @@
-"""``notifications/tools/list_changed`` in both MCP protocol eras (DESIGN decision 8).
+"""``notifications/tools/list_changed`` in both MCP protocol eras (ARCHITECTURE.md decision 8).
 
 FastMCP 4.1.6 sends nothing by itself when tools are added or removed, so each change is
-announced three ways (docs: shared/reference/fastmcp4.md section 2):
+announced three ways (docs/ARCHITECTURE.md, "FastMCP facts"):
 
 1. on the stream of the request that made the change (``ctx.send_notification``), which
    reaches the caller in either era;
@@ -41,11 +41,6 @@ class ListChangedNotifier:
         # is what lasts), holding the latest session object to send through.
         self._sessions: OrderedDict[int, tuple[object, Any]] = OrderedDict()
         self._bus: Any = None
-
-    @property
-    def serves_listen(self) -> bool:
-        """Whether ``subscriptions/listen`` is served (2026-07-28 clients can be pushed to)."""
-        return self._bus is not None
 
     def install(self, mcp: FastMCP[Any]) -> None:
         """Remember sessions of ``mcp``'s requests, and serve ``subscriptions/listen``."""

@@ -7,8 +7,8 @@ conversion with ``tasks/cancel``, which kills its sandboxed processes and regist
 Every other client (legacy era, or no extension) runs the tool inline, with progress
 notifications, as before.
 
-The engine is the separate package ``fastmcp-tasks`` (docs:
-shared/reference/fastmcp4.md section 6). Its newest release pins an older ``fastmcp-slim``
+The engine is the separate package ``fastmcp-tasks`` (docs/ARCHITECTURE.md,
+"FastMCP facts"). Its newest release pins an older ``fastmcp-slim``
 than ours; ``pyproject.toml`` overrides that pin. Should the import ever fail, the server is
 served without tasks rather than not at all: a task-enabled tool without the extension makes
 every connection fail.

@@ -13,9 +13,9 @@ from metaserver.agents.store_budget import (
     enforce_budget,
     mark_used,
     read_entry,
-    tree_bytes,
 )
 from metaserver.contracts import Environment, Source, Workspace
+from metaserver.fs import tree_bytes
 
 MB = 1_000_000
 

@@ -44,9 +44,9 @@ from metaserver.agents.environment.strategies import (
     installed_version,
     is_installable,
 )
-from metaserver.contracts import Environment, EnvironmentAttempt, Workspace
+from metaserver.contracts import PTH_NAME, Environment, EnvironmentAttempt, Workspace
 from metaserver.exceptions import EnvironmentBuildError
-from metaserver.registry.files import remove_tree
+from metaserver.fs import remove_tree
 from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.settings import Settings
 
@@ -54,7 +54,6 @@ __all__ = ["build_environment", "default_python", "uv_binary", "uv_environment"]
 
 logger = logging.getLogger(__name__)
 
-PTH_NAME = "metaserver_workspace.pth"
 _SOURCE_SHARE = 0.5  # of the stage budget, at most, so that the fallbacks always get a turn
 
 
@@ -256,7 +255,7 @@ async def _install(
     # child would otherwise compile what it imports on each start (seconds for numpy stacks).
     # Copies, not hard links: the install's build scripts run as the sandbox user, who owns
     # the sandbox's package cache; files linked from it into earlier environments would be
-    # theirs to rewrite (sandbox.md, the uv cache-poisoning caveat).
+    # theirs to rewrite (ARCHITECTURE.md, "Sandbox facts").
     args = ["pip", "install", "--compile-bytecode", "--link-mode=copy"]
     args += ["--python", str(build.venv / "bin/python")]
     result = await build.uv([*args, *requirements, build.settings.fastmcp_requirement], timeout)

@@ -32,12 +32,11 @@ from pathlib import Path
 
 from metaserver.agents.store_budget import mark_used, measure
 from metaserver.contracts import Environment
-from metaserver.registry.files import remove_tree
+from metaserver.fs import copy_tree, remove_tree
 from metaserver.sandbox.identity import Identity, give_tree
 
 __all__ = [
     "EnvironmentCache",
-    "copy_tree",
     "freeze_environment",
     "link_tree",
     "unshare_environment",
@@ -93,26 +92,6 @@ def unshare_environment(venv: Path, identity: Identity) -> None:
 def link_tree(source: Path, dest: Path) -> None:
     """Copy ``source`` to ``dest`` with hard links (``cp -al``), or a real copy across devices."""
     copy_tree(source, dest, link=True)
-
-
-def copy_tree(source: Path, dest: Path, *, link: bool) -> None:
-    """Copy ``source`` to ``dest`` with ``cp -a`` (hard links with ``link``), else Python's.
-
-    ``cp`` is a host tool acting on trusted directories; no repository code runs.
-    """
-    cp = shutil.which("cp")
-    if cp is not None:
-        done = subprocess.run(
-            [cp, "-a", *(["--link"] if link else []), "--", str(source), str(dest)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode == 0:
-            return
-        logger.info("cp failed (%s); copying in Python instead", done.stderr.strip()[:200])
-        remove_tree(dest)
-    shutil.copytree(source, dest, symlinks=True)
 
 
 class EnvironmentCache:

@@ -30,7 +30,7 @@ from metaserver.agents.fetch.index import (
     _list_files,
     _normalise,
 )
-from metaserver.agents.fetch.local import _copy_local
+from metaserver.agents.fetch.local import _copy_local, tree_fingerprint
 from metaserver.agents.fetch.metadata import _inspect_tree
 from metaserver.agents.fetch.workspace_cache import (
     CacheKey,
@@ -42,7 +42,7 @@ from metaserver.agents.fetch.workspace_cache import (
 )
 from metaserver.contracts import Source, Workspace
 from metaserver.exceptions import FetchError
-from metaserver.registry.files import remove_tree
+from metaserver.fs import remove_tree
 
 if TYPE_CHECKING:
     from metaserver.settings import Settings
@@ -83,6 +83,11 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
             workspace = workspace.model_copy(update={"fingerprint": f"{key.kind}:{key.digest}"})
             if not cached:
                 await _in_thread(cache.store, key, workspace)
+        elif source.kind == "local":
+            # Not stored (copying the directory again is as cheap as restoring it), but
+            # identified, so that the store of built environments can answer.
+            fingerprint = await _in_thread(tree_fingerprint, dest)
+            workspace = workspace.model_copy(update={"fingerprint": fingerprint})
     except BaseException:
         # Synchronous on purpose: this also runs on cancellation, when awaiting a thread
         # could itself be cancelled and leave half a tree behind.

@@ -20,7 +20,7 @@ from types import ModuleType
 from metaserver.agents.fetch.common import _redact, _timeout_error
 from metaserver.contracts import Source
 from metaserver.exceptions import FetchError, SourceError
-from metaserver.registry.files import remove_tree
+from metaserver.fs import remove_tree
 
 logger = logging.getLogger(__name__)
 

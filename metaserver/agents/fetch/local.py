@@ -7,6 +7,7 @@ applied to every fetched tree before its metadata is read.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
@@ -114,3 +115,26 @@ def _prune_escaping_links(root: Path) -> None:
             if entry.is_symlink() and not _link_stays_inside(entry, resolved_root):
                 logger.warning("removing symlink that leaves the workspace: %s", entry)
                 entry.unlink()
+
+
+def tree_fingerprint(root: Path) -> str:
+    """A digest of a copied tree's content: relative paths, link targets and file bytes.
+
+    A local directory can change between conversions, so it has no name-based cache key;
+    its copy cannot (the copy is private), so hashing the copy identifies exactly what the
+    environment is built from, and a repeated conversion of an unchanged tree reuses it.
+    """
+    digest = hashlib.sha256()
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames) + [d for d in dirnames if (Path(directory) / d).is_symlink()]:
+            entry = Path(directory) / name
+            relative = entry.relative_to(root).as_posix()
+            if entry.is_symlink():
+                digest.update(f"L {relative} -> {os.readlink(entry)}\n".encode())
+                continue
+            digest.update(f"F {relative} {entry.stat().st_mode & 0o111:o}\n".encode())
+            with entry.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+    return f"local:{digest.hexdigest()}"

@@ -2,7 +2,7 @@
 
 This is the gate in front of every network and subprocess use: it is pure validation (it may
 look at the local file system, nothing else) and rejects anything it does not positively
-recognise. The accepted forms are those of DESIGN.md, "Command line":
+recognise. The accepted forms are those of the command line (docs/ARCHITECTURE.md, "Contracts"):
 
 * git URLs: ``https://``, ``http://``, ``ssh://``, ``file://`` and scp-like ``user@host:path``;
 * ``pypi:NAME`` or ``pypi:NAME==VERSION``;

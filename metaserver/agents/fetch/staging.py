@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from metaserver.registry.files import remove_tree
+from metaserver.fs import remove_tree
 
 logger = logging.getLogger(__name__)
 

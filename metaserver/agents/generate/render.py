@@ -1,9 +1,9 @@
 """Generate stage: render a standalone FastMCP server directory from ToolSpecs.
 
-The server is rendered from data, never written by a model (DESIGN decision 1). Each tool is
-a typed Python function, so FastMCP derives and enforces the same schema we publish, and its
-body calls the bound target through ``metaserver_runtime`` (codecs, handles), which is copied
-next to ``server.py`` so that the server runs with nothing of metaserver installed.
+The server is rendered from data, never written by a model (ARCHITECTURE.md decision 1). Each tool
+is a typed Python function, so FastMCP derives and enforces the same schema we publish, and its body
+calls the bound target through ``metaserver_runtime`` (codecs, handles), which is copied next to
+``server.py`` so that the server runs with nothing of metaserver installed.
 """
 
 from __future__ import annotations
@@ -130,8 +130,8 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
     """One decorated function whose typed signature is the tool's input schema.
 
     A parameter with a codec is typed ``Any`` and publishes its exact schema through
-    ``WithJsonSchema``: pydantic cannot build a schema for the library's class (fastmcp4.md
-    section 9), so the runtime decodes the JSON form (or a handle) before the call. A script
+    ``WithJsonSchema``: pydantic cannot build a schema for the library's class (ARCHITECTURE.md,
+    "FastMCP facts"), so the runtime decodes the JSON form (or a handle) before the call. A script
     tool (``root``: the workspace its script paths are relative to) runs in a subprocess.
     """
     for parameter in spec.parameters:

@@ -1,4 +1,4 @@
-"""LLM agents: optional enhancers of the deterministic pipeline (DESIGN.md).
+"""LLM agents: optional enhancers of the deterministic pipeline (docs/ARCHITECTURE.md, "Data flow").
 
 - :func:`refine_specs`: selection, names and descriptions, example arguments, after design.
 - :func:`llm_diagnose`: a repair from a fixed catalogue for a tool that failed validation.

@@ -2,7 +2,7 @@
 
 The generated server is started exactly as it will be served (``launch.server_command``),
 with the environment's interpreter, through the sandbox. Only a tool with evidence is
-published (DESIGN decision 5).
+published (ARCHITECTURE.md decision 5).
 """
 
 from __future__ import annotations

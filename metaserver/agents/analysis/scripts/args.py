@@ -39,7 +39,6 @@ class ArgumentInfo:
     names: list[str]
     action: str = "value"  # value | switch | append | count | bool_optional
     type: str = "str"  # str | int | float
-    typed: bool = True  # False: a type= that is not int/float/str (the schema stays string)
     nargs: str | int | None = None
     default: Any = None
     has_default: bool = False
@@ -196,8 +195,8 @@ def _apply(info: ArgumentInfo, key: str, node: ast.expr) -> str | None:
         info.action = _ACTIONS[value]
         return None
     if key == "type":
+        # A type= other than int/float/str leaves the schema a string.
         info.type = _TYPES.get(_name(node) or "", "str")
-        info.typed = (_name(node) or "") in _TYPES
         return None
     if key == "nargs":
         value = _literal(node)

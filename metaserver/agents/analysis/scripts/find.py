@@ -27,7 +27,7 @@ from metaserver.agents.analysis.scripts.args import (
     choose_parser,
     parsers_in,
 )
-from metaserver.agents.analysis.scripts.examples import MAX_FILE_BYTES, bind_argv, readme_examples
+from metaserver.agents.analysis.scripts.examples import MAX_FILE_BYTES, readme_examples
 from metaserver.agents.design.synthesis import synthesise_example
 from metaserver.agents.environment.strategies import is_installable
 from metaserver.contracts import (
@@ -40,7 +40,7 @@ from metaserver.contracts import (
     SkippedCallable,
 )
 
-__all__ = ["Entry", "add_scripts", "bind_argv", "discover", "readme_examples", "script_candidate"]
+__all__ = ["Entry", "add_scripts", "discover", "script_candidate"]
 
 logger = logging.getLogger(__name__)
 

@@ -9,12 +9,8 @@ from pathlib import Path
 from script_fixtures import make_script_repo
 
 from metaserver.agents.analysis.scripts.args import choose_parser, parsers_in
-from metaserver.agents.analysis.scripts.find import (
-    add_scripts,
-    bind_argv,
-    discover,
-    script_candidate,
-)
+from metaserver.agents.analysis.scripts.examples import bind_argv
+from metaserver.agents.analysis.scripts.find import add_scripts, discover, script_candidate
 from metaserver.contracts import Candidate, CodeReport
 
 PARSER = """\
