@@ -1,0 +1,56 @@
+"""The validation calls that admitted each tool, replayed through a real MCP client.
+
+Run with the environment's Python: python -m pytest tests
+"""
+
+import asyncio
+import functools
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+HERE = Path(__file__).resolve().parent
+CALLS = json.loads((HERE / "validation_calls.json").read_text())
+
+
+@functools.cache
+def replayed():
+    """Every call, made once through one server session: {tool: (is_error, value)}."""
+
+    async def run():
+        transport = StdioTransport(sys.executable, ["-I", str(HERE.parent / "server.py")])
+        results = {}
+        async with Client(transport) as client:
+            for call in CALLS:
+                raw = await client.call_tool_mcp(call["tool"], call["arguments"])
+                value = (raw.structured_content or {}).get("result")
+                results[call["tool"]] = (raw.is_error, value)
+        return results
+
+    return asyncio.run(run())
+
+
+def same(value, expected):
+    if isinstance(expected, float) and isinstance(value, (int, float)):
+        return math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(expected, list) and isinstance(value, list):
+        return len(value) == len(expected) and all(map(same, value, expected))
+    if isinstance(expected, dict) and isinstance(value, dict):
+        keys = expected.keys()
+        return value.keys() == keys and all(same(value[k], expected[k]) for k in keys)
+    return value == expected
+
+
+@pytest.mark.parametrize("call", CALLS, ids=[c["tool"] for c in CALLS])
+def test_tool_answers_as_validated(call):
+    is_error, value = replayed()[call["tool"]]
+    assert not is_error, value
+    if call["check"] == "expected-value":
+        assert same(value, call["result"])
+    elif isinstance(call["result"], dict) and "handle" in call["result"]:
+        assert isinstance(value, dict) and value.get("type") == call["result"]["type"]
