@@ -57,6 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
     call.add_argument("--json", action="store_true", help="print the raw JSON result")
 
+    batch = commands.add_parser("batch", help="convert every SOURCE listed in FILE")
+    batch.add_argument("file", metavar="FILE", help="one SOURCE a line; # comments")
+    batch.add_argument("--executor", choices=["local", "ray"], default="local")
+    batch.add_argument(
+        "--concurrency", type=int, metavar="N", help="conversions at once (default: by cores)"
+    )
+    batch.add_argument("--json", action="store_true", help="print only the JSON list of results")
+
     remove = commands.add_parser("remove", help="unregister a server and delete its files")
     remove.add_argument("server", metavar="SERVER", help="NAME (every version) or NAME@VERSION")
     return parser
@@ -79,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "list": _list,
             "call": _call,
             "remove": _remove,
+            "batch": _batch,
         }[args.command]
         return handler(args, settings)
     except NotFoundError as exc:
@@ -131,6 +140,22 @@ def _report_text(report: dict[str, Any]) -> str:
     if report["output_dir"]:
         lines.append(f"output: {report['output_dir']}")
     return "\n".join(lines)
+
+
+def _batch(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from metaserver.batch.local import default_concurrency
+    from metaserver.batch.rows import table
+    from metaserver.batch.run import run_batch
+
+    concurrency = args.concurrency if args.concurrency is not None else default_concurrency()
+    rows = run_batch(Path(args.file), settings, args.executor, concurrency)
+    if args.json:
+        print(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
+    else:
+        print(table(rows))
+    return EXIT_FAILED if any(row.status == "failed" for row in rows) else EXIT_OK
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
