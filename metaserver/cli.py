@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--name", help="server name (default: from the project)")
     convert.add_argument("--max-tools", type=int, metavar="N", help="tools at most (default 12)")
     convert.add_argument("--json", action="store_true", help="print only the JSON report")
+    convert.add_argument(
+        "--bundle", metavar="DIR", help="convert offline from a `metaserver bundle` directory"
+    )
 
     serve = commands.add_parser("serve", help="run the meta-server")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -56,6 +59,15 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("tool")
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
     call.add_argument("--json", action="store_true", help="print the raw JSON result")
+
+    bundle = commands.add_parser(
+        "bundle", help="prepare what an offline machine needs to convert SOURCEs"
+    )
+    bundle.add_argument("sources", nargs="+", metavar="SOURCE")
+    bundle.add_argument("--output", required=True, metavar="DIR", help="an empty directory")
+    bundle.add_argument(
+        "--python", metavar="X.Y", help="the offline machine's Python (default: this one's)"
+    )
 
     batch = commands.add_parser("batch", help="convert every SOURCE listed in FILE")
     batch.add_argument("file", metavar="FILE", help="one SOURCE a line; # comments")
@@ -88,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "call": _call,
             "remove": _remove,
             "batch": _batch,
+            "bundle": _bundle,
         }[args.command]
         return handler(args, settings)
     except NotFoundError as exc:
@@ -108,6 +121,11 @@ def _convert(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.max_tools is not None and args.max_tools < 1:
         raise UserError("--max-tools must be at least 1")
+    if args.bundle is not None:
+        from pathlib import Path
+
+        index = settings.index.model_copy(update={"bundle": Path(args.bundle)})
+        settings = settings.model_copy(update={"index": index})
     report = asyncio.run(
         convert(
             args.source,
@@ -140,6 +158,23 @@ def _report_text(report: dict[str, Any]) -> str:
     if report["output_dir"]:
         lines.append(f"output: {report['output_dir']}")
     return "\n".join(lines)
+
+
+def _bundle(args: argparse.Namespace, settings: Settings) -> int:
+    import re
+    from pathlib import Path
+
+    from metaserver.bundle.make import current_python, make_bundle
+
+    python = args.python or current_python()
+    if not re.fullmatch(r"3\.\d{1,2}", python):
+        raise UserError(f"--python {python!r}: give the offline machine's Python as X.Y, e.g. 3.11")
+    manifest = asyncio.run(make_bundle(args.sources, Path(args.output), settings, python))
+    print(
+        f"bundle {args.output}: {len(manifest.sources)} sources, "
+        f"{len(manifest.distributions)} distributions for Python {manifest.python}"
+    )
+    return EXIT_OK
 
 
 def _batch(args: argparse.Namespace, settings: Settings) -> int:

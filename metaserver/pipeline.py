@@ -35,6 +35,7 @@ from metaserver.agents.repair.rounds import validate_and_repair
 from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
 from metaserver.agents.validate.selftest import run_generated_tests
+from metaserver.bundle.use import use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
     ConversionReport,
@@ -117,6 +118,9 @@ async def convert(
         UserError: the source or a parameter is invalid; nothing was left in the home.
     """
     parsed = parse_source(source, ref)
+    if settings.index.bundle is not None:
+        # Air-gapped: the source and every distribution come from the bundle, offline.
+        settings = use_bundle(settings, settings.index.bundle, source)
     if name is not None:
         check_server_name(name)
     sandbox = get_sandbox(settings.sandbox)

@@ -144,6 +144,11 @@ class IndexSettings(BaseModel):
     offline: bool = Field(
         default=False, description="Use only the package cache and the wheelhouse."
     )
+    bundle: Path | None = Field(
+        default=None,
+        description="A directory made by `metaserver bundle`: conversions take their sources "
+        "and distributions from it, offline (as `convert --bundle DIR`).",
+    )
 
 
 class TimeoutSettings(BaseModel):

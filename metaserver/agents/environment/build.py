@@ -87,6 +87,14 @@ def uv_environment(settings: Settings) -> dict[str, str]:
     return env
 
 
+def local_wheelhouse(settings: Settings) -> tuple[Path, ...]:
+    """The wheelhouse directory an install must be able to read, when it is one."""
+    links = settings.index.find_links
+    if links and "://" not in links and Path(links).is_dir():
+        return (Path(links).resolve(),)
+    return ()
+
+
 @dataclass
 class _Build:
     """What every attempt of one build shares."""
@@ -115,7 +123,7 @@ class _Build:
             workdir=self.workdir,
             timeout=timeout,
             network=not self.settings.index.offline,
-            readable=(self.workspace.path,),
+            readable=(self.workspace.path, *local_wheelhouse(self.settings)),
             writable=(self.venv, self.workdir),
             env=uv_environment(self.settings),
             kind="install",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from metaserver.agents.environment.build import uv_binary, uv_environment
+from metaserver.agents.environment.build import local_wheelhouse, uv_binary, uv_environment
 from metaserver.agents.environment.cache import freeze_environment, unshare_environment
 from metaserver.contracts import Environment
 from metaserver.exceptions import EnvironmentBuildError
@@ -49,6 +49,7 @@ async def add_packages(
         workdir=workdir,
         timeout=settings.timeouts.environment,
         network=not settings.index.offline,
+        readable=local_wheelhouse(settings),
         writable=(environment.venv, workdir),
         env=uv_environment(settings),
         kind="install",

@@ -14,12 +14,15 @@ from metaserver.contracts import Environment
 from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.settings import Settings
 
+# What replaying the tests installs into an environment (a bundle carries it too).
+SELFTEST_PACKAGES = ["pytest"]
+
 
 async def run_generated_tests(
     server_dir: Path, environment: Environment, settings: Settings, sandbox: Sandbox
 ) -> RunResult:
     """Install pytest into the environment if needed, then run ``server_dir/tests``."""
-    await add_packages(environment, ["pytest"], settings, sandbox)
+    await add_packages(environment, SELFTEST_PACKAGES, settings, sandbox)
     workdir = server_dir / "work"
     policy = Policy(
         workdir=workdir,

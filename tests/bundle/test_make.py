@@ -1,0 +1,95 @@
+"""A bundle made online converts a library with a dependency where there is no network at all
+(a fresh network namespace, ``unshare -n``), from the bundle alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fixture_repos import CALC_MODULE, PYPROJECT, git, make_package_repo
+
+from metaserver.bundle.manifest import read_manifest
+from metaserver.bundle.wheels import pins, requirement_closure
+
+METASERVER = str(Path(sys.executable).with_name("metaserver"))
+DEPENDENT = CALC_MODULE.replace(
+    "from __future__ import annotations\n",
+    "from __future__ import annotations\n\nimport six  # the dependency the bundle must carry\n",
+    1,
+)
+
+
+def run(home: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    if backend := os.environ.get("METASERVER_SANDBOX__BACKEND"):
+        env["METASERVER_SANDBOX__BACKEND"] = backend
+    env["METASERVER_HOME"] = str(home)
+    # A package cache of this home's own: nothing warm from earlier runs on this machine.
+    env["METASERVER_UV_CACHE_DIR"] = str(home / "uv-cache")
+    return subprocess.run(
+        [*prefix, METASERVER, *args], capture_output=True, text=True, env=env, timeout=900
+    )
+
+
+def test_pins_keep_exact_versions_and_drop_paths_and_urls() -> None:
+    lines = ["Six==1.17.0", "fastmcp==4.1.6  # via x", "pkg @ file:///tmp/pkg", "-e .", ""]
+    assert pins(lines) == {"six": "1.17.0", "fastmcp": "4.1.6"}
+
+
+def test_metaserver_needs_what_it_imports() -> None:
+    closure = requirement_closure("metaserver")
+    assert {"fastmcp", "pydantic", "httpx", "uv", "packaging"} <= set(closure)
+
+
+def test_a_source_missing_from_the_bundle_is_named(tmp_path: Path) -> None:
+    bundle = tmp_path / "bundle"
+    for part in ("workspaces", "wheels"):
+        (bundle / part).mkdir(parents=True)
+    (bundle / "manifest.json").write_text(
+        json.dumps({"python": "3.11", "metaserver": "0", "sources": []})
+    )
+    done = run(tmp_path / "home", "convert", "pypi:six==1.17.0", "--bundle", str(bundle))
+    assert done.returncode == 2
+    assert "pypi:six==1.17.0 is not in the bundle" in done.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(shutil.which("unshare") is None or os.geteuid() != 0, reason="needs root")
+def test_a_bundled_library_converts_with_no_network(tmp_path: Path) -> None:
+    repo = make_package_repo(tmp_path / "sixcalc", "sixcalc", "sixcalc", DEPENDENT)
+    (repo / "pyproject.toml").write_text(
+        PYPROJECT.format(name="sixcalc", package="sixcalc").replace(
+            'requires-python = ">=3.9"', 'requires-python = ">=3.9"\ndependencies = ["six>=1.16"]'
+        )
+    )
+    git(repo, "commit", "-qam", "depend on six")
+    source = f"file://{repo}"
+    bundle = tmp_path / "bundle"
+
+    made = run(tmp_path / "online", "bundle", source, "--output", str(bundle))
+
+    assert made.returncode == 0, made.stderr
+    manifest = read_manifest(bundle)
+    [entry] = manifest.sources
+    assert entry.source == source and entry.commit is not None
+    assert any(r.startswith("six==") for r in entry.requirements)
+    files = {p.name for p in (bundle / "wheels").iterdir()}
+    assert any(f.startswith("six-") for f in files)
+    assert any(f.startswith("setuptools-") for f in files)  # the source build's backend
+    assert any(f.startswith("metaserver-") and f.endswith(".whl") for f in files)
+
+    # A new home, no cache, and no network: everything comes from the bundle.
+    offline = run(
+        tmp_path / "offline",
+        "convert", source, "--bundle", str(bundle), "--json",
+        prefix=("unshare", "-n", "--"),
+    )  # fmt: skip
+    assert offline.returncode == 0, offline.stderr[-3000:]
+    report = json.loads(offline.stdout)
+    assert report["status"] == "success" and report["tools_passed"] >= 3
+    assert report["environment"]["strategy"] == "source"
