@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     batch.add_argument("--json", action="store_true", help="print only the JSON list of results")
 
+    run = commands.add_parser("run", help="serve one registered server over stdio, sandboxed")
+    run.add_argument("server", metavar="SERVER", help="NAME (its newest version) or NAME@VERSION")
+
     remove = commands.add_parser("remove", help="unregister a server and delete its files")
     remove.add_argument("server", metavar="SERVER", help="NAME (every version) or NAME@VERSION")
     return parser
@@ -100,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "call": _call,
             "remove": _remove,
             "batch": _batch,
+            "run": _run,
             "bundle": _bundle,
         }[args.command]
         return handler(args, settings)
@@ -191,6 +195,12 @@ def _batch(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(table(rows))
     return EXIT_FAILED if any(row.status == "failed" for row in rows) else EXIT_OK
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.children.standalone import serve_stdio
+
+    return serve_stdio(settings, args.server)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

@@ -32,7 +32,10 @@ async def served(source: str, settings: Settings, max_tools: int = 12) -> Client
     assert report.status == "success", report.failure
     server_dir = Path(str(report.output_dir))
     (snippet,) = json.loads((server_dir / "mcp.json").read_text())["mcpServers"].values()
-    transport = StdioTransport(snippet["command"], snippet["args"], cwd=str(server_dir / "work"))
+    # As a client runs it: mcp.json's command, arguments and environment (a sandboxed run).
+    transport = StdioTransport(
+        snippet["command"], snippet["args"], env=snippet.get("env"), cwd=str(server_dir / "work")
+    )
     return Client(transport)
 
 

@@ -86,7 +86,10 @@ async def test_handles_and_codecs_through_a_real_server(tmp_path: Path, settings
 
     server_dir = Path(str(report.output_dir))
     snippet = json.loads((server_dir / "mcp.json").read_text())["mcpServers"]["accpack"]
-    transport = StdioTransport(snippet["command"], snippet["args"], cwd=str(server_dir / "work"))
+    # As a client runs it: mcp.json's command, arguments and environment (a sandboxed run).
+    transport = StdioTransport(
+        snippet["command"], snippet["args"], env=snippet.get("env"), cwd=str(server_dir / "work")
+    )
     async with Client(transport) as client:
         listed = {t.name: t for t in await client.list_tools()}
         handle_schema = listed["accumulator_add"].input_schema["properties"]["handle"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import keyword
 import shutil
+import sys
 from pathlib import Path
 
 from metaserver import GENERATOR_VERSION
@@ -280,15 +281,19 @@ def tools_document(
 
 
 def mcp_snippet(server_name: str, environment: Environment, directory: Path) -> dict[str, JSON]:
-    """What a client puts in its configuration to run this server on its own (unsandboxed)."""
-    return {
-        "mcpServers": {
-            server_name: {
-                "command": str(environment.python_path),
-                "args": ["-I", str(directory / "server.py")],
-            }
-        }
+    """What a client puts in its configuration to run this server, confined.
+
+    ``metaserver run NAME@VERSION`` starts it in the sandbox, exactly as the meta-server does
+    (the README beside it gives the bare, unconfined command for those who trust the code).
+    """
+    version = directory.name.rpartition("-")[2]
+    entry: dict[str, JSON] = {
+        "command": sys.executable,
+        "args": ["-m", "metaserver", "run", f"{server_name}@{version}"],
     }
+    if directory.parent.name == "servers":  # inside a home: name it, the client may not
+        entry["env"] = {"METASERVER_HOME": str(directory.parent.parent)}
+    return {"mcpServers": {server_name: entry}}
 
 
 def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvidence]) -> None:
@@ -330,9 +335,10 @@ Every tool below was called through a real MCP client before this server was reg
 | --- | --- | --- |
 {rows}
 
-Run it on its own over stdio:
+`mcp.json` runs it through metaserver, in the sandbox (no network, a read-only environment,
+only `work/` writable): `metaserver run {server_name}` over stdio, or one call with
+`metaserver call {server_name} TOOL '{{...}}'`. Unconfined, for code you trust, it runs on
+its own with the environment's Python:
 
     {environment.python_path} -I {directory / "server.py"}
-
-or through metaserver (sandboxed): `metaserver call {server_name} TOOL '{{...}}'`.
 """

@@ -315,8 +315,10 @@ def test_generate_writes_a_complete_directory(tmp_path: Path) -> None:
     assert document["commit"] == "0" * 40
     calls = json.loads((directory / "tests" / "validation_calls.json").read_text())
     assert [(c["tool"], c["arguments"], c["result"]) for c in calls] == [("add", {"a": 1}, 3)]
-    snippet = json.loads((directory / "mcp.json").read_text())
-    assert snippet["mcpServers"]["tiny"]["command"] == sys.executable
+    snippet = json.loads((directory / "mcp.json").read_text())["mcpServers"]["tiny"]
+    # Confined: through metaserver's own run command, naming the version.
+    assert snippet["command"] == sys.executable
+    assert snippet["args"] == ["-m", "metaserver", "run", f"tiny@{directory.name.split('-')[-1]}"]
     # Regenerating over an existing directory works and refreshes the runtime copy.
     generate(directory, "tiny", SPECS[:1], workspace(tmp_path), environment(tmp_path))
     assert "tool_greet" not in (directory / "server.py").read_text()
