@@ -25,6 +25,7 @@ from metaserver.agents.conversion import Conversion, Draft
 from metaserver.agents.design.specs import design
 from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.cache import EnvironmentCache
+from metaserver.agents.environment.shared_files import sweep_objects
 from metaserver.agents.fetch import fetch
 from metaserver.agents.fetch.source import parse_source
 from metaserver.agents.fetch.staging import OWNER_SUFFIX, staging_lease
@@ -330,6 +331,8 @@ def _trim_stores(settings: Settings) -> None:
     entries = EnvironmentCache(settings.environment_store).entries()
     entries += WorkspaceCache(settings.workspace_store).entries()
     enforce_budget(entries, settings.store_max_mb * 1_000_000)
+    # Files only the evicted entries (or removed servers) linked are garbage now.
+    sweep_objects(settings.shared_files)
 
 
 def _discard_conversion(settings: Settings, server: str, token: str) -> None:

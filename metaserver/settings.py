@@ -238,6 +238,12 @@ class Settings(BaseSettings):
         return self.home / "cache" / "environments"
 
     @property
+    def shared_files(self) -> Path:
+        """One copy of each large file environments share
+        (:mod:`metaserver.agents.environment.shared_files`)."""
+        return self.home / "cache" / "objects"
+
+    @property
     def workspace_store(self) -> Path:
         """Fetched trees kept for reuse (:mod:`metaserver.agents.fetch.workspace_cache`)."""
         return self.home / "cache" / "workspaces"

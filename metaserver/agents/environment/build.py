@@ -38,6 +38,7 @@ from metaserver.agents.environment.interpreters import (
     discover_interpreters,
     read_requires_python,
 )
+from metaserver.agents.environment.shared_files import share_identical_files
 from metaserver.agents.environment.strategies import (
     collect_requirements,
     decisive_lines,
@@ -176,6 +177,9 @@ async def build_environment(
         # Last: the lock step, an install-kind child, was handed the environment too. From
         # here on nothing sandboxed writes it (an install into it unshares it first).
         await asyncio.to_thread(freeze_environment, venv)
+        if built:
+            saved = await asyncio.to_thread(share_identical_files, venv, settings.shared_files)
+            logger.info("environment shares %.1f MB with earlier ones", saved / 1e6)
         if built and key:
             await asyncio.to_thread(cache.store, key, environment)
     except BaseException:
