@@ -60,6 +60,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         try:
             yield {}
         finally:
+            await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
 
     token = settings.auth.token.get_secret_value() if settings.auth.token else ""

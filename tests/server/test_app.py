@@ -210,7 +210,7 @@ async def test_convert_repo_mounts_reports_progress_and_notifies(
             await progress("register", 6, 6)
         finally:
             running["now"] -= 1
-        if source == "broken":
+        if source.startswith("broken"):
             return ConversionReport(server="broken", source=source, status="failed")
         register_fake(settings, "beta")
         return ConversionReport(server="beta", source=source, status="success", tools_passed=5)
@@ -239,8 +239,9 @@ async def test_convert_repo_mounts_reports_progress_and_notifies(
         assert str(settings.home) not in str(caught.value)
 
         failed = await asyncio.gather(
-            client.call_tool("convert_repo", {"source": "broken"}),
-            client.call_tool("convert_repo", {"source": "broken"}),
+            # Two sources: the same one twice would be a single, joined conversion.
+            client.call_tool("convert_repo", {"source": "broken-1"}),
+            client.call_tool("convert_repo", {"source": "broken-2"}),
         )
         assert [r.data["status"] for r in failed] == ["failed", "failed"]
         assert running["most"] == 1  # max_concurrent_conversions
