@@ -24,6 +24,7 @@ from fastmcp.server.auth import StaticTokenVerifier
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool
 
+from metaserver import __version__
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
@@ -70,7 +71,11 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         else None
     )
     mcp: FastMCP[Any] = FastMCP(
-        "metaserver", instructions=INSTRUCTIONS, auth=auth, lifespan=lifespan
+        "metaserver",
+        version=__version__,  # serverInfo.version: metaserver's own, not FastMCP's
+        instructions=INSTRUCTIONS,
+        auth=auth,
+        lifespan=lifespan,
     )
     mcp.add_middleware(_ScrubErrors(settings.home))
     state = MetaState(

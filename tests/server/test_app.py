@@ -25,6 +25,7 @@ from fastmcp.exceptions import ToolError
 from mcp.client.subscriptions import listen
 from serving import free_port, serving_http
 
+import metaserver
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import RegistryError, UserError
 from metaserver.registry.files import discard_files
@@ -151,6 +152,46 @@ async def test_errors_are_short_and_scrubbed(
         )
         assert result.is_error and "disk on fire" in _text(result)
         assert home not in _text(result) and "$METASERVER_HOME" in _text(result)
+
+
+async def test_errors_name_the_tool_the_client_called(home_settings: Settings) -> None:
+    async with Client(build_server(home_settings), mode="legacy") as client:
+        result = await client.call_tool("alpha_explode", {"message": "m"}, raise_on_error=False)
+        text = _text(result)
+        assert result.is_error and "boom: m" in text
+        assert "'alpha_explode'" in text and "'explode'" not in text, text
+
+
+async def test_server_info_is_metaserver_and_its_version(home_settings: Settings) -> None:
+    server = build_server(home_settings)
+    async with Client(server, mode="legacy") as legacy:
+        assert legacy.initialize_result is not None
+        info = legacy.initialize_result.server_info
+        assert (info.name, info.version) == ("metaserver", metaserver.__version__)
+    async with Client(server) as modern:  # 2026-07-28: serverInfo rides on each result
+        result = await modern.call_tool("list_servers", {})
+        info_meta = (result.meta or {})["io.modelcontextprotocol/serverInfo"]
+        assert info_meta == {"name": "metaserver", "version": metaserver.__version__}
+
+
+async def test_empty_answers_carry_a_sentence(tmp_path: Path) -> None:
+    settings = fast_settings(tmp_path / "home")
+    async with Client(build_server(settings), mode="legacy") as client:
+        cases = [
+            ("list_servers", {}, "no servers are registered"),
+            ("list_tools", {}, "no tools are registered"),
+            ("list_tools", {"query": "median"}, "no tools match 'median'"),
+            ("list_tools", {"server": "nobody"}, "no tools of server 'nobody'"),
+        ]
+        for tool, arguments, sentence in cases:
+            result = await client.call_tool(tool, arguments)
+            assert sentence in _text(result), (tool, _text(result))
+            # The structured result keeps its contract: an empty list.
+            assert result.structured_content == {"result": []} and result.data == []
+    register_fake(settings, "alpha")
+    async with Client(build_server(settings), mode="legacy") as client:
+        listed = await client.call_tool("list_servers", {})
+        assert "no servers" not in _text(listed) and listed.data[0]["name"] == "alpha"
 
 
 async def test_remove_server_notifies_this_and_other_legacy_sessions(
