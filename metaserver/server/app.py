@@ -23,11 +23,13 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import StaticTokenVerifier
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool
+from starlette.middleware import Middleware as ASGIMiddleware
 
 from metaserver import __version__
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
+from metaserver.server.bearer_errors import BearerErrors
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools, public_message
 from metaserver.server.notify import ListChangedNotifier
@@ -177,6 +179,7 @@ async def run(
         return
     await mcp.run_http_async(
         show_banner=False,
+        middleware=[ASGIMiddleware(BearerErrors)] if token else None,
         transport="http",
         host=host,
         port=port,

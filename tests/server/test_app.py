@@ -418,8 +418,18 @@ async def test_http_requires_the_token_and_checks_host_and_origin(
         missing = await http.post(url, json=body, headers=accept)
         assert missing.status_code == 401
         assert missing.headers["www-authenticate"].lower().startswith("bearer")
+        assert missing.json()["error"] == "missing bearer token"
         wrong = await http.post(url, json=body, headers={**accept, "Authorization": "Bearer no"})
         assert wrong.status_code == 401
+        assert wrong.json()["error"] == "invalid bearer token"
+        # A static token has no authorization server: nothing may send a client looking
+        # for one (resource metadata, talk of re-registering OAuth tokens).
+        for answer in (missing, wrong):
+            challenge = answer.headers["www-authenticate"]
+            assert "resource_metadata" not in challenge and "register" not in challenge
+            assert "register" not in answer.text and token not in answer.text
+        discovery = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        assert (await http.get(discovery)).status_code == 404
         host = await http.post(url, json=body, headers={**accept, **bearer, "Host": "evil.example"})
         assert 400 <= host.status_code < 500
         origin = {**accept, **bearer, "Origin": "http://evil.example"}
