@@ -15,6 +15,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from pydantic import Field
 
+from metaserver.agents.validate.watch import watcher
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.server.jobs import ConversionCancelled, Job
@@ -40,6 +41,8 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
     async def run(job: Job, max_tools: int | None) -> ConversionReport:
         from metaserver.pipeline import convert  # lazily: the pipeline is heavy
 
+        # Set in the job's own task, whose context no other conversion shares.
+        watcher.set(job.calling)
         async with state.conversions:
             report = await convert(
                 job.source,

@@ -8,8 +8,9 @@ while one runs joins that job. A job stops early only when asked: ``cancel_conve
 ``tasks/cancel``, or the server shutting down; the pipeline then deletes its files.
 
 Followers get every progress message of the job, and between two messages a heartbeat that
-repeats the current one every :data:`HEARTBEAT` seconds: a stage such as validation runs
-for many seconds without a message of its own, and clients treat silence as a hang.
+repeats the current one (naming the tool being validated, when one is) every
+:data:`HEARTBEAT` seconds: a stage such as validation runs for many seconds without a
+message of its own, and clients treat silence as a hang.
 """
 
 from __future__ import annotations
@@ -57,10 +58,14 @@ class Job:
 
     async def progress(self, message: str, done: float, total: float) -> None:
         """The pipeline's progress callback: record the stage and pass it to followers."""
-        self.stage, self.done, self.total = message, done, total
+        self.stage, self.done, self.total, self.tool = message, done, total, None
         self._stage_started = time.monotonic()
         for queue in self._followers:
             queue.put_nowait((done, total, message))
+
+    def calling(self, tool: str | None) -> None:
+        """The validation watcher (metaserver/agents/validate/watch.py): the tool called now."""
+        self.tool = tool
 
     @property
     def running(self) -> bool:
@@ -139,7 +144,8 @@ class Job:
         # MCP wants progress to increase with each notification: creep towards the next
         # stage without reaching it.
         waited = time.monotonic() - self._stage_started
-        return self.done + 0.9 * waited / (waited + 60.0), self.total, self.stage
+        message = f"{self.stage}: calling {self.tool}" if self.tool else self.stage
+        return self.done + 0.9 * waited / (waited + 60.0), self.total, message
 
 
 async def _send(report: Report, done: float, total: float, message: str) -> None:
@@ -198,7 +204,7 @@ class JobTable:
             return await run(job)
         finally:
             job.finished = time.monotonic()
-            job.stage = "done"
+            job.stage, job.tool = "done", None
 
     def find(self, job_or_source: str) -> Job | None:
         """A job by id, else the newest job of that source (a running one first)."""

@@ -21,6 +21,7 @@ from fastmcp.exceptions import ToolError
 from fixture_repos import make_calc_repo
 from serving import serving_http
 
+from metaserver.agents.validate.watch import calling
 from metaserver.contracts import ConversionReport
 from metaserver.registry.store import Registry
 from metaserver.server.app import build_server
@@ -156,6 +157,42 @@ async def test_conversion_status_during_and_after(
         assert (await _status(client, "pypi:beta"))["job"] == report["job"]
 
 
+async def test_status_and_heartbeat_name_the_tool_being_validated(
+    served: tuple[FastMCP[Any], SlowPipeline, Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, pipeline, _ = served
+
+    async def validating(
+        source: str, *, settings: Settings, progress: Any = None, **_: Any
+    ) -> ConversionReport:
+        await progress("validate", 4, 6)
+        calling("add")  # what metaserver/agents/validate/calls.py says before each tool
+        pipeline.started.set()
+        await pipeline.release.wait()
+        calling(None)
+        return ConversionReport(server="beta", source=source, status="failed")
+
+    monkeypatch.setattr("metaserver.pipeline.convert", validating)
+    heard: list[str | None] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append(message)
+
+    async with Client(server, mode="legacy") as client:
+        call = asyncio.ensure_future(
+            client.call_tool("convert_repo", {"source": "pypi:beta"}, progress_handler=on_progress)
+        )
+        await asyncio.wait_for(pipeline.started.wait(), 10)
+        status = await _status(client, "pypi:beta")
+        assert (status["stage"], status["tool"]) == ("validate", "add")
+        await asyncio.sleep(HEARTBEAT + 1)
+        assert heard[0] == "validate" and "validate: calling add" in heard[1:], heard
+        pipeline.release.set()
+        assert (await asyncio.wait_for(call, 10)).data["status"] == "failed"
+        after = await _status(client, "pypi:beta")
+        assert after["state"] == "failed" and after["tool"] is None
+
+
 async def test_cancel_conversion_stops_it_and_registers_nothing(
     served: tuple[FastMCP[Any], SlowPipeline, Settings],
 ) -> None:
@@ -209,6 +246,7 @@ async def test_a_real_conversion_outlives_a_client_that_times_out(tmp_path: Path
             assert report["status"] == "success", report.get("failure")
             assert report["job"] == running["job"]  # joined, not started again
             assert gaps and max(gaps) <= 5.0, gaps
+            print(f"progress: {len(gaps)} notifications, longest gap {max(gaps):.2f} s")
             done = await _status(patient, running["job"])
             assert done["state"] == "succeeded" and done["report"]["server"] == "calcpack"
             assert (await patient.call_tool("calcpack_add", {"a": 40, "b": 2})).data == 42
