@@ -1,7 +1,9 @@
 """The meta-server: an MCP server whose tools convert repositories into MCP servers.
 
-Tools (the contract in DESIGN.md, "Meta-server tools"): ``convert_repo``, ``list_tools``,
-``call_generated``, ``list_servers``, ``remove_server``; and, unless
+Tools (the contract in DESIGN.md, "Meta-server tools"): ``convert_repo``,
+``conversion_status``, ``cancel_conversion`` (conversions run as jobs,
+:mod:`metaserver.server.jobs`), ``list_tools``, ``call_generated``, ``list_servers``,
+``remove_server``; and, unless
 ``settings.expose_direct_tools`` is off, every registered tool as ``<server>_<tool>``
 (:mod:`metaserver.server.direct`). Generated servers run as lazily started, sandboxed children
 (:mod:`metaserver.children.pool`); tool-list changes are announced by
@@ -43,8 +45,10 @@ logger = logging.getLogger(__name__)
 INSTRUCTIONS = """\
 metaserver turns code repositories into MCP servers. convert_repo(source) converts a git URL,
 a local directory or pypi:NAME into a validated server and mounts its tools as
-<server>_<tool>. list_tools(query) searches every registered tool; call_generated(server,
-tool, arguments) calls one without relying on the tool list."""
+<server>_<tool>. A conversion goes on if the call is abandoned: conversion_status(source)
+tells how it stands or ended, cancel_conversion(job) stops it. list_tools(query) searches
+every registered tool; call_generated(server, tool, arguments) calls one without relying on
+the tool list."""
 
 
 def build_server(settings: Settings) -> FastMCP[Any]:
