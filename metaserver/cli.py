@@ -1,8 +1,9 @@
 """The ``metaserver`` command line (contract in docs/ARCHITECTURE.md, "Contracts").
 
 Exit codes: 0 success; 1 the conversion or the tool call failed; 2 bad usage, a bad source, or
-an unknown server or tool. stdout carries only results (the report with ``--json``); logs go
-to stderr.
+an unknown server or tool. stdout carries only results (the report with ``--json``; with
+``--json``, an error is a JSON object ``{"status": "error", "error": ..., "exit_code": ...}``);
+logs go to stderr.
 """
 
 from __future__ import annotations
@@ -107,17 +108,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             "bundle": _bundle,
         }[args.command]
         return handler(args, settings)
-    except NotFoundError as exc:
-        print(f"metaserver: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except UserError as exc:
-        print(f"metaserver: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except (NotFoundError, UserError) as exc:
+        return _fail(args, exc, EXIT_USAGE)
     except MetaServerError as exc:
-        print(f"metaserver: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return _fail(args, exc, EXIT_FAILED)
     except KeyboardInterrupt:
         return 130
+
+
+def _fail(args: argparse.Namespace, exc: Exception, code: int) -> int:
+    """Say why on stderr, and, for ``--json``, as a JSON object on stdout too: a script
+    reading stdout learns what went wrong rather than getting nothing to parse."""
+    print(f"metaserver: {exc}", file=sys.stderr)
+    if getattr(args, "json", False):
+        error = {"status": "error", "error": str(exc), "exit_code": code}
+        print(json.dumps(error, indent=2))
+    return code
 
 
 def _convert(args: argparse.Namespace, settings: Settings) -> int:

@@ -43,9 +43,12 @@ def test_bad_sources_exit_2_and_leave_nothing(tmp_path: Path, source: str) -> No
     # "--" so that the source itself, not argparse, has to refuse "--upload-pack=x".
     result = run_cli(home, "convert", "--json", "--", source)
     assert result.returncode == 2, result.stderr
-    assert result.stdout == ""
     message = result.stderr.strip().splitlines()
     assert message and message[-1].startswith("metaserver: ")
+    # --json: stdout is a JSON error object saying the same.
+    error = json.loads(result.stdout)
+    assert error["status"] == "error" and error["exit_code"] == 2
+    assert error["error"] and message[-1] == f"metaserver: {error['error']}"
     assert home_is_empty(home)
 
 

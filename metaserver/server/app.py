@@ -1,7 +1,9 @@
 """The meta-server: an MCP server whose tools convert repositories into MCP servers.
 
-Tools (the contract in docs/ARCHITECTURE.md, "Contracts"): ``convert_repo``, ``list_tools``,
-``call_generated``, ``list_servers``, ``remove_server``; and, unless
+Tools (the contract in docs/ARCHITECTURE.md, "Contracts"): ``convert_repo``,
+``conversion_status``, ``cancel_conversion`` (conversions run as jobs,
+:mod:`metaserver.server.jobs`), ``list_tools``, ``call_generated``, ``list_servers``,
+``remove_server``; and, unless
 ``settings.expose_direct_tools`` is off, every registered tool as ``<server>_<tool>``
 (:mod:`metaserver.server.direct`). Generated servers run as lazily started, sandboxed children
 (:mod:`metaserver.children.pool`); tool-list changes are announced by
@@ -23,10 +25,13 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import StaticTokenVerifier
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool
+from starlette.middleware import Middleware as ASGIMiddleware
 
+from metaserver import __version__
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
+from metaserver.server.bearer_errors import BearerErrors
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools, public_message
 from metaserver.server.notify import ListChangedNotifier
@@ -40,8 +45,10 @@ logger = logging.getLogger(__name__)
 INSTRUCTIONS = """\
 metaserver turns code repositories into MCP servers. convert_repo(source) converts a git URL,
 a local directory or pypi:NAME into a validated server and mounts its tools as
-<server>_<tool>. list_tools(query) searches every registered tool; call_generated(server,
-tool, arguments) calls one without relying on the tool list."""
+<server>_<tool>. A conversion goes on if the call is abandoned: conversion_status(source)
+tells how it stands or ended, cancel_conversion(job) stops it. list_tools(query) searches
+every registered tool; call_generated(server, tool, arguments) calls one without relying on
+the tool list."""
 
 
 def build_server(settings: Settings) -> FastMCP[Any]:
@@ -60,6 +67,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         try:
             yield {}
         finally:
+            await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
 
     token = settings.auth.token.get_secret_value() if settings.auth.token else ""
@@ -69,7 +77,11 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         else None
     )
     mcp: FastMCP[Any] = FastMCP(
-        "metaserver", instructions=INSTRUCTIONS, auth=auth, lifespan=lifespan
+        "metaserver",
+        version=__version__,  # serverInfo.version: metaserver's own, not FastMCP's
+        instructions=INSTRUCTIONS,
+        auth=auth,
+        lifespan=lifespan,
     )
     mcp.add_middleware(_ScrubErrors(settings.home))
     state = MetaState(
@@ -171,6 +183,7 @@ async def run(
         return
     await mcp.run_http_async(
         show_banner=False,
+        middleware=[ASGIMiddleware(BearerErrors)] if token else None,
         transport="http",
         host=host,
         port=port,

@@ -1,4 +1,9 @@
-"""The meta-tool that converts a repository: ``convert_repo``, inline or as an MCP task."""
+"""The meta-tools of conversions: ``convert_repo`` (inline or as an MCP task),
+``conversion_status`` and ``cancel_conversion``.
+
+A conversion runs as a job of the server (:mod:`metaserver.server.jobs`); ``convert_repo``
+follows it, so the conversion outlives a client that gives up.
+"""
 
 from __future__ import annotations
 
@@ -10,46 +15,42 @@ from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from pydantic import Field
 
+from metaserver.agents.validate.watch import watcher
+from metaserver.contracts import ConversionReport
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
+from metaserver.server.jobs import ConversionCancelled, Job
 from metaserver.server.state import MetaState
 
 logger = logging.getLogger(__name__)
 
 
+def describe_failure(exc: BaseException) -> str:
+    """What a client is told of a conversion that raised ``exc`` (before scrubbing)."""
+    if isinstance(exc, UserError | ConversionCancelled):
+        return str(exc)
+    if isinstance(exc, MetaServerError):
+        return f"conversion failed: {exc}"
+    return f"conversion failed: internal error: {exc}"
+
+
 def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfig | None) -> None:
-    """Register ``convert_repo`` on ``mcp`` (task-capable when ``as_task`` is given)."""
+    """Register the conversion meta-tools on ``mcp`` (``convert_repo`` task-capable when
+    ``as_task`` is given)."""
     settings, registry = state.settings, state.registry
 
-    @mcp.tool(task=as_task or False)
-    async def convert_repo(
-        source: Annotated[str, Field(description="git URL, local directory, or pypi:NAME")],
-        ctx: Context,
-        ref: Annotated[str | None, Field(description="git branch, tag or commit")] = None,
-        max_tools: Annotated[int | None, Field(ge=1, le=200)] = None,
-    ) -> dict[str, Any]:
-        """Convert a repository into a validated MCP server, register it and mount its tools.
-
-        Returns the conversion report; progress is reported at each stage. Clients that
-        support MCP tasks get a task to poll or cancel.
-        """
+    async def run(job: Job, max_tools: int | None) -> ConversionReport:
         from metaserver.pipeline import convert  # lazily: the pipeline is heavy
 
-        async def progress(message: str, done: float, total: float) -> None:
-            await ctx.report_progress(done, total, message)
-
+        # Set in the job's own task, whose context no other conversion shares.
+        watcher.set(job.calling)
         async with state.conversions:
-            try:
-                report = await convert(
-                    source, settings=settings, ref=ref, max_tools=max_tools, progress=progress
-                )
-            except UserError as exc:
-                raise state.fail(str(exc)) from exc
-            except MetaServerError as exc:
-                raise state.fail(f"conversion failed: {exc}") from exc
-            except Exception as exc:
-                # As a task, the call bypasses the middleware that scrubs errors: say it here.
-                logger.exception("conversion of %s failed unexpectedly", source)
-                raise state.fail(f"conversion failed: internal error: {exc}") from exc
+            report = await convert(
+                job.source,
+                settings=settings,
+                ref=job.ref,
+                max_tools=max_tools,
+                progress=job.progress,
+            )
         if report.status == "success":
             # A replaced version's files are gone: its child must not keep serving them. Other
             # versions' children stay; the new version gets a child of its own on first call.
@@ -60,5 +61,69 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
                     state.direct.mount(registry.get(report.server))
                 except NotFoundError:
                     logger.error("converted server %s is not in the registry", report.server)
-            await state.notifier.notify(ctx)
-        return report.model_dump(mode="json")
+            await state.notifier.notify()
+        return report
+
+    @mcp.tool(task=as_task or False)
+    async def convert_repo(
+        source: Annotated[str, Field(description="git URL, local directory, or pypi:NAME")],
+        ctx: Context,
+        ref: Annotated[str | None, Field(description="git branch, tag or commit")] = None,
+        max_tools: Annotated[int | None, Field(ge=1, le=200)] = None,
+    ) -> dict[str, Any]:
+        """Convert a repository into a validated MCP server, register it and mount its tools.
+
+        Returns the conversion report (with its job id); progress is reported at each stage.
+        The conversion belongs to the server: if this call is abandoned it still finishes
+        (see conversion_status), and a second call for the same source joins it. Clients
+        that support MCP tasks get a task to poll or cancel.
+        """
+        job, _ = state.jobs.start(source, ref, lambda job: run(job, max_tools))
+
+        async def progress(done: float, total: float, message: str) -> None:
+            await ctx.report_progress(done, total, message)
+
+        try:
+            report = await job.follow(progress)
+        except asyncio.CancelledError:
+            # tasks/cancel asks to stop the conversion; a request that went away does not.
+            if ctx.is_background_task:
+                await state.jobs.cancel(job)
+            raise
+        except Exception as exc:
+            # As a task, the call bypasses the middleware that scrubs errors: say it here.
+            raise state.fail(describe_failure(exc)) from None
+        if report.status == "success":
+            await state.notifier.tell(ctx)
+        return {**report.model_dump(mode="json"), "job": job.id}
+
+    @mcp.tool
+    async def conversion_status(
+        job_or_source: Annotated[
+            str, Field(description="a job id from convert_repo, or the source converted")
+        ],
+    ) -> dict[str, Any]:
+        """Where a conversion stands: state (running, succeeded, failed, cancelled, error),
+        stage, the tool being validated when known, elapsed seconds, and the report once
+        done. A source names its running conversion, else its most recent one."""
+        job = state.jobs.find(job_or_source)
+        if job is None:
+            raise state.fail(f"no conversion job or source matches {job_or_source!r}")
+        answer = job.status(describe_failure)
+        if answer["error"] is not None:
+            answer["error"] = str(state.fail(answer["error"]))
+        return answer
+
+    @mcp.tool
+    async def cancel_conversion(
+        job: Annotated[str, Field(description="the job id convert_repo or conversion_status gave")],
+    ) -> dict[str, Any]:
+        """Stop a running conversion; its files are deleted and nothing is registered. Every
+        convert_repo call following it ends with an error."""
+        found = state.jobs.find(job)
+        if found is None or found.id != job:
+            raise state.fail(f"no conversion job {job!r}")
+        if not found.running:
+            raise state.fail(f"conversion {job} is not running (it ended: {found.state})")
+        await state.jobs.cancel(found)
+        return {"job": found.id, "source": found.source, "state": found.state}

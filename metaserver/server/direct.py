@@ -91,18 +91,30 @@ def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | 
     return f"invalid arguments{' at ' + where if where else ''}: {error.message}"
 
 
-def child_result(result: mcp_types.CallToolResult, home: Path) -> ToolResult:
+def child_result(
+    result: mcp_types.CallToolResult, home: Path, renamed: tuple[str, str] | None = None
+) -> ToolResult:
     """The meta-server's result for a child's result; a child error raises :class:`ToolError`.
 
     Content and structured content pass through unchanged; of the child's ``_meta`` only the
     FastMCP part is kept (it says the value is wrapped as ``{"result": ...}``, so FastMCP
     clients unwrap ``.data``); the rest describes the child, not this server.
+
+    Args:
+        result: the child's result.
+        home: the metaserver home (scrubbed from messages).
+        renamed: (the child's tool name, the name the client called): an error naming the
+            child's tool names the client's instead (``tool 'mean'`` -> ``tool 'stats_mean'``).
     """
     if result.is_error:
         text = " ".join(
             block.text for block in result.content if isinstance(block, mcp_types.TextContent)
         )
-        raise ToolError(public_message(text or "the tool failed", home))
+        text = text or "the tool failed"
+        if renamed is not None:
+            inner, called = renamed
+            text = text.replace(f"tool {inner!r}", f"tool {called!r}")
+        raise ToolError(public_message(text, home))
     fastmcp_meta = (result.meta or {}).get("fastmcp")
     return ToolResult(
         content=list(result.content),
@@ -141,7 +153,7 @@ class GeneratedTool(Tool):
         if problem is not None:
             raise ToolError(problem)
         result = await self._pool.call(self._record, self._tool, arguments)
-        return child_result(result, self._home)
+        return child_result(result, self._home, renamed=(self._tool, self.name))
 
 
 def direct_name(server: str, tool: str) -> str:

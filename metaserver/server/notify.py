@@ -102,6 +102,15 @@ class ListChangedNotifier:
             except Exception as exc:
                 logger.warning("could not publish a tools list change: %s", exc)
 
+    async def tell(self, ctx: Context) -> None:
+        """Send ``notifications/tools/list_changed`` on the stream of ``ctx``'s request, unless
+        :meth:`notify` already reached its (remembered, legacy-era) connection."""
+        with contextlib.suppress(Exception):
+            connection = getattr(ctx.session, "_connection", ctx.session)
+            if id(connection) in self._sessions:
+                return
+            await ctx.send_notification(mcp_types.ToolListChangedNotification())
+
     async def _push(self, key: int, session: Any) -> None:
         with anyio.move_on_after(_SEND_TIMEOUT):
             try:

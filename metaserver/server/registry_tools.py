@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
+import mcp_types
 from fastmcp import Context, FastMCP
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from pydantic import Field
 
@@ -21,6 +23,7 @@ from metaserver.server.state import MetaState
 def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
     """Register ``list_tools``, ``call_generated``, ``list_servers`` and ``remove_server``."""
     settings, registry = state.settings, state.registry
+    mcp.add_middleware(_SayWhyEmpty())
 
     @mcp.tool
     async def list_tools(
@@ -88,3 +91,37 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
             "versions": [record.version_id for record in removed],
             "remaining": [record.version_id for record in registry.versions(name)],
         }
+
+
+class _SayWhyEmpty(Middleware):
+    """An empty ``list_tools`` or ``list_servers`` answer says so in words.
+
+    FastMCP renders an empty list as no content at all, which a client shows as a blank; the
+    structured result stays ``{"result": []}``, as the output schema promises.
+    """
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        result = await call_next(context)
+        name = context.message.name
+        if (
+            name in ("list_tools", "list_servers")
+            and isinstance(result, ToolResult)
+            and result.structured_content == {"result": []}
+        ):
+            sentence = _empty_sentence(name, context.message.arguments or {})
+            result.content = [mcp_types.TextContent(type="text", text=sentence)]
+        return result
+
+
+def _empty_sentence(tool: str, arguments: dict[str, Any]) -> str:
+    if tool == "list_servers":
+        return "no servers are registered; convert_repo(source) adds one"
+    query, server = arguments.get("query"), arguments.get("server")
+    where = f" of server {server!r}" if server else ""
+    if query:
+        return f"no tools{where} match {query!r}"
+    if server:
+        return f"no tools{where}: no registered server has that name"
+    return "no tools are registered; convert_repo(source) adds some"

@@ -1,5 +1,5 @@
 """What the meta-tools share: the registry, the pool of live children, the direct tools and
-the list-changed notifier of one meta-server."""
+the list-changed notifier and the conversion jobs of one meta-server."""
 
 from __future__ import annotations
 
@@ -11,11 +11,20 @@ from fastmcp.exceptions import ToolError
 from metaserver.children.pool import ChildPool
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools, public_message
+from metaserver.server.jobs import JobTable
 from metaserver.server.notify import ListChangedNotifier
 from metaserver.settings import Settings
 
 META_TOOLS = frozenset(
-    {"convert_repo", "list_tools", "call_generated", "list_servers", "remove_server"}
+    {
+        "convert_repo",
+        "conversion_status",
+        "cancel_conversion",
+        "list_tools",
+        "call_generated",
+        "list_servers",
+        "remove_server",
+    }
 )
 
 
@@ -29,6 +38,7 @@ class MetaState:
     notifier: ListChangedNotifier
     direct: DirectTools
     conversions: asyncio.Semaphore = field(init=False)
+    jobs: JobTable = field(default_factory=JobTable)
 
     def __post_init__(self) -> None:
         self.conversions = asyncio.Semaphore(self.settings.max_concurrent_conversions)

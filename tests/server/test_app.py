@@ -25,6 +25,7 @@ from fastmcp.exceptions import ToolError
 from mcp.client.subscriptions import listen
 from serving import free_port, serving_http
 
+import metaserver
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import RegistryError, UserError
 from metaserver.registry.files import discard_files
@@ -153,6 +154,46 @@ async def test_errors_are_short_and_scrubbed(
         assert home not in _text(result) and "$METASERVER_HOME" in _text(result)
 
 
+async def test_errors_name_the_tool_the_client_called(home_settings: Settings) -> None:
+    async with Client(build_server(home_settings), mode="legacy") as client:
+        result = await client.call_tool("alpha_explode", {"message": "m"}, raise_on_error=False)
+        text = _text(result)
+        assert result.is_error and "boom: m" in text
+        assert "'alpha_explode'" in text and "'explode'" not in text, text
+
+
+async def test_server_info_is_metaserver_and_its_version(home_settings: Settings) -> None:
+    server = build_server(home_settings)
+    async with Client(server, mode="legacy") as legacy:
+        assert legacy.initialize_result is not None
+        info = legacy.initialize_result.server_info
+        assert (info.name, info.version) == ("metaserver", metaserver.__version__)
+    async with Client(server) as modern:  # 2026-07-28: serverInfo rides on each result
+        result = await modern.call_tool("list_servers", {})
+        info_meta = (result.meta or {})["io.modelcontextprotocol/serverInfo"]
+        assert info_meta == {"name": "metaserver", "version": metaserver.__version__}
+
+
+async def test_empty_answers_carry_a_sentence(tmp_path: Path) -> None:
+    settings = fast_settings(tmp_path / "home")
+    async with Client(build_server(settings), mode="legacy") as client:
+        cases = [
+            ("list_servers", {}, "no servers are registered"),
+            ("list_tools", {}, "no tools are registered"),
+            ("list_tools", {"query": "median"}, "no tools match 'median'"),
+            ("list_tools", {"server": "nobody"}, "no tools of server 'nobody'"),
+        ]
+        for tool, arguments, sentence in cases:
+            result = await client.call_tool(tool, arguments)
+            assert sentence in _text(result), (tool, _text(result))
+            # The structured result keeps its contract: an empty list.
+            assert result.structured_content == {"result": []} and result.data == []
+    register_fake(settings, "alpha")
+    async with Client(build_server(settings), mode="legacy") as client:
+        listed = await client.call_tool("list_servers", {})
+        assert "no servers" not in _text(listed) and listed.data[0]["name"] == "alpha"
+
+
 async def test_remove_server_notifies_this_and_other_legacy_sessions(
     home_settings: Settings,
 ) -> None:
@@ -210,7 +251,7 @@ async def test_convert_repo_mounts_reports_progress_and_notifies(
             await progress("register", 6, 6)
         finally:
             running["now"] -= 1
-        if source == "broken":
+        if source.startswith("broken"):
             return ConversionReport(server="broken", source=source, status="failed")
         register_fake(settings, "beta")
         return ConversionReport(server="beta", source=source, status="success", tools_passed=5)
@@ -239,8 +280,9 @@ async def test_convert_repo_mounts_reports_progress_and_notifies(
         assert str(settings.home) not in str(caught.value)
 
         failed = await asyncio.gather(
-            client.call_tool("convert_repo", {"source": "broken"}),
-            client.call_tool("convert_repo", {"source": "broken"}),
+            # Two sources: the same one twice would be a single, joined conversion.
+            client.call_tool("convert_repo", {"source": "broken-1"}),
+            client.call_tool("convert_repo", {"source": "broken-2"}),
         )
         assert [r.data["status"] for r in failed] == ["failed", "failed"]
         assert running["most"] == 1  # max_concurrent_conversions
@@ -376,8 +418,18 @@ async def test_http_requires_the_token_and_checks_host_and_origin(
         missing = await http.post(url, json=body, headers=accept)
         assert missing.status_code == 401
         assert missing.headers["www-authenticate"].lower().startswith("bearer")
+        assert missing.json()["error"] == "missing bearer token"
         wrong = await http.post(url, json=body, headers={**accept, "Authorization": "Bearer no"})
         assert wrong.status_code == 401
+        assert wrong.json()["error"] == "invalid bearer token"
+        # A static token has no authorization server: nothing may send a client looking
+        # for one (resource metadata, talk of re-registering OAuth tokens).
+        for answer in (missing, wrong):
+            challenge = answer.headers["www-authenticate"]
+            assert "resource_metadata" not in challenge and "register" not in challenge
+            assert "register" not in answer.text and token not in answer.text
+        discovery = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        assert (await http.get(discovery)).status_code == 404
         host = await http.post(url, json=body, headers={**accept, **bearer, "Host": "evil.example"})
         assert 400 <= host.status_code < 500
         origin = {**accept, **bearer, "Origin": "http://evil.example"}

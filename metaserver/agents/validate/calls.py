@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator
 from metaserver.agents.repair.classify import classify
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.protocol import listing_problems
+from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
 from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
 from metaserver.exceptions import ValidationError
@@ -122,13 +123,17 @@ async def validate(
         tools = await client.list_tools()
         _check_listing(tools, specs, "legacy")
         schemas = {tool.name: tool.input_schema for tool in tools}
-        for spec in specs:
-            if only is not None and spec.name not in only:
-                continue
-            examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
-            results.append(
-                await _check_examples(client, spec, examples, schemas[spec.name], settings)
-            )
+        try:
+            for spec in specs:
+                if only is not None and spec.name not in only:
+                    continue
+                examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
+                calling(spec.name)
+                results.append(
+                    await _check_examples(client, spec, examples, schemas[spec.name], settings)
+                )
+        finally:
+            calling(None)
     return results
 
 
