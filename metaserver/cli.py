@@ -257,6 +257,7 @@ def _server_json(server: ServerRecord, versions: list[VersionSummary]) -> dict[s
         "commit": server.commit,
         "version": server.version,
         "latest": server.version_id,
+        "bytes": server.report.get("bytes"),
         "tools": [
             {"name": t.name, "description": t.description, "input_schema": t.input_schema}
             for t in server.tools

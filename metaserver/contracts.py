@@ -302,6 +302,11 @@ class ConversionReport(BaseModel):
     rounds: int = 0
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: LLMUsage = Field(default_factory=LLMUsage)
+    bytes: int | None = Field(
+        default=None,
+        description="Disk bytes of the registered server and its environment (files shared "
+        "with other environments counted too).",
+    )
     output_dir: str | None = None
     changes: ToolChanges | None = Field(
         default=None,

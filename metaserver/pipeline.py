@@ -119,6 +119,7 @@ async def convert(
         UserError: the source or a parameter is invalid; nothing was left in the home.
     """
     parsed = parse_source(source, ref)
+    _check_free_disk(settings)
     if settings.index.bundle is not None:
         # Air-gapped: the source and every distribution come from the bundle, offline.
         settings = use_bundle(settings, settings.index.bundle, source)
@@ -325,6 +326,25 @@ def _finish(
         report.failure = failure
     report.seconds["total"] = round(time.monotonic() - timer.started, 2)
     return report
+
+
+def _check_free_disk(settings: Settings) -> None:
+    """Refuse to start a conversion the disk cannot hold (before anything is written).
+
+    Raises:
+        UserError: less than ``settings.min_free_mb`` is free where the home lives.
+    """
+    probe = settings.home
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    free_mb = shutil.disk_usage(probe).free // 1_000_000
+    if free_mb < settings.min_free_mb:
+        short = settings.min_free_mb - free_mb
+        raise UserError(
+            f"only {free_mb} MB free on the disk of METASERVER_HOME; a conversion needs at "
+            f"least {settings.min_free_mb} MB (METASERVER_MIN_FREE_MB), {short} MB more: "
+            "remove servers (metaserver remove), lower METASERVER_STORE_MAX_MB, or free space"
+        )
 
 
 def _trim_stores(settings: Settings) -> None:

@@ -180,6 +180,12 @@ class Settings(BaseSettings):
         default=None, description="Shared uv package cache; unset uses uv's default."
     )
     max_tools: int = Field(default=12, ge=1, le=200, description="Tools per server, at most.")
+    min_free_mb: int = Field(
+        default=1500,
+        ge=0,
+        description="Free disk (MB) the home must have before a conversion starts; a "
+        "scientific stack's environment takes about 1.3 GB.",
+    )
     max_rounds: int = Field(default=3, ge=1, le=10, description="Validate/fix rounds, at most.")
     max_concurrent_conversions: int = Field(default=2, ge=1, description="convert_repo at once.")
     max_live_children: int = Field(default=8, ge=1, description="Generated servers kept running.")

@@ -104,6 +104,7 @@ def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
     listed = run_cli(home, "list", "--json")
     servers = json.loads(listed.stdout)
     assert [s["name"] for s in servers] == ["calcpack"]
+    assert servers[0]["bytes"] > 1_000_000  # its server and environment, measured at registration
     assert {"add", "fibonacci", "slugify"} <= {t["name"] for t in servers[0]["tools"]}
     # One version, named after the output directory's token; callable by name@version.
     [version] = servers[0]["versions"]

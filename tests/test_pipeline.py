@@ -8,6 +8,7 @@ import pytest
 from fixture_repos import make_calc_repo, make_repair_repo, make_spare_repo
 from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 
+from metaserver.exceptions import UserError
 from metaserver.pipeline import convert
 from metaserver.registry import Registry
 from metaserver.settings import Settings
@@ -145,3 +146,13 @@ async def test_converting_an_unchanged_local_tree_again_reuses_its_environment(
     assert first.environment is not None and not first.environment.cached
     assert again.environment is not None and again.environment.cached
     assert again.tools_passed == first.tools_passed
+
+
+async def test_a_conversion_the_disk_cannot_hold_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    repo = make_calc_repo(tmp_path / "calc")
+    settings = Settings(home=tmp_path / "home", min_free_mb=10**12)
+    with pytest.raises(UserError, match=r"MB free on the disk of METASERVER_HOME.* MB more"):
+        await convert(str(repo), settings=settings)
+    assert not (tmp_path / "home").exists()

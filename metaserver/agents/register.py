@@ -13,6 +13,7 @@ from pathlib import Path
 
 from metaserver import GENERATOR_VERSION
 from metaserver.contracts import ConversionReport, Environment, ToolEvidence, ToolSpec, Workspace
+from metaserver.fs import tree_bytes
 from metaserver.registry import Registry, ServerRecord, ToolRecord
 from metaserver.registry.files import discard_files, sweep_unregistered
 from metaserver.registry.records import Registration
@@ -39,6 +40,9 @@ def register(
     Returns:
         What the registry did: the record, the previous newest version, what was replaced.
     """
+    # Disk the version holds (its server and environment; inodes shared with other
+    # environments through the shared-file store count here too).
+    report.bytes = tree_bytes(server_dir) + tree_bytes(environment.venv)
     by_name = {e.name: e for e in evidence}
     tools = []
     for spec in specs:
