@@ -74,6 +74,13 @@ def test_ray_batch_registers_the_good_reports_the_bad_and_resumes(tmp_path: Path
     )
     assert {s["name"] for s in json.loads(listed.stdout)} == {"alpha-calc", "beta-calc"}
 
+    # The two environments hold one copy of each large file they share (shared_files.py).
+    shared = [
+        {p.name: p.stat().st_ino for p in env.rglob("_pydantic_core*.so")}
+        for env in sorted((home / "environments").iterdir())
+    ]
+    assert len(shared) == 2 and shared[0] and shared[0] == shared[1]
+
     # The second run, on the local pool, skips what is registered and prints a table.
     again = batch(home, str(listing))
     assert again.returncode == 1, again.stderr
