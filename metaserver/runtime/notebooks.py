@@ -1,0 +1,156 @@
+"""Running a notebook as a tool: its code cells, with new parameters, in a fresh process.
+
+The cells run in a child of the generated server (``notebook_runner.py``, the same
+interpreter), like a script tool's: a notebook may print, draw, write files, set globals or
+hang, and none of that may touch the server. Each run gets a directory of its own under the
+server's work directory (the only writable place in the sandbox); the files it writes there
+are the run's files, its figures are PNGs beside them. Standard library only: this module is
+copied into generated servers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .codecs import cap_result
+from .decode import work_dir
+from .scripts import STDERR_LINES, _kill_group, _read
+
+__all__ = ["DEFAULT_TIMEOUT", "KEEP_RUNS", "NotebookError", "run_notebook"]
+
+DEFAULT_TIMEOUT = 25.0
+"""Seconds a run may take when the tool sets none (below the usual 30 s call budget)."""
+KEEP_RUNS = 5
+"""Run directories kept per notebook; older ones are removed when a new run starts."""
+RUNNER = Path(__file__).resolve().with_name("notebook_runner.py")
+FIGURES = "figures"
+
+
+class NotebookError(RuntimeError):
+    """A cell raised, the run crashed, or it ran out of time."""
+
+
+def run_notebook(
+    notebook: dict[str, Any],
+    values: dict[str, Any],
+    *,
+    timeout: float | None = None,
+    max_bytes: int = 1_000_000,
+) -> dict[str, Any]:
+    """Run ``notebook`` (a NotebookTarget dict) with ``values``; its outputs by cell.
+
+    Returns ``{"notebook", "cells": [{"cell", "value", "text", "stdout", "figures"}],
+    "figures": [{"cell", "path"}], "files": [{"path", "bytes"}], "seconds"}``; paths are
+    relative to the server's work directory.
+
+    Raises:
+        NotebookError: a cell raised (which cell, and the error), or the timeout.
+    """
+    limit = timeout or DEFAULT_TIMEOUT
+    stem = Path(str(notebook["path"])).stem
+    root = work_dir()
+    runs = root / "notebooks"
+    runs.mkdir(parents=True, exist_ok=True)
+    _prune(runs, stem)
+    run_dir = runs / f"{stem}-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    run_dir.mkdir()
+    control = Path(tempfile.mkdtemp(prefix=".control-", dir=runs))
+    try:
+        job = {
+            "cells": notebook["cells"],
+            "parameters_cell": notebook.get("parameters_cell"),
+            "values": values,
+            "figures": str(control / FIGURES),
+            "output": str(control / "result.json"),
+        }
+        (control / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        started = time.monotonic()
+        code, stderr = _run(control / "job.json", run_dir, limit, stem, max_bytes)
+        seconds = round(time.monotonic() - started, 3)
+        output = control / "result.json"
+        if not output.exists():
+            tail = "\n".join(stderr.rstrip().splitlines()[-STDERR_LINES:])
+            raise NotebookError(f"{stem} exited with code {code}: {tail or '(no stderr)'}")
+        result = json.loads(output.read_text(encoding="utf-8"))
+        error = result.get("error")
+        if error:
+            raise NotebookError(
+                f"{stem}: cell {error['cell']} raised {error['type']}: {error['message']}\n"
+                f"{error['traceback']}"
+            )
+        files = _files(run_dir, root)
+        figures = _keep_figures(control / FIGURES, run_dir, root, result["cells"])
+    finally:
+        shutil.rmtree(control, ignore_errors=True)
+    return {
+        "notebook": notebook["path"],
+        "cells": [cap_result(cell, max_bytes // 4) for cell in result["cells"]],
+        "figures": figures,
+        "files": files,
+        "seconds": seconds,
+    }
+
+
+def _run(job: Path, cwd: Path, limit: float, stem: str, max_bytes: int) -> tuple[int, str]:
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", MPLBACKEND="Agg")
+    with (
+        tempfile.TemporaryFile(dir=job.parent) as out,
+        tempfile.TemporaryFile(dir=job.parent) as err,
+    ):
+        child = subprocess.Popen(
+            [sys.executable, "-I", str(RUNNER), str(job)],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,  # its own process group: a timeout ends its children too
+        )
+        try:
+            code = child.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            _kill_group(child)
+            raise NotebookError(f"{stem} timed out after {limit:g} s") from None
+        finally:
+            _kill_group(child)  # what it left running in the background goes too
+        return code, _read(err, max_bytes // 4)
+
+
+def _files(run_dir: Path, root: Path) -> list[dict[str, Any]]:
+    return [
+        {"path": path.relative_to(root).as_posix(), "bytes": path.stat().st_size}
+        for path in sorted(run_dir.rglob("*"))
+        if path.is_file() and not path.is_symlink()
+    ]
+
+
+def _keep_figures(
+    saved: Path, run_dir: Path, root: Path, cells: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Move the figures into the run directory; where each came from."""
+    figures = []
+    for cell in cells:
+        for name in cell.get("figures") or []:
+            source = saved / name
+            if not source.is_file():
+                continue
+            target = run_dir / FIGURES / name
+            target.parent.mkdir(exist_ok=True)
+            shutil.move(source, target)
+            figures.append({"cell": cell["cell"], "path": target.relative_to(root).as_posix()})
+    return figures
+
+
+def _prune(runs: Path, stem: str) -> None:
+    old = sorted(p for p in runs.glob(f"{stem}-*") if p.is_dir())
+    for path in old[: max(0, len(old) - KEEP_RUNS + 1)]:
+        shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,72 @@
+"""The runtime side of notebook tools: code cells run in a fresh process, outputs by cell."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from metaserver.runtime.decode import set_work_dir, work_dir
+from metaserver.runtime.notebook_runner import json_safe
+from metaserver.runtime.notebooks import KEEP_RUNS, NotebookError, run_notebook
+
+NOTEBOOK = {
+    "path": "tutorials/squares.ipynb",
+    "parameters_cell": 0,
+    "cells": [
+        {"cell": 1, "source": "n = 3\nword = 'hi'"},
+        {"cell": 2, "source": "squares = [i * i for i in range(n)]\nprint(word, n)\nsquares"},
+        {"cell": 4, "source": "import os\nos.makedirs('out', exist_ok=True)\n"
+         "with open('out/w.txt', 'w') as f:\n    f.write(word * n)\nlen(squares);"},
+        {"cell": 5, "source": "class Thing:\n    pass\nThing()"},
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Iterator[Path]:
+    previous = work_dir()
+    set_work_dir(tmp_path / "work")
+    yield tmp_path / "work"
+    set_work_dir(previous)
+
+
+def test_cells_run_with_the_parameters_bound_after_their_cell(work: Path) -> None:
+    result = run_notebook(NOTEBOOK, {"n": 4})
+    cells = {c["cell"]: c for c in result["cells"]}
+    assert cells[1] == {"cell": 1, "value": None, "text": None, "stdout": "", "figures": []}
+    assert cells[2]["value"] == [0, 1, 4, 9] and cells[2]["text"] == "[0, 1, 4, 9]"
+    assert cells[2]["stdout"] == "hi 4\n"
+    assert cells[4]["value"] is None  # a trailing semicolon hides the value, as in Jupyter
+    assert cells[5]["text"].startswith("<__main__.Thing object at 0x")
+    assert cells[5]["value"] == cells[5]["text"]  # no JSON form: the repr
+    (written,) = result["files"]
+    assert written["path"].startswith("notebooks/squares-") and written["bytes"] == 8
+    assert written["path"].endswith("/out/w.txt")
+    assert (work / written["path"]).read_text() == "hihihihi"
+    assert result["notebook"] == "tutorials/squares.ipynb" and result["figures"] == []
+
+
+def test_a_failing_cell_names_itself(work: Path) -> None:
+    broken = dict(NOTEBOOK, cells=[*NOTEBOOK["cells"], {"cell": 7, "source": "1 / 0"}])
+    with pytest.raises(NotebookError, match="cell 7 raised ZeroDivisionError: division by zero"):
+        run_notebook(broken, {})
+
+
+def test_timeout_ends_the_run(work: Path) -> None:
+    slow = dict(NOTEBOOK, cells=[{"cell": 0, "source": "import time\ntime.sleep(30)"}])
+    with pytest.raises(NotebookError, match="timed out after 1 s"):
+        run_notebook(slow, {}, timeout=1)
+
+
+def test_old_runs_are_pruned(work: Path) -> None:
+    quick = dict(NOTEBOOK, cells=[{"cell": 0, "source": "1"}])
+    for _ in range(KEEP_RUNS + 2):
+        run_notebook(quick, {})
+    assert len([p for p in (work / "notebooks").iterdir()]) == KEEP_RUNS
+
+
+def test_json_safe() -> None:
+    assert json_safe({"a": (1, 2.5, float("nan"))}) == {"a": [1, 2.5, "nan"]}
+    assert json_safe({1: 2}) == "{1: 2}"
