@@ -123,6 +123,8 @@ def render_server(
     ]
     if any(spec.kind == "script" for spec in specs):
         parts.append(_SCRIPT_IMPORT)
+    if any(spec.kind == "notebook" for spec in specs):
+        parts.append(_NOTEBOOK_IMPORT)
     parts.extend(render_tool(spec, workspace.path) for spec in specs)
     parts.append(_FOOTER)
     return "\n".join(parts)
@@ -141,6 +143,8 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
             raise GenerationError(f"{spec.target}: parameter {parameter.name!r} is not a name")
     if spec.kind == "script":
         return render_script_tool(spec, root)
+    if spec.kind == "notebook":
+        return render_notebook_tool(spec)
     required = [p for p in spec.parameters if p.required]
     optional = [p for p in spec.parameters if not p.required]
     lines = []
@@ -194,6 +198,33 @@ def render_script_tool(spec: ToolSpec, root: Path | None) -> str:
         f"    return _run_script(\n"
         f"        {launch!r},\n"
         f"        {arguments!r},\n"
+        f"        {{{values}}},\n"
+        f"        timeout={spec.timeout!r},\n"
+        f"        max_bytes=_MAX_BYTES,\n"
+        f"    )\n"
+    )
+
+
+_NOTEBOOK_IMPORT = (
+    f"from {RUNTIME_PACKAGE}.notebooks import run_notebook as _run_notebook  # noqa: E402\n"
+)
+
+
+def render_notebook_tool(spec: ToolSpec) -> str:
+    """A notebook tool: its code cells run in a subprocess with the parameters (issue #14).
+
+    The cells are written into server.py, so a server runs without the repository's tree.
+    """
+    if spec.notebook is None:
+        raise GenerationError(f"{spec.target}: a notebook tool without its notebook")
+    notebook = spec.notebook.model_dump(mode="json")
+    signature = "\n".join(f"    {p.name}: {_annotation(p)}{_default(p)}," for p in spec.parameters)
+    values = ", ".join(f"{p.name!r}: {p.name}" for p in spec.parameters)
+    return (
+        f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
+        f"def tool_{spec.name.replace('-', '_')}(\n{signature}\n) -> JsonValue:\n"
+        f"    return _run_notebook(\n"
+        f"        {notebook!r},\n"
         f"        {{{values}}},\n"
         f"        timeout={spec.timeout!r},\n"
         f"        max_bytes=_MAX_BYTES,\n"

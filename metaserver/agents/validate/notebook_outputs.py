@@ -1,0 +1,87 @@
+"""Check ``notebook-outputs``: a rerun with the defaults reproduces the notebook's stored outputs.
+
+Text is compared after whitespace normalisation, with memory addresses in object reprs
+ignored; the numbers inside it are compared within 3% relative (a rerun on another machine
+prints other rounding noise, a different library version other last digits). Figures are
+compared by count only: the stored PNGs would need an image library in metaserver's own
+process to hash, and metaserver has none (README, "Notebooks").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from metaserver.contracts import JSON
+
+__all__ = ["RELATIVE_TOLERANCE", "compare_outputs", "texts_match"]
+
+RELATIVE_TOLERANCE = 0.03
+_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def compare_outputs(result: JSON, stored: JSON) -> tuple[list[JSON], list[str]]:
+    """The compared pairs, and a line per difference (none: the outputs reproduce)."""
+    compared: list[JSON] = []
+    differences: list[str] = []
+    cells = result.get("cells", []) if isinstance(result, dict) else []
+    ran = {c.get("cell"): c for c in cells if isinstance(c, dict)}
+    figures = result.get("figures", []) if isinstance(result, dict) else []
+    for expected in stored if isinstance(stored, list) else []:
+        number = expected.get("cell")
+        cell = ran.get(number)
+        if cell is None:
+            differences.append(f"cell {number}: did not run")
+            continue
+        for kind, key in (("stdout", "stdout"), ("value", "text")):
+            if key not in expected:
+                continue
+            want, got = str(expected[key]), str(cell.get(key) or "")
+            same = texts_match(got, want)
+            compared.append(_pair(number, kind, want, got, same))
+            if not same:
+                shown = f"stored {want[:100]!r}, got {got[:100]!r}"
+                differences.append(f"cell {number} {kind}: {shown}")
+        if "images" in expected:
+            drawn = sum(1 for f in figures if isinstance(f, dict) and f.get("cell") == number)
+            same = drawn == expected["images"]
+            compared.append(_pair(number, "figures", expected["images"], drawn, same))
+            if not same:
+                differences.append(
+                    f"cell {number} figures: stored {expected['images']}, drew {drawn}"
+                )
+    return compared, differences
+
+
+def _pair(cell: JSON, output: str, stored: JSON, rerun: JSON, match: bool) -> JSON:
+    return {"cell": cell, "output": output, "stored": stored, "rerun": rerun, "match": match}
+
+
+def texts_match(got: str, want: str) -> bool:
+    """Equal after whitespace normalisation, addresses ignored, numbers within 3%."""
+    got_parts, want_parts = _tokens(got), _tokens(want)
+    if len(got_parts) != len(want_parts):
+        return False
+    for a, b in zip(got_parts, want_parts, strict=True):
+        if isinstance(a, float) and isinstance(b, float):
+            if not math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=1e-12):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _tokens(text: str) -> list[str | float]:
+    """Text split into its numbers and the (whitespace-normalised) words between them."""
+    text = " ".join(_ADDRESS.sub("at 0x?", text).split())
+    parts: list[str | float] = []
+    position = 0
+    for match in _NUMBER.finditer(text):
+        if match.start() > position:
+            parts.append(text[position : match.start()])
+        parts.append(float(match.group()))
+        position = match.end()
+    if position < len(text):
+        parts.append(text[position:])
+    return parts
