@@ -75,7 +75,8 @@ def _save_figures(figures: Path, cell: int) -> list[str]:
     for number in pyplot.get_fignums():
         figures.mkdir(parents=True, exist_ok=True)
         path = figures / f"cell{cell}-figure{number}.png"
-        pyplot.figure(number).savefig(path, format="png")
+        # As the inline backend shows a figure: cropped to what was drawn.
+        pyplot.figure(number).savefig(path, format="png", bbox_inches="tight")
         saved.append(path.name)
     pyplot.close("all")
     return saved

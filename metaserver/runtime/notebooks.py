@@ -23,6 +23,7 @@ from typing import Any
 
 from .codecs import cap_result
 from .decode import work_dir
+from .phash import png_hash
 from .scripts import STDERR_LINES, _kill_group, _read
 
 __all__ = ["DEFAULT_TIMEOUT", "KEEP_RUNS", "NotebookError", "run_notebook"]
@@ -49,7 +50,7 @@ def run_notebook(
     """Run ``notebook`` (a NotebookTarget dict) with ``values``; its outputs by cell.
 
     Returns ``{"notebook", "cells": [{"cell", "value", "text", "stdout", "figures"}],
-    "figures": [{"cell", "path"}], "files": [{"path", "bytes"}], "seconds"}``; paths are
+    "figures": [{"cell", "path", "hash"}], "files": [{"path", "bytes"}], "seconds"}``; paths are
     relative to the server's work directory.
 
     Raises:
@@ -146,7 +147,13 @@ def _keep_figures(
             target = run_dir / FIGURES / name
             target.parent.mkdir(exist_ok=True)
             shutil.move(source, target)
-            figures.append({"cell": cell["cell"], "path": target.relative_to(root).as_posix()})
+            figures.append(
+                {
+                    "cell": cell["cell"],
+                    "path": target.relative_to(root).as_posix(),
+                    "hash": png_hash(target.read_bytes()),
+                }
+            )
     return figures
 
 

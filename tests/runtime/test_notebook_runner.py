@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from png_images import png, stripes
 
 from metaserver.runtime.decode import set_work_dir, work_dir
 from metaserver.runtime.notebook_runner import json_safe
 from metaserver.runtime.notebooks import KEEP_RUNS, NotebookError, run_notebook
+from metaserver.runtime.phash import png_hash
+
+# What the runner asks of matplotlib.pyplot, and nothing more: the open figures, each saved
+# as PNG, then all closed. Installed by the notebook itself (the runner runs with -I).
+FAKE_PYPLOT = """\
+import base64, sys, types
+pyplot = types.ModuleType("matplotlib.pyplot")
+opened = [1, 2]
+class Figure:
+    def savefig(self, path, format, bbox_inches):
+        with open(path, "wb") as handle:
+            handle.write(base64.b64decode({data!r}))
+pyplot.get_fignums = lambda: list(opened)
+pyplot.figure = lambda number: Figure()
+pyplot.close = lambda which: opened.clear()
+sys.modules["matplotlib.pyplot"] = pyplot
+"""
 
 NOTEBOOK = {
     "path": "tutorials/squares.ipynb",
@@ -65,6 +84,19 @@ def test_old_runs_are_pruned(work: Path) -> None:
     for _ in range(KEEP_RUNS + 2):
         run_notebook(quick, {})
     assert len([p for p in (work / "notebooks").iterdir()]) == KEEP_RUNS
+
+
+def test_figures_are_saved_hashed_and_closed_after_their_cell(work: Path) -> None:
+    image = png(40, 30, stripes)
+    source = FAKE_PYPLOT.format(data=base64.b64encode(image).decode())
+    drawn = dict(NOTEBOOK, cells=[{"cell": 0, "source": source}, {"cell": 1, "source": "2"}])
+    result = run_notebook(drawn, {})
+    assert [f["cell"] for f in result["figures"]] == [0, 0]
+    assert {f["hash"] for f in result["figures"]} == {png_hash(image)}
+    assert result["cells"][0]["figures"] == ["cell0-figure1.png", "cell0-figure2.png"]
+    assert result["cells"][1]["figures"] == []  # closed after the cell that drew them
+    assert (work / result["figures"][0]["path"]).read_bytes() == image
+    assert result["files"] == []  # figures are not among the files the notebook wrote
 
 
 def test_json_safe() -> None:

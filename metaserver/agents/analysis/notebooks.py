@@ -13,6 +13,8 @@ the outputs stored here (``agents/validate/notebook_outputs.py``).
 from __future__ import annotations
 
 import ast
+import base64
+import binascii
 import json
 import keyword
 import re
@@ -28,6 +30,7 @@ from metaserver.contracts import (
     Parameter,
     SkippedCallable,
 )
+from metaserver.runtime.phash import png_hash
 
 __all__ = ["MAX_NOTEBOOKS", "add_notebooks", "find_notebooks", "notebook_candidate"]
 
@@ -198,8 +201,9 @@ def _runnable(source: str) -> str:
 
 
 def _stored_outputs(outputs: list[object]) -> tuple[dict[str, JSON], str | None]:
-    """The outputs a rerun must reproduce: stdout, the value's text, the figures."""
-    stdout, text, images = "", None, 0
+    """The outputs a rerun must reproduce: stdout, the value's text, the figures' hashes."""
+    stdout, text = "", None
+    images: list[JSON] = []
     for output in outputs:
         if not isinstance(output, dict):
             continue
@@ -212,7 +216,7 @@ def _stored_outputs(outputs: list[object]) -> tuple[dict[str, JSON], str | None]
         if kind == "execute_result" and "text/plain" in data:
             text = _text(data["text/plain"])
         if kind in ("display_data", "execute_result") and "image/png" in data:
-            images += 1
+            images.append(_image_hash(data["image/png"]))
     found: dict[str, JSON] = {}
     if stdout:
         found["stdout"] = stdout
@@ -221,6 +225,14 @@ def _stored_outputs(outputs: list[object]) -> tuple[dict[str, JSON], str | None]
     if images:
         found["images"] = images
     return found, None
+
+
+def _image_hash(encoded: object) -> str | None:
+    """The perceptual hash of a stored PNG (base64, perhaps split in lines), if decodable."""
+    try:
+        return png_hash(base64.b64decode(_text(encoded)))
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _imports(tree: ast.AST) -> set[str]:

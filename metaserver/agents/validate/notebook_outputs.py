@@ -3,8 +3,9 @@
 Text is compared after whitespace normalisation, with memory addresses in object reprs
 ignored; the numbers inside it are compared within 3% relative (a rerun on another machine
 prints other rounding noise, a different library version other last digits). Figures are
-compared by count only: the stored PNGs would need an image library in metaserver's own
-process to hash, and metaserver has none (README, "Notebooks").
+compared by perceptual hash (``runtime/phash.py``, computed the same way on both sides):
+as many as stored, each within Hamming distance 20; a PNG that cannot be decoded is
+compared by count only.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 import re
 
 from metaserver.contracts import JSON
+from metaserver.runtime.phash import SAME_FIGURE, hamming
 
 __all__ = ["RELATIVE_TOLERANCE", "compare_outputs", "texts_match"]
 
@@ -44,14 +46,31 @@ def compare_outputs(result: JSON, stored: JSON) -> tuple[list[JSON], list[str]]:
                 shown = f"stored {want[:100]!r}, got {got[:100]!r}"
                 differences.append(f"cell {number} {kind}: {shown}")
         if "images" in expected:
-            drawn = sum(1 for f in figures if isinstance(f, dict) and f.get("cell") == number)
-            same = drawn == expected["images"]
-            compared.append(_pair(number, "figures", expected["images"], drawn, same))
+            drawn = [f for f in figures if isinstance(f, dict) and f.get("cell") == number]
+            stored_hashes = expected["images"] if isinstance(expected["images"], list) else []
+            same, shown = _same_figures(stored_hashes, [f.get("hash") for f in drawn])
+            compared.append(_pair(number, "figures", stored_hashes, shown, same))
             if not same:
                 differences.append(
-                    f"cell {number} figures: stored {expected['images']}, drew {drawn}"
+                    f"cell {number} figures: stored {len(stored_hashes)}, drew {len(drawn)}"
+                    f" ({shown})"
                 )
     return compared, differences
+
+
+def _same_figures(stored: list[JSON], drawn: list[JSON]) -> tuple[bool, JSON]:
+    """As many figures, each within the Hamming distance of the stored one (when both
+    could be hashed); what was drawn, with the distances."""
+    if len(stored) != len(drawn):
+        return False, drawn
+    distances: list[int | None] = []
+    for want, got in zip(stored, drawn, strict=True):
+        if isinstance(want, str) and isinstance(got, str):
+            distances.append(hamming(got, want))
+        else:
+            distances.append(None)
+    same = all(d is None or d < SAME_FIGURE for d in distances)
+    return same, [{"hash": h, "distance": d} for h, d in zip(drawn, distances, strict=True)]
 
 
 def _pair(cell: JSON, output: str, stored: JSON, rerun: JSON, match: bool) -> JSON:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 from notebook_fixtures import DRIFT, FETCH, GROWTH, TIMING, code, notebook, stdout, value
+from png_images import png, stripes
 
 from metaserver.agents.analysis.notebooks import add_notebooks, find_notebooks, notebook_candidate
 from metaserver.contracts import Candidate, CodeReport
+from metaserver.runtime.phash import png_hash
 
 PACKAGES = {"nbcalc"}
 
@@ -119,3 +122,17 @@ def test_add_notebooks_reports_the_skipped(tmp_path: Path) -> None:
     assert [(s.target, s.reason) for s in report.skipped] == [
         ("examples/fetch.ipynb", "needs the network (imports requests)")
     ]
+
+
+def test_stored_figures_are_kept_as_perceptual_hashes(tmp_path: Path) -> None:
+    image = png(40, 30, stripes)
+    figure = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/png": base64.encodebytes(image).decode(), "text/plain": "<Figure>"},
+    }
+    broken = dict(figure, data={"image/png": "bm90IGEgcG5n"})
+    text = notebook(code("import nbcalc\nnbcalc.plot()", figure, broken))
+    made = notebook_candidate(write(tmp_path, "plot.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.examples[0].expected == [{"cell": 0, "images": [png_hash(image), None]}]

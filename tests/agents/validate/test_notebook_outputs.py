@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from png_images import checks, png, stripes
+
 from metaserver.agents.validate.notebook_outputs import compare_outputs, texts_match
+from metaserver.runtime.phash import png_hash
+
+STRIPES = png_hash(png(64, 48, stripes))
+STRIPES_LARGER = png_hash(png(128, 96, lambda x, y: stripes(x // 2, y // 2)))
+CHECKS = png_hash(png(64, 48, checks))
 
 
 def test_texts_match_numbers_within_three_percent() -> None:
@@ -19,15 +26,23 @@ def test_texts_match_numbers_within_three_percent() -> None:
 def test_compare_outputs_keeps_every_pair() -> None:
     stored = [
         {"cell": 2, "stdout": "n 4\n", "text": "115.76"},
-        {"cell": 3, "text": "7.0", "images": 1},
+        {"cell": 3, "text": "7.0", "images": [STRIPES]},
+        {"cell": 4, "images": [STRIPES]},
+        {"cell": 5, "images": [STRIPES, None]},
         {"cell": 9, "text": "1"},
     ]
     result = {
         "cells": [
             {"cell": 2, "stdout": "n  4", "text": "115.7625"},
             {"cell": 3, "stdout": "", "text": "6.0"},
+            {"cell": 4, "stdout": ""},
+            {"cell": 5, "stdout": ""},
         ],
-        "figures": [{"cell": 3, "path": "x.png"}],
+        "figures": [
+            {"cell": 3, "path": "a.png", "hash": STRIPES_LARGER},
+            {"cell": 4, "path": "b.png", "hash": CHECKS},
+            {"cell": 5, "path": "c.png", "hash": STRIPES},
+        ],
     }
     compared, differences = compare_outputs(result, stored)
     assert [(c["cell"], c["output"], c["match"]) for c in compared] == [
@@ -35,5 +50,11 @@ def test_compare_outputs_keeps_every_pair() -> None:
         (2, "value", True),
         (3, "value", False),
         (3, "figures", True),
+        (4, "figures", False),
+        (5, "figures", False),
     ]
-    assert differences == ["cell 3 value: stored '7.0', got '6.0'", "cell 9: did not run"]
+    assert compared[3]["rerun"] == [{"hash": STRIPES_LARGER, "distance": 0}]
+    assert differences[0] == "cell 3 value: stored '7.0', got '6.0'"
+    assert differences[1].startswith("cell 4 figures: stored 1, drew 1 ([{'hash'")
+    assert differences[2].startswith("cell 5 figures: stored 2, drew 1")
+    assert differences[3] == "cell 9: did not run"
