@@ -10,6 +10,7 @@ copied into generated servers.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -26,7 +27,7 @@ from .decode import work_dir
 from .phash import png_hash
 from .scripts import STDERR_LINES, _kill_group, _read
 
-__all__ = ["DEFAULT_TIMEOUT", "KEEP_RUNS", "NotebookError", "run_notebook"]
+__all__ = ["DEFAULT_TIMEOUT", "KEEP_RUNS", "NotebookError", "figure_images", "run_notebook"]
 
 DEFAULT_TIMEOUT = 25.0
 """Seconds a run may take when the tool sets none (below the usual 30 s call budget)."""
@@ -99,6 +100,22 @@ def run_notebook(
         "files": files,
         "seconds": seconds,
     }
+
+
+def figure_images(result: dict[str, Any], max_bytes: int) -> list[str]:
+    """The run's figures as base64 PNG, for MCP image content, while they fit ``max_bytes``."""
+    images: list[str] = []
+    left = max_bytes
+    for figure in result.get("figures") or []:
+        path = work_dir() / str(figure.get("path", ""))
+        if not path.is_file():
+            continue
+        encoded = base64.b64encode(path.read_bytes()).decode("ascii")
+        if len(encoded) > left:
+            break
+        images.append(encoded)
+        left -= len(encoded)
+    return images
 
 
 def _run(job: Path, cwd: Path, limit: float, stem: str, max_bytes: int) -> tuple[int, str]:

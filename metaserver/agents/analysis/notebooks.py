@@ -326,7 +326,7 @@ def _assignments(tree: ast.Module, strict: bool) -> list[Parameter] | None:
             Parameter(
                 name=name,
                 kind="keyword_only",
-                json_schema=_schema(literal),
+                json_schema={**_schema(literal), "default": literal},
                 required=False,
                 default=literal,
             )

@@ -205,15 +205,30 @@ def render_script_tool(spec: ToolSpec, root: Path | None) -> str:
     )
 
 
-_NOTEBOOK_IMPORT = (
-    f"from {RUNTIME_PACKAGE}.notebooks import run_notebook as _run_notebook  # noqa: E402\n"
-)
+_NOTEBOOK_IMPORT = f"""\
+import json  # noqa: E402
+
+from fastmcp.tools.base import ToolResult  # noqa: E402
+from mcp.types import ImageContent, TextContent  # noqa: E402
+
+from {RUNTIME_PACKAGE}.notebooks import figure_images as _figure_images  # noqa: E402
+from {RUNTIME_PACKAGE}.notebooks import run_notebook as _run_notebook  # noqa: E402
+
+
+def _notebook_result(result: dict[str, Any]) -> ToolResult:
+    \"\"\"The run as JSON (structured, as every tool's result), its figures as image content.\"\"\"
+    content: list[Any] = [TextContent(type="text", text=json.dumps(result))]
+    for data in _figure_images(result, _MAX_BYTES):
+        content.append(ImageContent(type="image", data=data, mime_type="image/png"))
+    return ToolResult(content=content, structured_content={{"result": result}})
+"""
 
 
 def render_notebook_tool(spec: ToolSpec) -> str:
     """A notebook tool: its code cells run in a subprocess with the parameters (issue #14).
 
-    The cells are written into server.py, so a server runs without the repository's tree.
+    The cells are written into server.py, so a server runs without the repository's tree;
+    the result is the usual structured ``result`` plus each figure as image content.
     """
     if spec.notebook is None:
         raise GenerationError(f"{spec.target}: a notebook tool without its notebook")
@@ -223,11 +238,13 @@ def render_notebook_tool(spec: ToolSpec) -> str:
     return (
         f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
         f"def tool_{spec.name.replace('-', '_')}(\n{signature}\n) -> JsonValue:\n"
-        f"    return _run_notebook(\n"
-        f"        {notebook!r},\n"
-        f"        {{{values}}},\n"
-        f"        timeout={spec.timeout!r},\n"
-        f"        max_bytes=_MAX_BYTES,\n"
+        f"    return _notebook_result(\n"
+        f"        _run_notebook(\n"
+        f"            {notebook!r},\n"
+        f"            {{{values}}},\n"
+        f"            timeout={spec.timeout!r},\n"
+        f"            max_bytes=_MAX_BYTES,\n"
+        f"        )\n"
         f"    )\n"
     )
 

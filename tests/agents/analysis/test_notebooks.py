@@ -31,9 +31,9 @@ def test_tagged_parameters_and_stored_outputs(tmp_path: Path) -> None:
     assert candidate.summary == "Compound growth"
     schemas = {p.name: (p.json_schema, p.default, p.required) for p in candidate.parameters}
     assert schemas == {
-        "rate": ({"type": "number"}, 0.05, False),
-        "years": ({"type": "integer"}, 3, False),
-        "label": ({"type": "string"}, "savings", False),
+        "rate": ({"type": "number", "default": 0.05}, 0.05, False),
+        "years": ({"type": "integer", "default": 3}, 3, False),
+        "label": ({"type": "string", "default": "savings"}, "savings", False),
     }
     assert candidate.notebook is not None
     assert [c.cell for c in candidate.notebook.cells] == [1, 2, 3]
@@ -59,9 +59,9 @@ def test_first_literal_cell_is_the_parameters_without_a_tag(tmp_path: Path) -> N
     assert isinstance(candidate, Candidate), candidate
     assert candidate.notebook is not None and candidate.notebook.parameters_cell == 1
     assert {p.name: p.json_schema for p in candidate.parameters} == {
-        "n": {"type": "integer"},
-        "names": {"type": "array", "items": {"type": "string"}},
-        "flag": {"type": "boolean"},
+        "n": {"type": "integer", "default": 3},
+        "names": {"type": "array", "items": {"type": "string"}, "default": ["a", "b"]},
+        "flag": {"type": "boolean", "default": True},
     }
 
 
