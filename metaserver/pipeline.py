@@ -34,6 +34,7 @@ from metaserver.agents.register import register
 from metaserver.agents.repair.rounds import validate_and_repair
 from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
+from metaserver.agents.validate.notebook_outputs import notebook_seconds
 from metaserver.agents.validate.selftest import run_generated_tests
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
@@ -213,6 +214,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
     await timer.announce("validate")
     with timer.stage("validate"):
         evidence = await validate_and_repair(draft, specs, reserve)
+        report.seconds.update(notebook_seconds(evidence))
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)

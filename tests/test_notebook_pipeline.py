@@ -37,6 +37,9 @@ async def test_notebooks_convert_into_verified_tools(tmp_path: Path) -> None:
     # The ones a sandbox cannot run are skipped with the reason (analysis, not tools).
     assert "fetch" not in tools and "timing" not in tools
     assert report.tools_passed >= 3
+    # Each notebook's run time, as the notebook itself measured it.
+    assert 0 < report.seconds["notebook:growth"] < report.seconds["validate"]
+    assert "notebook:drift" in report.seconds
 
     # Through the registered, sandboxed server: new parameters, recomputed values.
     ok, result = await call_tool(

@@ -129,7 +129,9 @@ async def validate(
             examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
             if spec.kind == "notebook":
                 # A notebook passes only by reproducing its own outputs with its defaults.
-                examples = [e for e in spec.examples if e.wrapper == "notebook"][:1]
+                examples = [e for e in spec.examples if e.wrapper == "notebook"][:1] or [
+                    Example(arguments={}, has_expected=True, wrapper="notebook", origin="notebook")
+                ]
             results.append(
                 await _check_examples(client, spec, examples, schemas[spec.name], settings)
             )

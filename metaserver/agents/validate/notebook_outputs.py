@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 import re
 
-from metaserver.contracts import JSON
+from metaserver.contracts import JSON, ToolEvidence
 from metaserver.runtime.phash import SAME_FIGURE, hamming
 
-__all__ = ["RELATIVE_TOLERANCE", "compare_outputs", "texts_match"]
+__all__ = ["RELATIVE_TOLERANCE", "compare_outputs", "notebook_seconds", "texts_match"]
 
 RELATIVE_TOLERANCE = 0.03
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
@@ -56,6 +56,18 @@ def compare_outputs(result: JSON, stored: JSON) -> tuple[list[JSON], list[str]]:
                     f" ({shown})"
                 )
     return compared, differences
+
+
+def notebook_seconds(evidence: list[ToolEvidence]) -> dict[str, float]:
+    """How long each notebook tool's validation run took, as ``notebook:<tool>`` seconds."""
+    seconds: dict[str, float] = {}
+    for item in evidence:
+        found = item.evidence
+        if found is None or found.check != "notebook-outputs":
+            continue
+        if isinstance(found.result, dict) and isinstance(found.result.get("seconds"), int | float):
+            seconds[f"notebook:{item.name}"] = float(found.result["seconds"])
+    return seconds
 
 
 def _same_figures(stored: list[JSON], drawn: list[JSON]) -> tuple[bool, JSON]:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from png_images import checks, png, stripes
 
-from metaserver.agents.validate.notebook_outputs import compare_outputs, texts_match
+from metaserver.agents.validate.notebook_outputs import (
+    compare_outputs,
+    notebook_seconds,
+    texts_match,
+)
+from metaserver.contracts import Evidence, ToolEvidence
 from metaserver.runtime.phash import png_hash
 
 STRIPES = png_hash(png(64, 48, stripes))
@@ -58,3 +63,16 @@ def test_compare_outputs_keeps_every_pair() -> None:
     assert differences[1].startswith("cell 4 figures: stored 1, drew 1 ([{'hash'")
     assert differences[2].startswith("cell 5 figures: stored 2, drew 1")
     assert differences[3] == "cell 9: did not run"
+
+
+def test_notebook_seconds_come_from_notebook_runs_only() -> None:
+    def item(name: str, check: str, result: object) -> ToolEvidence:
+        evidence = Evidence(arguments={}, result=result, check=check)  # type: ignore[arg-type]
+        return ToolEvidence(name=name, target=name, status="passed", evidence=evidence)
+
+    evidence = [
+        item("nb", "notebook-outputs", {"cells": [], "seconds": 1.25}),
+        item("add", "expected-value", {"seconds": 9}),
+        item("broken", "notebook-outputs", "error text"),
+    ]
+    assert notebook_seconds(evidence) == {"notebook:nb": 1.25}
