@@ -153,6 +153,11 @@ class NotebookTarget(BaseModel):
     parameters_cell: int | None = Field(
         default=None, description="The cell (index into cells) after which parameters are set."
     )
+    data: list[str] = Field(
+        default_factory=list,
+        description="Repository files the cells read, relative to the notebook's folder; "
+        "copied into the server and into each run's directory.",
+    )
 
 
 class Candidate(BaseModel):

@@ -1,8 +1,8 @@
 """A package repository with executed notebooks, written here as nbformat 4 JSON (issue #14).
 
-``growth`` has a tagged parameters cell, numbers, text, a written file and outputs that
-match its code; ``drift`` stores a value its code does not compute; ``fetch`` needs the
-network; ``timing`` uses a cell magic.
+``growth`` has a tagged parameters cell, reads a data file of the repository, and has
+numbers, text, a written file and outputs that match its code; ``drift`` stores a value its
+code does not compute; ``fetch`` needs the network; ``timing`` uses a cell magic.
 """
 
 from __future__ import annotations
@@ -104,7 +104,8 @@ GROWTH = notebook(
     markdown("# Compound growth\n\nHow savings grow."),
     code('rate = 0.05\nyears = 3\nlabel = "savings"', tags=["parameters"]),
     code(
-        "%matplotlib inline\nimport nbcalc\n\nvalues = nbcalc.grow(100.0, rate, years)\n"
+        "%matplotlib inline\nimport nbcalc\n\nstart = float(open('data/start.txt').read())\n"
+        "values = nbcalc.grow(start, rate, years)\n"
         "print(label, len(values))\nvalues[-1]",
         stdout("savings 4\n"),
         value("115.7625"),
@@ -143,6 +144,7 @@ def make_notebook_repo(root: Path) -> Path:
         NBCALC,
         files={
             "tutorials/growth.ipynb": GROWTH,
+            "tutorials/data/start.txt": "100.0\n",
             "notebooks/drift.ipynb": DRIFT,
             "examples/fetch.ipynb": FETCH,
             "examples/timing.ipynb": TIMING,

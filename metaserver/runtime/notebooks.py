@@ -47,8 +47,13 @@ def run_notebook(
     *,
     timeout: float | None = None,
     max_bytes: int = 1_000_000,
+    data: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Run ``notebook`` (a NotebookTarget dict) with ``values``; its outputs by cell.
+
+    The files in its ``data`` list are copied from the folder ``data`` into the run's
+    directory first, where the cells find them as they did beside the notebook; they are
+    not among the files the run wrote unless it changed them.
 
     Returns ``{"notebook", "cells": [{"cell", "value", "text", "stdout", "figures"}],
     "figures": [{"cell", "path", "hash"}], "files": [{"path", "bytes"}], "seconds"}``; paths are
@@ -65,6 +70,7 @@ def run_notebook(
     _prune(runs, stem)
     run_dir = runs / f"{stem}-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
     run_dir.mkdir()
+    copied = _copy_data(notebook.get("data") or [], data, run_dir)
     control = Path(tempfile.mkdtemp(prefix=".control-", dir=runs))
     try:
         job = {
@@ -89,7 +95,7 @@ def run_notebook(
                 f"{stem}: cell {error['cell']} raised {error['type']}: {error['message']}\n"
                 f"{error['traceback']}"
             )
-        files = _files(run_dir, root)
+        files = _files(run_dir, root, copied)
         figures = _keep_figures(control / FIGURES, run_dir, root, result["cells"])
     finally:
         shutil.rmtree(control, ignore_errors=True)
@@ -143,12 +149,33 @@ def _run(job: Path, cwd: Path, limit: float, stem: str, max_bytes: int) -> tuple
         return code, _read(err, max_bytes // 4)
 
 
-def _files(run_dir: Path, root: Path) -> list[dict[str, Any]]:
-    return [
-        {"path": path.relative_to(root).as_posix(), "bytes": path.stat().st_size}
-        for path in sorted(run_dir.rglob("*"))
-        if path.is_file() and not path.is_symlink()
-    ]
+def _copy_data(
+    names: list[str], source: str | os.PathLike[str] | None, run_dir: Path
+) -> dict[Path, tuple[int, int]]:
+    """Copy the data files in; each copy's (size, mtime) to tell a changed one later."""
+    copied: dict[Path, tuple[int, int]] = {}
+    for name in names:
+        relative = Path(name)
+        if source is None or relative.is_absolute() or ".." in relative.parts:
+            raise NotebookError(f"data file {name!r} cannot be provided")
+        target = run_dir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(source) / relative, target)
+        status = target.stat()
+        copied[target] = (status.st_size, status.st_mtime_ns)
+    return copied
+
+
+def _files(run_dir: Path, root: Path, copied: dict[Path, tuple[int, int]]) -> list[dict[str, Any]]:
+    found = []
+    for path in sorted(run_dir.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        status = path.stat()
+        if copied.get(path) == (status.st_size, status.st_mtime_ns):
+            continue  # a data file the run only read
+        found.append({"path": path.relative_to(root).as_posix(), "bytes": status.st_size})
+    return found
 
 
 def _keep_figures(

@@ -99,6 +99,26 @@ def test_figures_are_saved_hashed_and_closed_after_their_cell(work: Path) -> Non
     assert result["files"] == []  # figures are not among the files the notebook wrote
 
 
+def test_data_files_are_copied_in_and_only_changed_ones_reported(
+    work: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "data" / "in").mkdir(parents=True)
+    (tmp_path / "data" / "in" / "a.txt").write_text("7")
+    (tmp_path / "data" / "b.txt").write_text("b")
+    reader = {
+        "path": "docs/reader.ipynb",
+        "data": ["in/a.txt", "b.txt"],
+        "cells": [
+            {"cell": 0, "source": "int(open('in/a.txt').read()) * 6"},
+            {"cell": 1, "source": "with open('b.txt', 'a') as f:\n    f.write('c')"},
+        ],
+    }
+    result = run_notebook(reader, {}, data=tmp_path / "data")
+    assert result["cells"][0]["value"] == 42
+    assert [f["path"].rpartition("/")[2] for f in result["files"]] == ["b.txt"]
+    assert (tmp_path / "data" / "b.txt").read_text() == "b"  # the source stays as it was
+
+
 def test_json_safe() -> None:
     assert json_safe({"a": (1, 2.5, float("nan"))}) == {"a": [1, 2.5, "nan"]}
     assert json_safe({1: 2}) == "{1: 2}"

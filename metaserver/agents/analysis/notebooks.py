@@ -5,7 +5,8 @@ kept when it has stored outputs (it was run, so it says what it computes) and im
 package; its parameters come from the cell tagged ``parameters`` (papermill's convention),
 else from the first code cell made only of plain literal assignments. A notebook that needs
 what a sandboxed run cannot have (the network, a shell, data files the repository does not
-hold, cell magics) is reported as skipped with the reason, not guessed at. The generated tool
+hold, cell magics) is reported as skipped with the reason, not guessed at; the repository
+files it reads by a literal path travel with the generated server. The generated tool
 runs the code cells (``metaserver_runtime.notebooks``); validation compares the rerun with
 the outputs stored here (``agents/validate/notebook_outputs.py``).
 """
@@ -36,6 +37,8 @@ __all__ = ["MAX_NOTEBOOKS", "add_notebooks", "find_notebooks", "notebook_candida
 
 MAX_NOTEBOOKS = 8
 MAX_NOTEBOOK_BYTES = 5_000_000
+MAX_DATA_BYTES = 20_000_000
+"""Data files a notebook reads are copied into the server: this much at most, per notebook."""
 PREFERRED_DIRS = ("tutorials", "docs", "examples", "notebooks")
 # Line magics that only change how output is shown or modules reload: dropped before a run.
 HARMLESS_MAGICS = ("matplotlib", "config", "load_ext", "autoreload", "precision")
@@ -127,9 +130,12 @@ def notebook_candidate(path: Path, root: Path, packages: set[str]) -> Candidate 
     imported = set().union(*(_imports(tree) for tree in trees))
     if not imported & packages:
         return f"does not use the package ({', '.join(sorted(packages)) or 'none found'})"
-    problem = _needs_outside(trees, path.parent, root, imported)
+    problem = _needs_outside(trees, imported)
     if problem:
         return problem
+    data = _data_files(trees, path.parent, root)
+    if isinstance(data, str):
+        return data
     parameters_cell, parameters = _parameters(trees, tagged)
     relative = path.relative_to(root).as_posix()
     defaults = {p.name: p.default for p in parameters}
@@ -147,7 +153,9 @@ def notebook_candidate(path: Path, root: Path, packages: set[str]) -> Candidate 
         top_level=True,
         kind="notebook",
         annotated=1.0,
-        notebook=NotebookTarget(path=relative, cells=code, parameters_cell=parameters_cell),
+        notebook=NotebookTarget(
+            path=relative, cells=code, parameters_cell=parameters_cell, data=data
+        ),
         examples=[
             Example(
                 arguments=defaults,
@@ -245,8 +253,8 @@ def _imports(tree: ast.AST) -> set[str]:
     return names
 
 
-def _needs_outside(trees: list[ast.Module], here: Path, root: Path, imported: set[str]) -> str:
-    """Why the code needs what a sandboxed run does not have, or "" when it does not."""
+def _needs_outside(trees: list[ast.Module], imported: set[str]) -> str:
+    """Why the code needs the network, or "" when it does not."""
     network = sorted(imported.intersection(NETWORK_MODULES))
     if network:
         return f"needs the network (imports {', '.join(network)})"
@@ -255,24 +263,41 @@ def _needs_outside(trees: list[ast.Module], here: Path, root: Path, imported: se
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if re.match(r"^(https?|ftp)://", node.value.strip()):
                     return f"needs the network (reads {node.value.strip()[:80]})"
+    return ""
+
+
+def _data_files(trees: list[ast.Module], here: Path, root: Path) -> list[str] | str:
+    """The repository files the code reads by a literal path (relative to the notebook, as
+    Jupyter runs it), or why one cannot be had: absent, outside the notebook's folder, or
+    too large to copy into the server."""
     written: set[str] = set()
+    found: list[str] = []
+    size = 0
     for tree in trees:
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
             name = _call_name(node.func)
-            literal = next(
-                (a.value for a in node.args if isinstance(a, ast.Constant)),
-                None,
-            )
+            literal = next((a.value for a in node.args if isinstance(a, ast.Constant)), None)
             if not isinstance(literal, str) or not _looks_like_path(literal):
                 continue
             if _WRITERS.match(name) or (name == "open" and _opens_for_writing(node)):
                 written.add(literal)
-            elif _READERS.match(name) and literal not in written:
-                if not (here / literal).exists() and not (root / literal).exists():
-                    return f"reads {literal!r}, a data file the repository does not hold"
-                return f"reads the repository's data file {literal!r} (not supported yet)"
-    return ""
+                continue
+            if not _READERS.match(name) or literal in written or literal in found:
+                continue
+            relative = Path(literal)
+            if relative.is_absolute() or ".." in relative.parts:
+                return f"reads {literal!r}, outside the notebook's folder"
+            source = here / relative
+            if not source.is_file() or source.is_symlink():
+                return f"reads {literal!r}, a data file the repository does not hold"
+            if not source.resolve().is_relative_to(root.resolve()):
+                return f"reads {literal!r}, outside the repository"
+            size += source.stat().st_size
+            if size > MAX_DATA_BYTES:
+                return f"reads more than {MAX_DATA_BYTES} bytes of data files"
+            found.append(relative.as_posix())
+    return found
 
 
 def _call_name(func: ast.expr) -> str:

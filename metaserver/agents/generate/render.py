@@ -95,6 +95,7 @@ def generate(
         json.dumps(tools_document(server_name, specs, workspace, environment, evidence), indent=2)
     )
     _write_tests(directory, specs, evidence or [])
+    _copy_notebook_data(directory, specs, workspace.path)
     (directory / "mcp.json").write_text(
         json.dumps(mcp_snippet(server_name, environment, directory), indent=2)
     )
@@ -224,6 +225,25 @@ def _notebook_result(result: dict[str, Any]) -> ToolResult:
 """
 
 
+NOTEBOOK_DATA = "notebook_data"
+
+
+def _copy_notebook_data(directory: Path, specs: list[ToolSpec], root: Path) -> None:
+    """The repository files each notebook reads, beside the server (which runs without the
+    repository's tree): ``notebook_data/<tool>/<path relative to the notebook>``."""
+    shutil.rmtree(directory / NOTEBOOK_DATA, ignore_errors=True)
+    for spec in specs:
+        if spec.notebook is None or not spec.notebook.data:
+            continue
+        folder = (root / spec.notebook.path).parent
+        for relative in spec.notebook.data:
+            if Path(relative).is_absolute() or ".." in Path(relative).parts:
+                raise GenerationError(f"{spec.target}: data file {relative!r} is outside it")
+            target = directory / NOTEBOOK_DATA / spec.name / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / relative, target)
+
+
 def render_notebook_tool(spec: ToolSpec) -> str:
     """A notebook tool: its code cells run in a subprocess with the parameters (issue #14).
 
@@ -244,6 +264,7 @@ def render_notebook_tool(spec: ToolSpec) -> str:
         f"            {{{values}}},\n"
         f"            timeout={spec.timeout!r},\n"
         f"            max_bytes=_MAX_BYTES,\n"
+        f"            data=Path(__file__).resolve().parent / {NOTEBOOK_DATA!r} / {spec.name!r},\n"
         f"        )\n"
         f"    )\n"
     )

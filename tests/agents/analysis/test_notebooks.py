@@ -23,6 +23,7 @@ def write(root: Path, relative: str, text: str) -> Path:
 
 
 def test_tagged_parameters_and_stored_outputs(tmp_path: Path) -> None:
+    write(tmp_path, "tutorials/data/start.txt", "100.0\n")
     path = write(tmp_path, "tutorials/growth.ipynb", GROWTH)
     candidate = notebook_candidate(path, tmp_path, PACKAGES)
     assert isinstance(candidate, Candidate), candidate
@@ -38,6 +39,7 @@ def test_tagged_parameters_and_stored_outputs(tmp_path: Path) -> None:
     assert candidate.notebook is not None
     assert [c.cell for c in candidate.notebook.cells] == [1, 2, 3]
     assert candidate.notebook.parameters_cell == 0
+    assert candidate.notebook.data == ["data/start.txt"]
     assert "%matplotlib" not in candidate.notebook.cells[1].source  # a harmless magic, dropped
     (example,) = candidate.examples
     assert example.has_expected and example.wrapper == "notebook"
@@ -116,6 +118,7 @@ def test_preferred_folders_first_and_checkpoints_ignored(tmp_path: Path) -> None
 
 def test_add_notebooks_reports_the_skipped(tmp_path: Path) -> None:
     write(tmp_path, "tutorials/growth.ipynb", GROWTH)
+    write(tmp_path, "tutorials/data/start.txt", "100.0\n")
     write(tmp_path, "examples/fetch.ipynb", FETCH)
     report = add_notebooks(CodeReport(packages=["nbcalc"], candidates=[]), tmp_path)
     assert [c.target for c in report.candidates] == ["tutorials/growth.ipynb"]
@@ -136,3 +139,17 @@ def test_stored_figures_are_kept_as_perceptual_hashes(tmp_path: Path) -> None:
     made = notebook_candidate(write(tmp_path, "plot.ipynb", text), tmp_path, PACKAGES)
     assert isinstance(made, Candidate), made
     assert made.examples[0].expected == [{"cell": 0, "images": [png_hash(image), None]}]
+
+
+def test_repository_data_files_travel_with_the_notebook(tmp_path: Path) -> None:
+    write(tmp_path, "docs/data/in.csv", "a,b\n1,2\n")
+    write(tmp_path, "docs/other.txt", "x")
+    reads = code('import nbcalc\nopen("data/in.csv").read()', value("'a,b\\n1,2\\n'"))
+    made = notebook_candidate(write(tmp_path, "docs/r.ipynb", notebook(reads)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None and made.notebook.data == ["data/in.csv"]
+    outside = code('import nbcalc\nopen("../README.md").read()', value("'x'"))
+    made = notebook_candidate(
+        write(tmp_path, "docs/o.ipynb", notebook(outside)), tmp_path, PACKAGES
+    )
+    assert made == "reads '../README.md', outside the notebook's folder"
