@@ -84,13 +84,20 @@ def _save_figures(figures: Path, cell: int) -> list[str]:
 
 def run(job: dict[str, Any]) -> dict[str, Any]:
     figures = Path(job["figures"])
-    namespace: dict[str, Any] = {"__name__": "__main__"}
+    displayed: list[str] = []
+
+    def display(*values: Any, **_: Any) -> None:
+        """IPython's display(), which notebooks call as a builtin: the values' text."""
+        displayed.extend(_repr(value) for value in values)
+
+    namespace: dict[str, Any] = {"__name__": "__main__", "display": display}
     results: list[dict[str, Any]] = []
     for index, cell in enumerate(job["cells"]):
         number = cell["cell"]
         stdout = io.StringIO()
         entry: dict[str, Any] = {"cell": number, "value": None, "text": None, "stdout": ""}
         results.append(entry)
+        displayed.clear()
         try:
             tree, last = _split(cell["source"])
             with contextlib.redirect_stdout(stdout):
@@ -112,6 +119,8 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
                 },
             }
         entry["stdout"] = stdout.getvalue()[:MAX_TEXT]
+        if displayed:
+            entry["displayed"] = list(displayed)
         entry["figures"] = _save_figures(figures, number)
         if index == job.get("parameters_cell"):
             namespace.update(job.get("values") or {})

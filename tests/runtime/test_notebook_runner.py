@@ -39,6 +39,7 @@ NOTEBOOK = {
         {"cell": 4, "source": "import os\nos.makedirs('out', exist_ok=True)\n"
          "with open('out/w.txt', 'w') as f:\n    f.write(word * n)\nlen(squares);"},
         {"cell": 5, "source": "class Thing:\n    pass\nThing()"},
+        {"cell": 6, "source": "display(n, 'x')"},
     ],
 }  # fmt: skip
 
@@ -60,6 +61,8 @@ def test_cells_run_with_the_parameters_bound_after_their_cell(work: Path) -> Non
     assert cells[4]["value"] is None  # a trailing semicolon hides the value, as in Jupyter
     assert cells[5]["text"].startswith("<__main__.Thing object at 0x")
     assert cells[5]["value"] == cells[5]["text"]  # no JSON form: the repr
+    assert cells[6]["displayed"] == ["4", "'x'"]  # IPython's display() as a builtin
+    assert "displayed" not in cells[5]
     (written,) = result["files"]
     assert written["path"].startswith("notebooks/squares-") and written["bytes"] == 8
     assert written["path"].endswith("/out/w.txt")
