@@ -206,6 +206,7 @@ def render_script_tool(spec: ToolSpec, root: Path | None) -> str:
     )
 
 
+NOTEBOOK_DATA = "notebook_data"
 _NOTEBOOK_IMPORT = f"""\
 import json  # noqa: E402
 
@@ -215,6 +216,9 @@ from mcp.types import ImageContent, TextContent  # noqa: E402
 from {RUNTIME_PACKAGE}.notebooks import figure_images as _figure_images  # noqa: E402
 from {RUNTIME_PACKAGE}.notebooks import run_notebook as _run_notebook  # noqa: E402
 
+# Tool bodies use only underscored module names: a notebook parameter may be called anything.
+_NOTEBOOK_DATA = Path(__file__).resolve().parent / {NOTEBOOK_DATA!r}
+
 
 def _notebook_result(result: dict[str, Any]) -> ToolResult:
     \"\"\"The run as JSON (structured, as every tool's result), its figures as image content.\"\"\"
@@ -223,9 +227,6 @@ def _notebook_result(result: dict[str, Any]) -> ToolResult:
         content.append(ImageContent(type="image", data=data, mime_type="image/png"))
     return ToolResult(content=content, structured_content={{"result": result}})
 """
-
-
-NOTEBOOK_DATA = "notebook_data"
 
 
 def _copy_notebook_data(directory: Path, specs: list[ToolSpec], root: Path) -> None:
@@ -264,7 +265,7 @@ def render_notebook_tool(spec: ToolSpec) -> str:
         f"            {{{values}}},\n"
         f"            timeout={spec.timeout!r},\n"
         f"            max_bytes=_MAX_BYTES,\n"
-        f"            data=Path(__file__).resolve().parent / {NOTEBOOK_DATA!r} / {spec.name!r},\n"
+        f"            data=_NOTEBOOK_DATA / {spec.name!r},\n"
         f"        )\n"
         f"    )\n"
     )

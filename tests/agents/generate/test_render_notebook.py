@@ -53,14 +53,22 @@ SPEC = ToolSpec(
             json_schema={"type": "integer", "default": 2},
             required=False,
             default=2,
-        )
+        ),
+        # Shadows a name server.py imports: tool bodies must not depend on it.
+        Parameter(
+            name="Path",
+            kind="keyword_only",
+            json_schema={"type": "string", "default": "p"},
+            required=False,
+            default="p",
+        ),
     ],
     notebook=NotebookTarget(
         path="docs/powers.ipynb",
         parameters_cell=0,
         cells=[
             NotebookCell(cell=1, source="base = 2"),
-            NotebookCell(cell=2, source="print('base', base)\n[base**i for i in range(4)]"),
+            NotebookCell(cell=2, source="print('base', base, Path)\n[base**i for i in range(4)]"),
             NotebookCell(cell=3, source=DRAW),
         ],
     ),
@@ -87,12 +95,12 @@ async def test_a_notebook_tool_returns_cells_and_figures(tmp_path: Path) -> None
     async with client:
         (tool,) = await client.list_tools()
         assert tool.input_schema["properties"]["base"]["default"] == 2
-        raw = await client.call_tool_mcp("powers", {"base": 3})
+        raw = await client.call_tool_mcp("powers", {"base": 3, "Path": "q"})
     assert not raw.is_error, raw.content
     assert raw.structured_content is not None
     result = raw.structured_content["result"]
     cells = {c["cell"]: c for c in result["cells"]}
-    assert cells[2]["value"] == [1, 3, 9, 27] and cells[2]["stdout"] == "base 3\n"
+    assert cells[2]["value"] == [1, 3, 9, 27] and cells[2]["stdout"] == "base 3 q\n"
     assert [(f["cell"], f["hash"]) for f in result["figures"]] == [(3, png_hash(IMAGE))]
     assert (directory / "work" / result["figures"][0]["path"]).is_file()
     text, image = raw.content
