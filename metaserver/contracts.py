@@ -343,6 +343,11 @@ class ConversionReport(BaseModel):
         description="Against the previous newest version of the server; null for a first "
         "conversion or a failed one.",
     )
+    notebooks_skipped: list[SkippedCallable] = Field(
+        default_factory=list,
+        description="Notebooks in the source that did not become tools, each with the reason "
+        "(the network, a shell, a cell magic, missing data, no stored outputs...).",
+    )
 
 
 MIN_TOOLS_PASSED = 3

@@ -190,6 +190,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
     with timer.stage("analysis"):
         code = await analyse(workspace, draft.environment, settings, conversion.sandbox)
         usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
+        report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         specs = design(code, conversion.max_tools, usage)
         longer = design(code, conversion.max_tools + RESERVE_TOOLS, usage)
         reserve = _reserve(longer, specs)

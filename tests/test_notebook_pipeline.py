@@ -36,6 +36,10 @@ async def test_notebooks_convert_into_verified_tools(tmp_path: Path) -> None:
     assert "cell 0 value: stored '7.0', got '6.0'" in (drift.error or "")
     # The ones a sandbox cannot run are skipped with the reason (analysis, not tools).
     assert "fetch" not in tools and "timing" not in tools
+    assert {(s.target, s.reason) for s in report.notebooks_skipped} == {
+        ("examples/fetch.ipynb", "needs the network (imports requests)"),
+        ("examples/timing.ipynb", "cell 0: the cell magic %%time cannot be run"),
+    }
     assert report.tools_passed >= 3
     # Each notebook's run time, as the notebook itself measured it.
     assert 0 < report.seconds["notebook:growth"] < report.seconds["validate"]
