@@ -1,11 +1,12 @@
 """Check ``notebook-outputs``: a rerun with the defaults reproduces the notebook's stored outputs.
 
 Text is compared after whitespace normalisation, with memory addresses in object reprs
-ignored; the numbers inside it are compared within 3% relative (a rerun on another machine
-prints other rounding noise, a different library version other last digits). Figures are
-compared by perceptual hash (``runtime/phash.py``, computed the same way on both sides):
-as many as stored, each within Hamming distance 20; a PNG that cannot be decoded is
-compared by count only.
+ignored and numpy 2's scalar reprs (``np.float64(1.5)``) read as numpy 1 showed them; the
+numbers inside it are compared within 3% relative (a rerun on another machine prints other
+rounding noise, a different library version other last digits). Figures are compared by
+perceptual hash (``runtime/phash.py``, computed the same way on both sides): as many as
+stored, each within Hamming distance 20; a PNG that cannot be decoded is compared by count
+only.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ __all__ = ["RELATIVE_TOLERANCE", "compare_outputs", "notebook_seconds", "texts_m
 
 RELATIVE_TOLERANCE = 0.03
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+# numpy 2 shows a scalar as np.float64(1.5) where notebooks run with numpy 1 stored 1.5.
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)\w*\(([^()]*)\)")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -105,7 +108,8 @@ def texts_match(got: str, want: str) -> bool:
 
 def _tokens(text: str) -> list[str | float]:
     """Text split into its numbers and the (whitespace-normalised) words between them."""
-    text = " ".join(_ADDRESS.sub("at 0x?", text).split())
+    text = _NUMPY_SCALAR.sub(r"\1", _ADDRESS.sub("at 0x?", text))
+    text = " ".join(text.split())
     parts: list[str | float] = []
     position = 0
     for match in _NUMBER.finditer(text):

@@ -26,6 +26,8 @@ def test_texts_match_numbers_within_three_percent() -> None:
     assert not texts_match("{'a': 1}", "{'b': 1}")
     assert texts_match("<Thing object at 0x7f00aa>", "<Thing object at 0x55cc01>")
     assert not texts_match("1 2", "1 2 3")
+    assert texts_match("(np.float64(1.5), np.int64(2))", "(1.5, 2)")
+    assert texts_match("np.str_('a')", "'a'")
 
 
 def test_compare_outputs_keeps_every_pair() -> None:
