@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .codecs import cap_result
+from .codecs import dumps_compact
 from .decode import work_dir
 from .phash import png_hash
 from .scripts import STDERR_LINES, _kill_group, _read
@@ -33,6 +33,8 @@ DEFAULT_TIMEOUT = 25.0
 """Seconds a run may take when the tool sets none (below the usual 30 s call budget)."""
 KEEP_RUNS = 5
 """Run directories kept per notebook; older ones are removed when a new run starts."""
+SMALL_VALUE = 64
+"""Bytes of a value never replaced by a truncation notice (the notice is about as long)."""
 RUNNER = Path(__file__).resolve().with_name("notebook_runner.py")
 FIGURES = "figures"
 
@@ -101,11 +103,28 @@ def run_notebook(
         shutil.rmtree(control, ignore_errors=True)
     return {
         "notebook": notebook["path"],
-        "cells": [cap_result(cell, max_bytes // 4) for cell in result["cells"]],
+        "cells": _fit(result["cells"], max_bytes),
         "figures": figures,
         "files": files,
         "seconds": seconds,
     }
+
+
+def _fit(cells: list[dict[str, Any]], max_bytes: int) -> list[dict[str, Any]]:
+    """The cells within the result budget: a value too large is replaced by its size, the
+    largest first, while its text (capped by the runner) and stdout stay to be compared."""
+    sizes = sorted(
+        ((len(dumps_compact(c.get("value")).encode()), i) for i, c in enumerate(cells)),
+        reverse=True,
+    )
+    total = len(dumps_compact(cells).encode())
+    fitted = list(cells)
+    for size, index in sizes:
+        if size <= SMALL_VALUE or (total <= max_bytes * 3 // 4 and size <= max_bytes // 4):
+            break  # within budget, or only values too small to be worth a notice are left
+        fitted[index] = dict(fitted[index], value={"truncated": True, "bytes": size})
+        total -= size
+    return fitted
 
 
 def figure_images(result: dict[str, Any], max_bytes: int) -> list[str]:

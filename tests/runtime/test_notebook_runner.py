@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from png_images import png, stripes
 
 from metaserver.runtime.decode import set_work_dir, work_dir
-from metaserver.runtime.notebook_runner import json_safe
+from metaserver.runtime.notebook_runner import MAX_ITEMS, json_safe
 from metaserver.runtime.notebooks import KEEP_RUNS, NotebookError, run_notebook
 from metaserver.runtime.phash import png_hash
 
@@ -120,6 +121,17 @@ def test_data_files_are_copied_in_and_only_changed_ones_reported(
     assert result["cells"][0]["value"] == 42
     assert [f["path"].rpartition("/")[2] for f in result["files"]] == ["b.txt"]
     assert (tmp_path / "data" / "b.txt").read_text() == "b"  # the source stays as it was
+
+
+def test_large_values_give_way_but_their_text_stays(work: Path) -> None:
+    big = dict(
+        NOTEBOOK, cells=[{"cell": 0, "source": "list(range(3000))"}, {"cell": 1, "source": "7"}]
+    )
+    result = run_notebook(big, {}, max_bytes=20_000)
+    first, second = result["cells"]
+    shown = len(json.dumps(list(range(MAX_ITEMS)), separators=(",", ":")))  # items kept
+    assert first["value"] == {"truncated": True, "bytes": shown}
+    assert first["text"].startswith("[0, 1, 2") and second["value"] == 7
 
 
 def test_json_safe() -> None:
