@@ -53,6 +53,7 @@ def work(tmp_path: Path) -> Iterator[Path]:
     set_work_dir(previous)
 
 
+@pytest.mark.integration
 def test_cells_run_with_the_parameters_bound_after_their_cell(work: Path) -> None:
     result = run_notebook(NOTEBOOK, {"n": 4})
     cells = {c["cell"]: c for c in result["cells"]}
@@ -71,18 +72,21 @@ def test_cells_run_with_the_parameters_bound_after_their_cell(work: Path) -> Non
     assert result["notebook"] == "tutorials/squares.ipynb" and result["figures"] == []
 
 
+@pytest.mark.integration
 def test_a_failing_cell_names_itself(work: Path) -> None:
     broken = dict(NOTEBOOK, cells=[*NOTEBOOK["cells"], {"cell": 7, "source": "1 / 0"}])
     with pytest.raises(NotebookError, match="cell 7 raised ZeroDivisionError: division by zero"):
         run_notebook(broken, {})
 
 
+@pytest.mark.integration
 def test_timeout_ends_the_run(work: Path) -> None:
     slow = dict(NOTEBOOK, cells=[{"cell": 0, "source": "import time\ntime.sleep(30)"}])
     with pytest.raises(NotebookError, match="timed out after 1 s"):
         run_notebook(slow, {}, timeout=1)
 
 
+@pytest.mark.integration
 def test_old_runs_are_pruned(work: Path) -> None:
     quick = dict(NOTEBOOK, cells=[{"cell": 0, "source": "1"}])
     for _ in range(KEEP_RUNS + 2):
@@ -90,6 +94,7 @@ def test_old_runs_are_pruned(work: Path) -> None:
     assert len([p for p in (work / "notebooks").iterdir()]) == KEEP_RUNS
 
 
+@pytest.mark.integration
 def test_figures_are_saved_hashed_and_closed_after_their_cell(work: Path) -> None:
     image = png(40, 30, stripes)
     source = FAKE_PYPLOT.format(data=base64.b64encode(image).decode())
@@ -103,6 +108,7 @@ def test_figures_are_saved_hashed_and_closed_after_their_cell(work: Path) -> Non
     assert result["files"] == []  # figures are not among the files the notebook wrote
 
 
+@pytest.mark.integration
 def test_data_files_are_copied_in_and_only_changed_ones_reported(
     work: Path, tmp_path: Path
 ) -> None:
@@ -123,6 +129,7 @@ def test_data_files_are_copied_in_and_only_changed_ones_reported(
     assert (tmp_path / "data" / "b.txt").read_text() == "b"  # the source stays as it was
 
 
+@pytest.mark.integration
 def test_large_values_give_way_but_their_text_stays(work: Path) -> None:
     big = dict(
         NOTEBOOK, cells=[{"cell": 0, "source": "list(range(3000))"}, {"cell": 1, "source": "7"}]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastmcp import Client
 from png_images import png, stripes
 
@@ -75,6 +76,7 @@ SPEC = ToolSpec(
 )
 
 
+@pytest.mark.integration
 async def test_a_notebook_tool_returns_cells_and_figures(tmp_path: Path) -> None:
     source = Source(kind="local", location=str(tmp_path), original=str(tmp_path))
     workspace = Workspace(source=source, path=tmp_path, distribution="powers")
