@@ -89,7 +89,7 @@ class Example(BaseModel):
     wrapper: str | None = Field(
         default=None, description="How the doctest consumed the result: list, sorted, set..."
     )
-    origin: Literal["doctest", "usage", "synthesised", "llm"] = "doctest"
+    origin: Literal["doctest", "usage", "synthesised", "llm", "notebook"] = "doctest"
 
 
 class Parameter(BaseModel):
@@ -104,7 +104,7 @@ class Parameter(BaseModel):
     )
 
 
-CallableKind = Literal["function", "constructor", "method", "script"]
+CallableKind = Literal["function", "constructor", "method", "script", "notebook"]
 
 
 class ScriptArgument(BaseModel):
@@ -138,6 +138,28 @@ class ScriptTarget(BaseModel):
     arguments: list[ScriptArgument] = Field(default_factory=list)
 
 
+class NotebookCell(BaseModel):
+    """One code cell of a notebook tool (its stored outputs are the tool's example)."""
+
+    cell: int = Field(description="The cell's index among all cells of the notebook.")
+    source: str
+
+
+class NotebookTarget(BaseModel):
+    """An executed notebook a notebook tool runs: its code cells and where parameters go."""
+
+    path: str = Field(description="Relative to the repository root.")
+    cells: list[NotebookCell]
+    parameters_cell: int | None = Field(
+        default=None, description="The cell (index into cells) after which parameters are set."
+    )
+    data: list[str] = Field(
+        default_factory=list,
+        description="Repository files the cells read, relative to the notebook's folder; "
+        "copied into the server and into each run's directory.",
+    )
+
+
 class Candidate(BaseModel):
     """A public callable the probe found, described well enough to design a tool from."""
 
@@ -165,6 +187,9 @@ class Candidate(BaseModel):
     usage: int = Field(default=0, description="Mentions in README, docs, tests and examples.")
     script: ScriptTarget | None = Field(
         default=None, description="For kind script: the entry point and its arguments."
+    )
+    notebook: NotebookTarget | None = Field(
+        default=None, description="For kind notebook: its code cells."
     )
 
 
@@ -199,6 +224,9 @@ class ToolSpec(BaseModel):
         description="For kind script: what the tool runs, and how its "
         "parameters become the command line.",
     )
+    notebook: NotebookTarget | None = Field(
+        default=None, description="For kind notebook: the code cells the tool runs."
+    )
 
     @property
     def input_schema(self) -> dict[str, JSON]:
@@ -213,10 +241,12 @@ class ToolSpec(BaseModel):
         body = self.model_dump(mode="json", include={"name", "target", "parameters", "codecs"})
         if self.script is not None:  # only then: other tools keep their hashes
             body["script"] = self.script.model_dump(mode="json")
+        if self.notebook is not None:
+            body["notebook"] = self.notebook.model_dump(mode="json")
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
-CheckKind = Literal["expected-value", "no-error"]
+CheckKind = Literal["expected-value", "no-error", "notebook-outputs"]
 
 
 class Evidence(BaseModel):
@@ -224,6 +254,11 @@ class Evidence(BaseModel):
     result: JSON = None
     expected: JSON = None
     check: CheckKind = "no-error"
+    compared: list[JSON] = Field(
+        default_factory=list,
+        description="notebook-outputs: each stored output beside the rerun's, and whether "
+        "they matched.",
+    )
 
 
 class ToolEvidence(BaseModel):
@@ -312,6 +347,11 @@ class ConversionReport(BaseModel):
         default=None,
         description="Against the previous newest version of the server; null for a first "
         "conversion or a failed one.",
+    )
+    notebooks_skipped: list[SkippedCallable] = Field(
+        default_factory=list,
+        description="Notebooks in the source that did not become tools, each with the reason "
+        "(the network, a shell, a cell magic, missing data, no stored outputs...).",
     )
 
 

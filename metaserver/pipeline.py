@@ -35,6 +35,7 @@ from metaserver.agents.register import register
 from metaserver.agents.repair.rounds import validate_and_repair
 from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
+from metaserver.agents.validate.notebook_outputs import notebook_seconds
 from metaserver.agents.validate.selftest import run_generated_tests
 from metaserver.bundle.use import use_bundle
 from metaserver.contracts import (
@@ -195,6 +196,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
     with timer.stage("analysis"):
         code = await analyse(workspace, draft.environment, settings, conversion.sandbox)
         usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
+        report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         specs = design(code, conversion.max_tools, usage)
         longer = design(code, conversion.max_tools + RESERVE_TOOLS, usage)
         reserve = _reserve(longer, specs)
@@ -219,6 +221,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
     await timer.announce("validate")
     with timer.stage("validate"):
         evidence = await validate_and_repair(draft, specs, reserve)
+        report.seconds.update(notebook_seconds(evidence))
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError as PydanticValidationError
 
+from metaserver.agents.analysis.notebooks import add_notebooks
 from metaserver.agents.analysis.scripts.find import add_scripts
 from metaserver.contracts import CodeReport, Environment, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
@@ -64,6 +65,8 @@ async def analyse(
         shutil.rmtree(workdir, ignore_errors=True)
     # Command-line entry points, read statically (issue #4): tools of their own.
     report = add_scripts(report, workspace.path)
+    # Executed notebooks, read statically too (issue #14): a tool each.
+    report = add_notebooks(report, workspace.path)
     if not report.packages and not report.candidates:
         raise AnalysisError("no importable top-level package was found in the environment")
     failed = {s.target: s.reason for s in report.skipped if s.reason.startswith("import failed")}

@@ -102,8 +102,9 @@ def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
         short = candidate.name
     count = usage.counts.get(short, 0)
     examples = list(candidate.examples)
-    # A method call's receiver is not a literal; a script's calls are command lines.
-    if candidate.kind not in ("method", "script"):
+    # A method call's receiver is not a literal; a script's calls are command lines; a
+    # notebook is proven by its own stored outputs.
+    if candidate.kind not in ("method", "script", "notebook"):
         for call in usage.calls.get(short, []):
             if not call.args and not call.kwargs:
                 continue  # a bare call's asserted result depends on the test's setup
@@ -157,11 +158,12 @@ def _spec(candidate: Candidate, constructors: dict[str, Candidate], used: set[st
         codecs=sorted(codecs),
         kind=candidate.kind,
         script=candidate.script,
+        notebook=candidate.notebook,
     )
 
 
 def _tool_name(candidate: Candidate) -> str:
-    if candidate.kind == "function" and not candidate.owner:
+    if candidate.kind in ("function", "notebook") and not candidate.owner:
         return _NAME_OK.sub("_", candidate.name).strip("_") or "tool"
     snake = "_".join(_CAMEL.sub("_", part).lower() for part in candidate.name.split("."))
     if candidate.kind == "constructor":

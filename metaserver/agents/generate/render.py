@@ -96,6 +96,7 @@ def generate(
         json.dumps(tools_document(server_name, specs, workspace, environment, evidence), indent=2)
     )
     _write_tests(directory, specs, evidence or [])
+    _copy_notebook_data(directory, specs, workspace.path)
     (directory / "mcp.json").write_text(
         json.dumps(mcp_snippet(server_name, environment, directory), indent=2)
     )
@@ -124,6 +125,8 @@ def render_server(
     ]
     if any(spec.kind == "script" for spec in specs):
         parts.append(_SCRIPT_IMPORT)
+    if any(spec.kind == "notebook" for spec in specs):
+        parts.append(_NOTEBOOK_IMPORT)
     parts.extend(render_tool(spec, workspace.path) for spec in specs)
     parts.append(_FOOTER)
     return "\n".join(parts)
@@ -142,6 +145,8 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
             raise GenerationError(f"{spec.target}: parameter {parameter.name!r} is not a name")
     if spec.kind == "script":
         return render_script_tool(spec, root)
+    if spec.kind == "notebook":
+        return render_notebook_tool(spec)
     required = [p for p in spec.parameters if p.required]
     optional = [p for p in spec.parameters if not p.required]
     lines = []
@@ -198,6 +203,71 @@ def render_script_tool(spec: ToolSpec, root: Path | None) -> str:
         f"        {{{values}}},\n"
         f"        timeout={spec.timeout!r},\n"
         f"        max_bytes=_MAX_BYTES,\n"
+        f"    )\n"
+    )
+
+
+NOTEBOOK_DATA = "notebook_data"
+_NOTEBOOK_IMPORT = f"""\
+import json  # noqa: E402
+
+from fastmcp.tools.base import ToolResult  # noqa: E402
+from mcp.types import ImageContent, TextContent  # noqa: E402
+
+from {RUNTIME_PACKAGE}.notebooks import figure_images as _figure_images  # noqa: E402
+from {RUNTIME_PACKAGE}.notebooks import run_notebook as _run_notebook  # noqa: E402
+
+# Tool bodies use only underscored module names: a notebook parameter may be called anything.
+_NOTEBOOK_DATA = Path(__file__).resolve().parent / {NOTEBOOK_DATA!r}
+
+
+def _notebook_result(result: dict[str, Any]) -> ToolResult:
+    \"\"\"The run as JSON (structured, as every tool's result), its figures as image content.\"\"\"
+    content: list[Any] = [TextContent(type="text", text=json.dumps(result))]
+    for data in _figure_images(result, _MAX_BYTES):
+        content.append(ImageContent(type="image", data=data, mime_type="image/png"))
+    return ToolResult(content=content, structured_content={{"result": result}})
+"""
+
+
+def _copy_notebook_data(directory: Path, specs: list[ToolSpec], root: Path) -> None:
+    """The repository files each notebook reads, beside the server (which runs without the
+    repository's tree): ``notebook_data/<tool>/<path relative to the notebook>``."""
+    shutil.rmtree(directory / NOTEBOOK_DATA, ignore_errors=True)
+    for spec in specs:
+        if spec.notebook is None or not spec.notebook.data:
+            continue
+        folder = (root / spec.notebook.path).parent
+        for relative in spec.notebook.data:
+            if Path(relative).is_absolute() or ".." in Path(relative).parts:
+                raise GenerationError(f"{spec.target}: data file {relative!r} is outside it")
+            target = directory / NOTEBOOK_DATA / spec.name / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / relative, target)
+
+
+def render_notebook_tool(spec: ToolSpec) -> str:
+    """A notebook tool: its code cells run in a subprocess with the parameters (issue #14).
+
+    The cells are written into server.py, so a server runs without the repository's tree;
+    the result is the usual structured ``result`` plus each figure as image content.
+    """
+    if spec.notebook is None:
+        raise GenerationError(f"{spec.target}: a notebook tool without its notebook")
+    notebook = spec.notebook.model_dump(mode="json")
+    signature = "\n".join(f"    {p.name}: {_annotation(p)}{_default(p)}," for p in spec.parameters)
+    values = ", ".join(f"{p.name!r}: {p.name}" for p in spec.parameters)
+    return (
+        f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
+        f"def tool_{spec.name.replace('-', '_')}(\n{signature}\n) -> JsonValue:\n"
+        f"    return _notebook_result(\n"
+        f"        _run_notebook(\n"
+        f"            {notebook!r},\n"
+        f"            {{{values}}},\n"
+        f"            timeout={spec.timeout!r},\n"
+        f"            max_bytes=_MAX_BYTES,\n"
+        f"            data=_NOTEBOOK_DATA / {spec.name!r},\n"
+        f"        )\n"
         f"    )\n"
     )
 

@@ -27,7 +27,12 @@ async def add_examples(
 ) -> list[ToolSpec]:
     """``specs`` with a validated model example for each tool that has no doctest example."""
     docs = {c.target: (c.signature, c.doc) for c in code.candidates}
-    wanted = [i for i, s in enumerate(specs) if s.parameters and not _has_doctest(s)]
+    # A notebook tool is proven by its own stored outputs, with its own defaults.
+    wanted = [
+        i
+        for i, s in enumerate(specs)
+        if s.parameters and not _has_doctest(s) and s.kind != "notebook"
+    ]
     proposals = await asyncio.gather(
         *(_propose(specs[i], docs.get(specs[i].target, ("", "")), model, ledger) for i in wanted)
     )

@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 
 from metaserver.agents.repair.classify import classify
 from metaserver.agents.validate.compare import matches, normalise
+from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.protocol import listing_problems
 from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
@@ -128,6 +129,13 @@ async def validate(
                 if only is not None and spec.name not in only:
                     continue
                 examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
+                if spec.kind == "notebook":
+                    # A notebook passes only by reproducing its own outputs with its defaults.
+                    examples = [e for e in spec.examples if e.wrapper == "notebook"][:1] or [
+                        Example(
+                            arguments={}, has_expected=True, wrapper="notebook", origin="notebook"
+                        )
+                    ]
                 calling(spec.name)
                 results.append(
                     await _check_examples(client, spec, examples, schemas[spec.name], settings)
@@ -179,6 +187,8 @@ async def _check(
         text = error_text(raw)
         return _failed(spec, evidence, _short(text or "error without a message"), example)
     evidence.result = result_value(raw)
+    if example.wrapper == "notebook":
+        return _check_notebook(spec, evidence)
     if example.has_expected and not matches(evidence.result, example.expected, example.wrapper):
         return ToolEvidence(
             name=spec.name,
@@ -195,6 +205,22 @@ async def _check(
             else "api_inference_error",
         )
     return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
+
+
+def _check_notebook(spec: ToolSpec, evidence: Evidence) -> ToolEvidence:
+    """``notebook-outputs``: the run reproduced the notebook's stored outputs, or not."""
+    evidence.check = "notebook-outputs"
+    evidence.compared, differences = compare_outputs(evidence.result, evidence.expected)
+    if not differences:
+        return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
+    return ToolEvidence(
+        name=spec.name,
+        target=spec.target,
+        status="failed",
+        evidence=evidence,
+        error=_short("stored outputs not reproduced: " + "; ".join(differences)),
+        failure_type="repo_internal_bug",  # the notebook's own outputs disagree with its code
+    )
 
 
 def _best_example(spec: ToolSpec) -> Example:

@@ -1,0 +1,399 @@
+"""Executed notebooks become tool candidates (issue #14), read statically.
+
+A notebook is JSON (nbformat 4): read with the standard library, never executed here. One is
+kept when it has stored outputs (it was run, so it says what it computes) and imports the
+package; its parameters come from the cell tagged ``parameters`` (papermill's convention),
+else from the first code cell made only of plain literal assignments. A notebook that needs
+what a sandboxed run cannot have (the network, a shell, data files the repository does not
+hold, cell magics) is reported as skipped with the reason, not guessed at; the repository
+files it reads by a literal path travel with the generated server. The generated tool
+runs the code cells (``metaserver_runtime.notebooks``); validation compares the rerun with
+the outputs stored here (``agents/validate/notebook_outputs.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import json
+import keyword
+import re
+from pathlib import Path
+
+from metaserver.contracts import (
+    JSON,
+    Candidate,
+    CodeReport,
+    Example,
+    NotebookCell,
+    NotebookTarget,
+    Parameter,
+    SkippedCallable,
+)
+from metaserver.runtime.phash import png_hash
+
+__all__ = ["MAX_NOTEBOOKS", "add_notebooks", "find_notebooks", "notebook_candidate"]
+
+MAX_NOTEBOOKS = 8
+MAX_NOTEBOOK_BYTES = 5_000_000
+MAX_DATA_BYTES = 20_000_000
+"""Data files a notebook reads are copied into the server: this much at most, per notebook."""
+PREFERRED_DIRS = ("tutorials", "docs", "examples", "notebooks")
+# Line magics that only change how output is shown or modules reload: dropped before a run.
+HARMLESS_MAGICS = ("matplotlib", "config", "load_ext", "autoreload", "precision")
+NETWORK_MODULES = ("requests", "urllib", "urllib3", "httpx", "aiohttp", "socket", "http")
+_READERS = re.compile(r"^(open|read\w*|load\w*|imread|genfromtxt|fromfile)$")
+_WRITERS = re.compile(r"^(to_\w+|save\w*|write\w*|dump\w*|imsave|savefig)$")
+_NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def add_notebooks(report: CodeReport, root: Path) -> CodeReport:
+    """``report`` with a candidate per usable notebook, and the others in ``skipped``."""
+    packages = {p.split(".")[0] for p in report.packages}
+    made: list[Candidate] = []
+    skipped = list(report.skipped)
+    for path in find_notebooks(root):
+        relative = path.relative_to(root).as_posix()
+        candidate = notebook_candidate(path, root, packages)
+        if isinstance(candidate, str):
+            skipped.append(SkippedCallable(target=relative, reason=candidate))
+        elif len(made) < MAX_NOTEBOOKS:
+            made.append(candidate)
+        else:
+            skipped.append(SkippedCallable(target=relative, reason="too many notebooks"))
+    if not made and len(skipped) == len(report.skipped):
+        return report
+    return report.model_copy(
+        update={"candidates": made + list(report.candidates), "skipped": skipped}
+    )
+
+
+def find_notebooks(root: Path) -> list[Path]:
+    """``*.ipynb`` under ``root``, those in tutorials/, docs/, examples/, notebooks/ first."""
+    found = []
+    for path in root.rglob("*.ipynb"):
+        parts = path.relative_to(root).parts
+        if any(p.startswith(".") or p in ("node_modules", "build", "dist") for p in parts):
+            continue  # checkpoints, virtual environments and build copies
+        if path.is_file() and not path.is_symlink():
+            found.append(path)
+
+    def rank(path: Path) -> tuple[int, str]:
+        top = path.relative_to(root).parts[0].lower()
+        preferred = top in PREFERRED_DIRS or top.rstrip("s") in PREFERRED_DIRS
+        return (0 if preferred else 1, path.relative_to(root).as_posix())
+
+    return sorted(found, key=rank)
+
+
+def notebook_candidate(path: Path, root: Path, packages: set[str]) -> Candidate | str:
+    """The tool candidate for the notebook at ``path``, or why it cannot be one."""
+    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+        return f"larger than {MAX_NOTEBOOK_BYTES} bytes"
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        cells = document["cells"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "not a readable notebook (nbformat 4 JSON)"
+    if not isinstance(cells, list):
+        return "not a readable notebook (nbformat 4 JSON)"
+    code: list[NotebookCell] = []
+    stored: list[dict[str, JSON]] = []
+    tagged: int | None = None
+    title = ""
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict):
+            return "not a readable notebook (nbformat 4 JSON)"
+        text = _text(cell.get("source", ""))
+        if cell.get("cell_type") == "markdown" and not title:
+            title = _title(text)
+        if cell.get("cell_type") != "code" or not text.strip():
+            continue
+        runnable = _runnable(text)
+        if runnable.startswith("!"):
+            return f"cell {index}: {runnable[1:]}"
+        outputs, problem = _stored_outputs(cell.get("outputs") or [])
+        if problem:
+            return f"cell {index}: {problem}"
+        tags = (cell.get("metadata") or {}).get("tags") or []
+        if tagged is None and isinstance(tags, list) and "parameters" in tags:
+            tagged = len(code)
+        code.append(NotebookCell(cell=index, source=runnable))
+        if outputs:
+            stored.append({"cell": index, **outputs})
+    if not code:
+        return "no code cells"
+    if not stored:
+        return "not executed: no stored outputs to reproduce"
+    trees = [ast.parse(cell.source) for cell in code]
+    imported = set().union(*(_imports(tree) for tree in trees))
+    if not imported & packages:
+        return f"does not use the package ({', '.join(sorted(packages)) or 'none found'})"
+    problem = _needs_outside(trees, imported)
+    if problem:
+        return problem
+    data = _data_files(trees, path.parent, root)
+    if isinstance(data, str):
+        return data
+    parameters_cell, parameters = _parameters(trees, tagged)
+    relative = path.relative_to(root).as_posix()
+    defaults = {p.name: p.default for p in parameters}
+    summary = title or f"Run the notebook {relative}."
+    return Candidate(
+        target=relative,
+        name=_NAME_OK.sub("_", path.stem).strip("_") or "notebook",
+        signature=f"{relative}({', '.join(f'{k}={v!r}' for k, v in defaults.items())})",
+        parameters=parameters,
+        doc=f"{summary}\n\nRuns the code cells of the notebook `{relative}` with these "
+        "parameters in place of its own, and returns each cell's value and printed output "
+        "(labelled by cell), the figures it drew and the files it wrote.",
+        summary=summary,
+        in_all=True,
+        top_level=True,
+        kind="notebook",
+        annotated=1.0,
+        notebook=NotebookTarget(
+            path=relative, cells=code, parameters_cell=parameters_cell, data=data
+        ),
+        examples=[
+            Example(
+                arguments=defaults,
+                expected=stored,
+                has_expected=True,
+                wrapper="notebook",
+                origin="notebook",
+            )
+        ],
+    )
+
+
+def _text(source: object) -> str:
+    if isinstance(source, list):
+        return "".join(str(line) for line in source)
+    return str(source)
+
+
+def _title(markdown: str) -> str:
+    for line in markdown.splitlines():
+        if line.strip():
+            return line.strip().lstrip("#").strip()[:200]
+    return ""
+
+
+def _runnable(source: str) -> str:
+    """The cell as plain Python (harmless line magics dropped), or "!why" it cannot run."""
+    lines = source.splitlines()
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if first.startswith("%%"):
+        return f"!the cell magic {first.split()[0]} cannot be run"
+    kept = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("!"):
+            return f"!runs a shell command ({stripped[:60]})"
+        if stripped.startswith("%"):
+            magic = stripped[1:].split()[0] if stripped[1:].split() else ""
+            if magic in ("pip", "conda"):
+                return f"!installs packages ({stripped[:60]})"
+            if magic not in HARMLESS_MAGICS:
+                return f"!the line magic %{magic} cannot be run"
+            continue
+        kept.append(line)
+    text = "\n".join(kept)
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        return f"!not plain Python ({exc.msg}, line {exc.lineno})"
+    return text
+
+
+def _stored_outputs(outputs: list[object]) -> tuple[dict[str, JSON], str | None]:
+    """The outputs a rerun must reproduce: stdout, the value's text, the figures' hashes."""
+    stdout, text = "", None
+    images: list[JSON] = []
+    for output in outputs:
+        if not isinstance(output, dict):
+            continue
+        kind = output.get("output_type")
+        if kind == "error":
+            return {}, f"its stored output is an error ({output.get('ename', 'error')})"
+        if kind == "stream" and output.get("name") == "stdout":
+            stdout += _text(output.get("text", ""))
+        data = output.get("data") or {}
+        if kind == "execute_result" and "text/plain" in data:
+            text = _text(data["text/plain"])
+        if kind in ("display_data", "execute_result") and "image/png" in data:
+            images.append(_image_hash(data["image/png"]))
+    found: dict[str, JSON] = {}
+    if stdout:
+        found["stdout"] = stdout
+    if text is not None:
+        found["text"] = text
+    if images:
+        found["images"] = images
+    return found, None
+
+
+def _image_hash(encoded: object) -> str | None:
+    """The perceptual hash of a stored PNG (base64, perhaps split in lines), if decodable."""
+    try:
+        return png_hash(base64.b64decode(_text(encoded)))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _needs_outside(trees: list[ast.Module], imported: set[str]) -> str:
+    """Why the code needs the network, or "" when it does not."""
+    network = sorted(imported.intersection(NETWORK_MODULES))
+    if network:
+        return f"needs the network (imports {', '.join(network)})"
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if re.match(r"^(https?|ftp)://", node.value.strip()):
+                    return f"needs the network (reads {node.value.strip()[:80]})"
+    return ""
+
+
+def _data_files(trees: list[ast.Module], here: Path, root: Path) -> list[str] | str:
+    """The repository files the code reads by a literal path (relative to the notebook, as
+    Jupyter runs it), or why one cannot be had: absent, outside the notebook's folder, or
+    too large to copy into the server."""
+    written: set[str] = set()
+    found: list[str] = []
+    size = 0
+    for tree in trees:
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+        for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
+            name = _call_name(node.func)
+            literal = next((a.value for a in node.args if isinstance(a, ast.Constant)), None)
+            if not isinstance(literal, str) or not _looks_like_path(literal):
+                continue
+            if _WRITERS.match(name) or (name == "open" and _opens_for_writing(node)):
+                written.add(literal)
+                continue
+            if not _READERS.match(name) or literal in written or literal in found:
+                continue
+            relative = Path(literal)
+            if relative.is_absolute() or ".." in relative.parts:
+                return f"reads {literal!r}, outside the notebook's folder"
+            source = here / relative
+            if not source.is_file() or source.is_symlink():
+                return f"reads {literal!r}, a data file the repository does not hold"
+            if not source.resolve().is_relative_to(root.resolve()):
+                return f"reads {literal!r}, outside the repository"
+            size += source.stat().st_size
+            if size > MAX_DATA_BYTES:
+                return f"reads more than {MAX_DATA_BYTES} bytes of data files"
+            found.append(relative.as_posix())
+    return found
+
+
+def _call_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _opens_for_writing(node: ast.Call) -> bool:
+    modes = [a for a in node.args[1:2]] + [k.value for k in node.keywords if k.arg == "mode"]
+    return any(
+        isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax")
+        for m in modes
+    )
+
+
+def _looks_like_path(text: str) -> bool:
+    return (
+        0 < len(text) < 260
+        and "\n" not in text
+        and ("/" in text or re.search(r"\.[A-Za-z0-9]{1,5}$", text) is not None)
+    )
+
+
+def _parameters(trees: list[ast.Module], tagged: int | None) -> tuple[int | None, list[Parameter]]:
+    """The parameters cell (index into the code cells) and its literal assignments."""
+    if tagged is not None:
+        return tagged, _assignments(trees[tagged], strict=False) or []
+    for index, tree in enumerate(trees):
+        found = _assignments(tree, strict=True)
+        if found:
+            return index, found
+    return None, []
+
+
+def _assignments(tree: ast.Module, strict: bool) -> list[Parameter] | None:
+    """``name = literal`` statements as parameters; ``strict``: None unless all are."""
+    found: list[Parameter] = []
+    for statement in tree.body:
+        value = _literal_assignment(statement)
+        if value is None:
+            if strict:
+                return None
+            continue
+        name, literal = value
+        if name in {p.name for p in found}:
+            found = [p for p in found if p.name != name]
+        found.append(
+            Parameter(
+                name=name,
+                kind="keyword_only",
+                json_schema={**_schema(literal), "default": literal},
+                required=False,
+                default=literal,
+            )
+        )
+    return found
+
+
+def _literal_assignment(statement: ast.stmt) -> tuple[str, JSON] | None:
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0]
+    if not isinstance(target, ast.Name) or keyword.iskeyword(target.id):
+        return None
+    if target.id.startswith("_"):
+        return None
+    try:
+        value = ast.literal_eval(statement.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, tuple):
+        value = list(value)
+    try:
+        if json.loads(json.dumps(value)) != value:
+            return None  # not plain JSON: a set, bytes, complex, or non-string keys
+    except (TypeError, ValueError):
+        return None
+    return target.id, value
+
+
+def _schema(value: JSON) -> dict[str, JSON]:
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    if isinstance(value, str):
+        return {"type": "string"}
+    if isinstance(value, list):
+        kinds = {json.dumps(_schema(v), sort_keys=True) for v in value}
+        items = json.loads(kinds.pop()) if len(kinds) == 1 else {}
+        return {"type": "array", "items": items}
+    if isinstance(value, dict):
+        return {"type": "object"}
+    return {}

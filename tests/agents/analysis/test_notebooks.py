@@ -1,0 +1,155 @@
+"""Executed notebooks found and read statically: parameters, stored outputs, skip reasons."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from notebook_fixtures import DRIFT, FETCH, GROWTH, TIMING, code, notebook, stdout, value
+from png_images import png, stripes
+
+from metaserver.agents.analysis.notebooks import add_notebooks, find_notebooks, notebook_candidate
+from metaserver.contracts import Candidate, CodeReport
+from metaserver.runtime.phash import png_hash
+
+PACKAGES = {"nbcalc"}
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_tagged_parameters_and_stored_outputs(tmp_path: Path) -> None:
+    write(tmp_path, "tutorials/data/start.txt", "100.0\n")
+    path = write(tmp_path, "tutorials/growth.ipynb", GROWTH)
+    candidate = notebook_candidate(path, tmp_path, PACKAGES)
+    assert isinstance(candidate, Candidate), candidate
+    assert candidate.kind == "notebook" and candidate.name == "growth"
+    assert candidate.target == "tutorials/growth.ipynb"
+    assert candidate.summary == "Compound growth"
+    schemas = {p.name: (p.json_schema, p.default, p.required) for p in candidate.parameters}
+    assert schemas == {
+        "rate": ({"type": "number", "default": 0.05}, 0.05, False),
+        "years": ({"type": "integer", "default": 3}, 3, False),
+        "label": ({"type": "string", "default": "savings"}, "savings", False),
+    }
+    assert candidate.notebook is not None
+    assert [c.cell for c in candidate.notebook.cells] == [1, 2, 3]
+    assert candidate.notebook.parameters_cell == 0
+    assert candidate.notebook.data == ["data/start.txt"]
+    assert "%matplotlib" not in candidate.notebook.cells[1].source  # a harmless magic, dropped
+    (example,) = candidate.examples
+    assert example.has_expected and example.wrapper == "notebook"
+    assert example.arguments == {"rate": 0.05, "years": 3, "label": "savings"}
+    assert example.expected == [
+        {"cell": 2, "stdout": "savings 4\n", "text": "115.7625"},
+        {"cell": 3, "text": "{'first': 100.0,\n 'last': 115.7625,\n 'n': 4}"},
+    ]
+
+
+def test_first_literal_cell_is_the_parameters_without_a_tag(tmp_path: Path) -> None:
+    text = notebook(
+        code("import nbcalc"),
+        code("n = 3\nnames = ['a', 'b']\nflag = True"),
+        code("x = n * 2\ny = 1"),
+        code("print(nbcalc.total([n]))", stdout("3\n")),
+    )
+    candidate = notebook_candidate(write(tmp_path, "a.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(candidate, Candidate), candidate
+    assert candidate.notebook is not None and candidate.notebook.parameters_cell == 1
+    assert {p.name: p.json_schema for p in candidate.parameters} == {
+        "n": {"type": "integer", "default": 3},
+        "names": {"type": "array", "items": {"type": "string"}, "default": ["a", "b"]},
+        "flag": {"type": "boolean", "default": True},
+    }
+
+
+def test_skip_reasons(tmp_path: Path) -> None:
+    cases = {
+        "fetch.ipynb": (FETCH, "needs the network (imports requests)"),
+        "timing.ipynb": (TIMING, "cell magic %%time cannot be run"),
+        "pip.ipynb": (notebook(code("%pip install nbcalc"), code("1", value("1"))), "installs"),
+        "shell.ipynb": (notebook(code("!ls\nimport nbcalc", stdout("x"))), "shell command"),
+        "url.ipynb": (
+            notebook(
+                code('import nbcalc, pandas\npandas.read_csv("http://x.org/a.csv")', value("1"))
+            ),
+            "needs the network (reads http://x.org/a.csv)",
+        ),
+        "data.ipynb": (
+            notebook(code('import nbcalc\nopen("data/in.csv").read()', value("'x'"))),
+            "reads 'data/in.csv', a data file the repository does not hold",
+        ),
+        "bare.ipynb": (notebook(code("import nbcalc\nnbcalc.total([1.0])")), "no stored outputs"),
+        "other.ipynb": (notebook(code("import math\nmath.pi", value("3.14"))), "does not use"),
+        "error.ipynb": (
+            notebook(
+                code("import nbcalc", {"output_type": "error", "ename": "KeyError", "evalue": ""})
+            ),
+            "stored output is an error (KeyError)",
+        ),
+    }
+    for name, (text, reason) in cases.items():
+        made = notebook_candidate(write(tmp_path, name, text), tmp_path, PACKAGES)
+        assert isinstance(made, str) and reason in made, (name, made)
+
+
+def test_written_then_read_files_are_not_data_files(tmp_path: Path) -> None:
+    text = notebook(
+        code(
+            'import nbcalc\nwith open("out.txt", "w") as f:\n    f.write("1")\n'
+            'open("out.txt").read()',
+            value("'1'"),
+        )
+    )
+    made = notebook_candidate(write(tmp_path, "w.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+
+
+def test_preferred_folders_first_and_checkpoints_ignored(tmp_path: Path) -> None:
+    for relative in ("zz.ipynb", "tutorials/b.ipynb", "docs/a.ipynb", ".ipynb_checkpoints/c.ipynb"):
+        write(tmp_path, relative, DRIFT)
+    found = [p.relative_to(tmp_path).as_posix() for p in find_notebooks(tmp_path)]
+    assert found == ["docs/a.ipynb", "tutorials/b.ipynb", "zz.ipynb"]
+
+
+def test_add_notebooks_reports_the_skipped(tmp_path: Path) -> None:
+    write(tmp_path, "tutorials/growth.ipynb", GROWTH)
+    write(tmp_path, "tutorials/data/start.txt", "100.0\n")
+    write(tmp_path, "examples/fetch.ipynb", FETCH)
+    report = add_notebooks(CodeReport(packages=["nbcalc"], candidates=[]), tmp_path)
+    assert [c.target for c in report.candidates] == ["tutorials/growth.ipynb"]
+    assert [(s.target, s.reason) for s in report.skipped] == [
+        ("examples/fetch.ipynb", "needs the network (imports requests)")
+    ]
+
+
+def test_stored_figures_are_kept_as_perceptual_hashes(tmp_path: Path) -> None:
+    image = png(40, 30, stripes)
+    figure = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/png": base64.encodebytes(image).decode(), "text/plain": "<Figure>"},
+    }
+    broken = dict(figure, data={"image/png": "bm90IGEgcG5n"})
+    text = notebook(code("import nbcalc\nnbcalc.plot()", figure, broken))
+    made = notebook_candidate(write(tmp_path, "plot.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.examples[0].expected == [{"cell": 0, "images": [png_hash(image), None]}]
+
+
+def test_repository_data_files_travel_with_the_notebook(tmp_path: Path) -> None:
+    write(tmp_path, "docs/data/in.csv", "a,b\n1,2\n")
+    write(tmp_path, "docs/other.txt", "x")
+    reads = code('import nbcalc\nopen("data/in.csv").read()', value("'a,b\\n1,2\\n'"))
+    made = notebook_candidate(write(tmp_path, "docs/r.ipynb", notebook(reads)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None and made.notebook.data == ["data/in.csv"]
+    outside = code('import nbcalc\nopen("../README.md").read()', value("'x'"))
+    made = notebook_candidate(
+        write(tmp_path, "docs/o.ipynb", notebook(outside)), tmp_path, PACKAGES
+    )
+    assert made == "reads '../README.md', outside the notebook's folder"

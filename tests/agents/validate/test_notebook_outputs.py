@@ -1,0 +1,80 @@
+"""The notebook-outputs check: stored outputs against a rerun's."""
+
+from __future__ import annotations
+
+from png_images import checks, png, stripes
+
+from metaserver.agents.validate.notebook_outputs import (
+    compare_outputs,
+    notebook_seconds,
+    texts_match,
+)
+from metaserver.contracts import Evidence, ToolEvidence
+from metaserver.runtime.phash import png_hash
+
+STRIPES = png_hash(png(64, 48, stripes))
+STRIPES_LARGER = png_hash(png(128, 96, lambda x, y: stripes(x // 2, y // 2)))
+CHECKS = png_hash(png(64, 48, checks))
+
+
+def test_texts_match_numbers_within_three_percent() -> None:
+    assert texts_match("115.7625", "115.76250000000002")
+    assert texts_match("mean 1.02", "mean 1.0")
+    assert not texts_match("mean 1.04", "mean 1.0")
+    assert not texts_match("6.0", "7.0")
+    assert texts_match("{'a': 1,\n 'b': 2}", "{'a': 1, 'b': 2}")
+    assert not texts_match("{'a': 1}", "{'b': 1}")
+    assert texts_match("<Thing object at 0x7f00aa>", "<Thing object at 0x55cc01>")
+    assert not texts_match("1 2", "1 2 3")
+    assert texts_match("(np.float64(1.5), np.int64(2))", "(1.5, 2)")
+    assert texts_match("np.str_('a')", "'a'")
+
+
+def test_compare_outputs_keeps_every_pair() -> None:
+    stored = [
+        {"cell": 2, "stdout": "n 4\n", "text": "115.76"},
+        {"cell": 3, "text": "7.0", "images": [STRIPES]},
+        {"cell": 4, "images": [STRIPES]},
+        {"cell": 5, "images": [STRIPES, None]},
+        {"cell": 9, "text": "1"},
+    ]
+    result = {
+        "cells": [
+            {"cell": 2, "stdout": "n  4", "text": "115.7625"},
+            {"cell": 3, "stdout": "", "text": "6.0"},
+            {"cell": 4, "stdout": ""},
+            {"cell": 5, "stdout": ""},
+        ],
+        "figures": [
+            {"cell": 3, "path": "a.png", "hash": STRIPES_LARGER},
+            {"cell": 4, "path": "b.png", "hash": CHECKS},
+            {"cell": 5, "path": "c.png", "hash": STRIPES},
+        ],
+    }
+    compared, differences = compare_outputs(result, stored)
+    assert [(c["cell"], c["output"], c["match"]) for c in compared] == [
+        (2, "stdout", True),
+        (2, "value", True),
+        (3, "value", False),
+        (3, "figures", True),
+        (4, "figures", False),
+        (5, "figures", False),
+    ]
+    assert compared[3]["rerun"] == [{"hash": STRIPES_LARGER, "distance": 0}]
+    assert differences[0] == "cell 3 value: stored '7.0', got '6.0'"
+    assert differences[1].startswith("cell 4 figures: stored 1, drew 1 ([{'hash'")
+    assert differences[2].startswith("cell 5 figures: stored 2, drew 1")
+    assert differences[3] == "cell 9: did not run"
+
+
+def test_notebook_seconds_come_from_notebook_runs_only() -> None:
+    def item(name: str, check: str, result: object) -> ToolEvidence:
+        evidence = Evidence(arguments={}, result=result, check=check)  # type: ignore[arg-type]
+        return ToolEvidence(name=name, target=name, status="passed", evidence=evidence)
+
+    evidence = [
+        item("nb", "notebook-outputs", {"cells": [], "seconds": 1.25}),
+        item("add", "expected-value", {"seconds": 9}),
+        item("broken", "notebook-outputs", "error text"),
+    ]
+    assert notebook_seconds(evidence) == {"notebook:nb": 1.25}

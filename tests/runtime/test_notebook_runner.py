@@ -1,0 +1,146 @@
+"""The runtime side of notebook tools: code cells run in a fresh process, outputs by cell."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from png_images import png, stripes
+
+from metaserver.runtime.decode import set_work_dir, work_dir
+from metaserver.runtime.notebook_runner import MAX_ITEMS, json_safe
+from metaserver.runtime.notebooks import KEEP_RUNS, NotebookError, run_notebook
+from metaserver.runtime.phash import png_hash
+
+# What the runner asks of matplotlib.pyplot, and nothing more: the open figures, each saved
+# as PNG, then all closed. Installed by the notebook itself (the runner runs with -I).
+FAKE_PYPLOT = """\
+import base64, sys, types
+pyplot = types.ModuleType("matplotlib.pyplot")
+opened = [1, 2]
+class Figure:
+    def savefig(self, path, format, bbox_inches):
+        with open(path, "wb") as handle:
+            handle.write(base64.b64decode({data!r}))
+pyplot.get_fignums = lambda: list(opened)
+pyplot.figure = lambda number: Figure()
+pyplot.close = lambda which: opened.clear()
+sys.modules["matplotlib.pyplot"] = pyplot
+"""
+
+NOTEBOOK = {
+    "path": "tutorials/squares.ipynb",
+    "parameters_cell": 0,
+    "cells": [
+        {"cell": 1, "source": "n = 3\nword = 'hi'"},
+        {"cell": 2, "source": "squares = [i * i for i in range(n)]\nprint(word, n)\nsquares"},
+        {"cell": 4, "source": "import os\nos.makedirs('out', exist_ok=True)\n"
+         "with open('out/w.txt', 'w') as f:\n    f.write(word * n)\nlen(squares);"},
+        {"cell": 5, "source": "class Thing:\n    pass\nThing()"},
+        {"cell": 6, "source": "display(n, 'x')"},
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Iterator[Path]:
+    previous = work_dir()
+    set_work_dir(tmp_path / "work")
+    yield tmp_path / "work"
+    set_work_dir(previous)
+
+
+@pytest.mark.integration
+def test_cells_run_with_the_parameters_bound_after_their_cell(work: Path) -> None:
+    result = run_notebook(NOTEBOOK, {"n": 4})
+    cells = {c["cell"]: c for c in result["cells"]}
+    assert cells[1] == {"cell": 1, "value": None, "text": None, "stdout": "", "figures": []}
+    assert cells[2]["value"] == [0, 1, 4, 9] and cells[2]["text"] == "[0, 1, 4, 9]"
+    assert cells[2]["stdout"] == "hi 4\n"
+    assert cells[4]["value"] is None  # a trailing semicolon hides the value, as in Jupyter
+    assert cells[5]["text"].startswith("<__main__.Thing object at 0x")
+    assert cells[5]["value"] == cells[5]["text"]  # no JSON form: the repr
+    assert cells[6]["displayed"] == ["4", "'x'"]  # IPython's display() as a builtin
+    assert "displayed" not in cells[5]
+    (written,) = result["files"]
+    assert written["path"].startswith("notebooks/squares-") and written["bytes"] == 8
+    assert written["path"].endswith("/out/w.txt")
+    assert (work / written["path"]).read_text() == "hihihihi"
+    assert result["notebook"] == "tutorials/squares.ipynb" and result["figures"] == []
+
+
+@pytest.mark.integration
+def test_a_failing_cell_names_itself(work: Path) -> None:
+    broken = dict(NOTEBOOK, cells=[*NOTEBOOK["cells"], {"cell": 7, "source": "1 / 0"}])
+    with pytest.raises(NotebookError, match="cell 7 raised ZeroDivisionError: division by zero"):
+        run_notebook(broken, {})
+
+
+@pytest.mark.integration
+def test_timeout_ends_the_run(work: Path) -> None:
+    slow = dict(NOTEBOOK, cells=[{"cell": 0, "source": "import time\ntime.sleep(30)"}])
+    with pytest.raises(NotebookError, match="timed out after 1 s"):
+        run_notebook(slow, {}, timeout=1)
+
+
+@pytest.mark.integration
+def test_old_runs_are_pruned(work: Path) -> None:
+    quick = dict(NOTEBOOK, cells=[{"cell": 0, "source": "1"}])
+    for _ in range(KEEP_RUNS + 2):
+        run_notebook(quick, {})
+    assert len([p for p in (work / "notebooks").iterdir()]) == KEEP_RUNS
+
+
+@pytest.mark.integration
+def test_figures_are_saved_hashed_and_closed_after_their_cell(work: Path) -> None:
+    image = png(40, 30, stripes)
+    source = FAKE_PYPLOT.format(data=base64.b64encode(image).decode())
+    drawn = dict(NOTEBOOK, cells=[{"cell": 0, "source": source}, {"cell": 1, "source": "2"}])
+    result = run_notebook(drawn, {})
+    assert [f["cell"] for f in result["figures"]] == [0, 0]
+    assert {f["hash"] for f in result["figures"]} == {png_hash(image)}
+    assert result["cells"][0]["figures"] == ["cell0-figure1.png", "cell0-figure2.png"]
+    assert result["cells"][1]["figures"] == []  # closed after the cell that drew them
+    assert (work / result["figures"][0]["path"]).read_bytes() == image
+    assert result["files"] == []  # figures are not among the files the notebook wrote
+
+
+@pytest.mark.integration
+def test_data_files_are_copied_in_and_only_changed_ones_reported(
+    work: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "data" / "in").mkdir(parents=True)
+    (tmp_path / "data" / "in" / "a.txt").write_text("7")
+    (tmp_path / "data" / "b.txt").write_text("b")
+    reader = {
+        "path": "docs/reader.ipynb",
+        "data": ["in/a.txt", "b.txt"],
+        "cells": [
+            {"cell": 0, "source": "int(open('in/a.txt').read()) * 6"},
+            {"cell": 1, "source": "with open('b.txt', 'a') as f:\n    f.write('c')"},
+        ],
+    }
+    result = run_notebook(reader, {}, data=tmp_path / "data")
+    assert result["cells"][0]["value"] == 42
+    assert [f["path"].rpartition("/")[2] for f in result["files"]] == ["b.txt"]
+    assert (tmp_path / "data" / "b.txt").read_text() == "b"  # the source stays as it was
+
+
+@pytest.mark.integration
+def test_large_values_give_way_but_their_text_stays(work: Path) -> None:
+    big = dict(
+        NOTEBOOK, cells=[{"cell": 0, "source": "list(range(3000))"}, {"cell": 1, "source": "7"}]
+    )
+    result = run_notebook(big, {}, max_bytes=20_000)
+    first, second = result["cells"]
+    shown = len(json.dumps(list(range(MAX_ITEMS)), separators=(",", ":")))  # items kept
+    assert first["value"] == {"truncated": True, "bytes": shown}
+    assert first["text"].startswith("[0, 1, 2") and second["value"] == 7
+
+
+def test_json_safe() -> None:
+    assert json_safe({"a": (1, 2.5, float("nan"))}) == {"a": [1, 2.5, "nan"]}
+    assert json_safe({1: 2}) == "{1: 2}"
