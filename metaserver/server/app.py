@@ -33,6 +33,7 @@ from metaserver.registry.records import split_ref
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools, check_arguments, child_result, public_message
+from metaserver.server.finding import add_find_tools
 from metaserver.server.notify import ListChangedNotifier
 from metaserver.server.tasks import enable_tasks
 from metaserver.settings import Settings
@@ -40,7 +41,7 @@ from metaserver.settings import Settings
 logger = logging.getLogger(__name__)
 
 META_TOOLS = frozenset(
-    {"convert_repo", "list_tools", "call_generated", "list_servers", "remove_server"}
+    {"convert_repo", "list_tools", "find_tools", "call_generated", "list_servers", "remove_server"}
 )
 
 INSTRUCTIONS = """\
@@ -143,6 +144,8 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         """Registered tools, ranked by relevance to the query when one is given."""
         hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
         return [hit.model_dump(mode="json") for hit in hits]
+
+    add_find_tools(mcp, registry, direct)  # the find_tools meta-tool (server/finding.py)
 
     @mcp.tool
     async def call_generated(
