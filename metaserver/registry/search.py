@@ -13,7 +13,8 @@ searchable tools are made and fused by weighted reciprocal rank (each tool score
   (:mod:`metaserver.registry.embeddings`, :mod:`metaserver.registry.vectors`).
 
 The needs' fused scores, each divided by its need's best, merge by maximum: every need puts its
-best tools near the top instead of the longest need taking every place. Without an embedding
+best tools near the top instead of the longest need taking every place. Ties (each need's
+best scores 1) go to the tool the whole request ranks higher. Without an embedding
 model the same runs on BM25 alone. Only each server's newest version is searched: an older
 version stays callable as ``name@version`` but is not offered. Weights and depths were measured
 with bench/retrieval.py (README, "Tool search").
@@ -114,6 +115,7 @@ def search_tools(
                     for row in model.embed(needs)
                 ]
         merged: dict[int, float] = {}
+        whole: dict[int, float] = {}
         for need, nearest in zip(needs, dense, strict=True):
             fused = _fuse(
                 ((_BM25_WEIGHT, _bm25(db, need, server, depth)), (_DENSE_WEIGHT, nearest))
@@ -122,10 +124,15 @@ def search_tools(
                 best = max(fused.values())
                 for tool, score in fused.items():
                     merged[tool] = max(merged.get(tool, 0.0), score / best)
+                if not whole:
+                    whole = {tool: score / best for tool, score in fused.items()}
         exact = _exact_matches(db, "_".join(terms), server)
         for tool in exact:
             merged[tool] = 1.0
-        ranked = sorted(merged, key=lambda tool: (tool not in exact, -merged[tool], tool))[:limit]
+        ranked = sorted(
+            merged,
+            key=lambda tool: (tool not in exact, -merged[tool], -whole.get(tool, 0.0), tool),
+        )[:limit]
         rows = _rows(db, ranked)
     return [_hit(rows[tool], score=round(merged[tool], 6)) for tool in ranked]
 
