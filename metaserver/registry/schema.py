@@ -98,6 +98,8 @@ STATEMENTS: tuple[str, ...] = (
         UNIQUE (server, version, name),
         FOREIGN KEY (server, version) REFERENCES versions(server, version) ON DELETE CASCADE
     )""",
+    # Exact tool names rank first in search: found by this index, not a scan.
+    "CREATE INDEX IF NOT EXISTS tools_by_name ON tools(name)",
     """CREATE VIRTUAL TABLE IF NOT EXISTS tools_fts USING fts5(
         server UNINDEXED, tool UNINDEXED, words, description, parameters, origin,
         tokenize = 'porter unicode61'
