@@ -1,12 +1,19 @@
 """The registry's SQLite schema, and the migration from earlier schemas.
 
-Version 3 (this one) keeps every version of a server::
+Version 4 (this one) keeps every version of a server::
 
     servers   name -> latest (the version a bare name resolves to), created_at (first seen)
     versions  (server, version) -> source, commit, source version, identity, paths,
               environment lock, generator version, report, created_at
-    tools     (server, version, name) -> description, target, schema, definition hash, evidence
+    tools     (server, version, name) -> description, target, schema, definition hash, evidence,
+              embedding (the tool's sentence vector, :mod:`metaserver.registry.embeddings`)
+              and the model that computed it
     tools_fts the search index: the tools of each server's *latest* version only
+    search_state  a generation number that every change to the searchable tools bumps, so a
+              process caching the vectors knows when to read them again
+
+Version 3 had no embeddings: its tools get the two columns (empty), and search computes the
+missing vectors once, on first use.
 
 Versions 1 and 2 had one row per server in ``servers`` and tools keyed by server; version 2
 added the search index. Both become one version per server, named after the suffix of its
@@ -18,7 +25,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # The search index is kept by triggers, in the writer's own transaction, whichever process
 # writes: search never sees a half-registered server and never needs a rebuild. Only the
@@ -46,6 +53,10 @@ _INDEX_LATEST = (
     + _FTS_ROW.format(t="tools")
     + " FROM tools WHERE tools.server = new.name AND tools.version = new.latest;"
 )
+
+# What changes the searchable tools: any tool row, and a server's latest version.
+_TOOL_EVENTS = ("INSERT", "DELETE", "UPDATE")
+_SERVER_EVENTS = ("INSERT", "DELETE", "UPDATE OF latest")
 
 STATEMENTS: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS servers (
@@ -82,9 +93,13 @@ STATEMENTS: tuple[str, ...] = (
         input_schema TEXT NOT NULL,
         definition_hash TEXT NOT NULL,
         evidence TEXT NOT NULL DEFAULT 'null',
+        embedding BLOB,
+        embedding_model TEXT,
         UNIQUE (server, version, name),
         FOREIGN KEY (server, version) REFERENCES versions(server, version) ON DELETE CASCADE
     )""",
+    # Exact tool names rank first in search: found by this index, not a scan.
+    "CREATE INDEX IF NOT EXISTS tools_by_name ON tools(name)",
     """CREATE VIRTUAL TABLE IF NOT EXISTS tools_fts USING fts5(
         server UNINDEXED, tool UNINDEXED, words, description, parameters, origin,
         tokenize = 'porter unicode61'
@@ -100,6 +115,19 @@ STATEMENTS: tuple[str, ...] = (
         DELETE FROM tools_fts WHERE rowid = old.id;
         {_INDEX_NEW_TOOL}
     END""",  # noqa: S608
+    """CREATE TABLE IF NOT EXISTS search_state (
+        id INTEGER PRIMARY KEY CHECK (id = 0),
+        generation INTEGER NOT NULL
+    )""",
+    "INSERT OR IGNORE INTO search_state (id, generation) VALUES (0, 0)",
+    *(
+        f"""CREATE TRIGGER IF NOT EXISTS {table}_{event.split()[0].lower()}_generation
+        AFTER {event} ON {table} BEGIN
+            UPDATE search_state SET generation = generation + 1 WHERE id = 0;
+        END"""  # noqa: S608 - only module constants are interpolated
+        for table, events in (("tools", _TOOL_EVENTS), ("servers", _SERVER_EVENTS))
+        for event in events
+    ),
     f"""CREATE TRIGGER IF NOT EXISTS servers_fts_insert AFTER INSERT ON servers BEGIN
         {_INDEX_LATEST}
     END""",
@@ -130,6 +158,10 @@ def ensure_schema(db: sqlite3.Connection) -> None:
             legacy = _has_legacy_tables(db)
             if legacy:
                 _rename_legacy(db)
+            elif _columns(db, "tools") and "embedding" not in _columns(db, "tools"):
+                # Version 3: the same tables, less the vectors.
+                db.execute("ALTER TABLE tools ADD COLUMN embedding BLOB")
+                db.execute("ALTER TABLE tools ADD COLUMN embedding_model TEXT")
             for statement in STATEMENTS:
                 db.execute(statement)
             if legacy:

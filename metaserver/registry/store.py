@@ -77,6 +77,12 @@ class Registry:
             raise RegistryError(f"invalid version id {version!r}")
         identity = identity_of(record.source, record.commit, record.version)
         hashes = {tool.name: tool.definition_hash for tool in record.tools}
+        # Lazily: the model loads on the first registration (or search) of the process. The
+        # vectors are computed before the write lock is taken, so no writer waits for them.
+        from metaserver.registry.embeddings import MODEL_ID, tool_vectors
+
+        vectors = tool_vectors([(tool.name, tool.description) for tool in record.tools])
+        model = MODEL_ID if vectors is not None else None
         with self._connect() as db:
             db.row_factory = sqlite3.Row
             db.execute("BEGIN IMMEDIATE")
@@ -109,7 +115,7 @@ class Registry:
                     " ON CONFLICT(name) DO UPDATE SET latest = excluded.latest",
                     (record.name, version, record.created_at),
                 )
-                _insert_version(db, stored, identity)
+                _insert_version(db, stored, identity, vectors, model)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -282,7 +288,13 @@ def _delete_versions(db: sqlite3.Connection, name: str, versions: list[str]) -> 
         )
 
 
-def _insert_version(db: sqlite3.Connection, record: ServerRecord, identity: str) -> None:
+def _insert_version(
+    db: sqlite3.Connection,
+    record: ServerRecord,
+    identity: str,
+    vectors: list[bytes] | None,
+    model: str | None,
+) -> None:
     db.execute(
         "INSERT INTO versions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
@@ -304,7 +316,7 @@ def _insert_version(db: sqlite3.Connection, record: ServerRecord, identity: str)
     )
     db.executemany(
         "INSERT INTO tools (server, version, name, description, target, input_schema,"
-        " definition_hash, evidence) VALUES (?,?,?,?,?,?,?,?)",
+        " definition_hash, evidence, embedding, embedding_model) VALUES (?,?,?,?,?,?,?,?,?,?)",
         [
             (
                 record.name,
@@ -315,8 +327,10 @@ def _insert_version(db: sqlite3.Connection, record: ServerRecord, identity: str)
                 json.dumps(tool.input_schema),
                 tool.definition_hash,
                 json.dumps(tool.evidence),
+                None if vectors is None else vectors[index],
+                model,
             )
-            for tool in record.tools
+            for index, tool in enumerate(record.tools)
         ],
     )
 

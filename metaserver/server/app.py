@@ -34,6 +34,7 @@ from metaserver.registry.store import Registry
 from metaserver.server.bearer_errors import BearerErrors
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools, public_message
+from metaserver.server.finding import add_find_tools
 from metaserver.server.notify import ListChangedNotifier
 from metaserver.server.registry_tools import add_registry_tools
 from metaserver.server.state import META_TOOLS, MetaState
@@ -97,6 +98,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     mcp.add_provider(state.direct)
     add_conversion_tools(mcp, state, as_task=enable_tasks(mcp))
     add_registry_tools(mcp, state)
+    add_find_tools(mcp, state.registry, state.direct)
 
     # Mounted after the meta-tools, which therefore come first in tools/list.
     if settings.expose_direct_tools:

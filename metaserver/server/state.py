@@ -21,6 +21,7 @@ META_TOOLS = frozenset(
         "conversion_status",
         "cancel_conversion",
         "list_tools",
+        "find_tools",
         "call_generated",
         "list_servers",
         "remove_server",

@@ -7,9 +7,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from metaserver.registry.embeddings import MODEL_ID, tool_vectors
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.search import ToolHit, search_tools
-from metaserver.registry.store import Registry
+from metaserver.registry.store import SCHEMA_VERSION, Registry
 from metaserver.settings import Settings
 
 
@@ -180,5 +183,133 @@ def test_a_version_1_registry_is_indexed_on_open(tmp_path: Path) -> None:
     assert _names(hits) == ["old/fibonacci"]
     assert _names(search_tools(Registry(path), "many")) == ["old/fibonacci"]
     with sqlite3.connect(path) as check:
-        assert check.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert check.execute("SELECT count(*) FROM tools_fts").fetchone()[0] == 1
+
+
+def _stored(path: Path) -> dict[str, tuple[bytes | None, str | None]]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT name, embedding, embedding_model FROM tools").fetchall()
+    return {name: (blob, model) for name, blob, model in rows}
+
+
+def test_registration_stores_each_tools_embedding(settings: Settings) -> None:
+    registry = _registry(settings)
+    stored = _stored(registry.path)
+    assert len(stored) == 6
+    expected = tool_vectors([("integrate", "Integrate a symbolic expression.")])
+    assert expected is not None
+    assert stored["integrate"] == (expected[0], MODEL_ID)
+
+
+def test_a_request_without_shared_words_is_found_by_meaning(settings: Settings) -> None:
+    registry = _registry(settings)
+    registry.register(
+        _server(
+            settings,
+            "weather",
+            [_tool("forecast", "Temperature and precipitation outlook for a city.")],
+        )
+    )
+    query = "will it rain in Paris tomorrow"
+    with sqlite3.connect(registry.path) as db:  # BM25 alone finds nothing
+        assert (
+            db.execute(
+                "SELECT count(*) FROM tools_fts WHERE tools_fts MATCH 'rain* OR paris*'"
+            ).fetchone()[0]
+            == 0
+        )
+    assert _names(search_tools(registry, query))[0] == "weather/forecast"
+
+
+def test_ranking_uses_the_stored_vectors(settings: Settings) -> None:
+    registry = _registry(settings)
+    query = "arithmetic average of a list"
+    assert _names(search_tools(registry, query))[0] == "mathlib/mean"
+    # Give `slugify` the stored vector of the query itself and `mean` an unrelated one: the
+    # ranking follows what is stored (bumping the generation, as any write does).
+    vectors = tool_vectors([("x", query), ("x", "make a URL slug")])
+    assert vectors is not None
+    with sqlite3.connect(registry.path) as db:
+        db.execute("UPDATE tools SET embedding = ? WHERE name = 'slugify'", (vectors[0],))
+        db.execute("UPDATE tools SET embedding = ? WHERE name = 'mean'", (vectors[1],))
+    ranked = _names(search_tools(registry, query))
+    assert ranked.index("textkit/slugify") < ranked.index("mathlib/mean")
+
+
+def test_a_change_by_another_process_reaches_a_cached_search(settings: Settings) -> None:
+    registry = _registry(settings)
+    assert "chem/isotope_mass" not in _names(search_tools(registry, "isotope masses"))
+    other = Registry(settings.registry_path)  # as `metaserver convert` in another process
+    other.register(
+        _server(settings, "chem", [_tool("isotope_mass", "Mass of an isotope of an element.")])
+    )
+    assert _names(search_tools(registry, "isotope masses of elements"))[0] == "chem/isotope_mass"
+    other.remove("chem")
+    assert "chem/isotope_mass" not in _names(search_tools(registry, "isotope masses"))
+
+
+def test_search_without_a_model_uses_bm25_alone(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import metaserver.registry.embeddings as embeddings
+
+    monkeypatch.setattr(embeddings, "embedder", lambda: None)
+    registry = _registry(settings)
+    assert all(blob is None for blob, _ in _stored(registry.path).values())
+    assert _names(search_tools(registry, "count words"))[0] == "textkit/word_count"
+    assert search_tools(registry, "will it rain in Paris tomorrow") == []
+    monkeypatch.undo()
+    # With the model back, the first search computes the missing vectors once.
+    assert _names(search_tools(registry, "arithmetic average"))[0] == "mathlib/mean"
+    assert all(model == MODEL_ID for _, model in _stored(registry.path).values())
+
+
+def test_a_version_3_registry_gets_embeddings(settings: Settings) -> None:
+    registry = _registry(settings)
+    # Make it what version 3 wrote: no vector columns, no search state.
+    with sqlite3.connect(registry.path) as db:
+        for trigger in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%generation'"
+        ).fetchall():
+            db.execute(f"DROP TRIGGER {trigger[0]}")
+        db.execute("DROP TABLE search_state")
+        db.execute("ALTER TABLE tools DROP COLUMN embedding")
+        db.execute("ALTER TABLE tools DROP COLUMN embedding_model")
+        db.execute("PRAGMA user_version=3")
+    reopened = Registry(settings.registry_path)
+    assert _names(search_tools(reopened, "arithmetic average"))[0] == "mathlib/mean"
+    with sqlite3.connect(registry.path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT generation FROM search_state").fetchone()[0] > 0
+    stored = _stored(registry.path)
+    assert len(stored) == 6 and all(model == MODEL_ID for _, model in stored.values())
+    # And it keeps working as a version 4 registry: the index follows new registrations.
+    reopened.register(_server(settings, "chem", [_tool("isotope_mass", "Mass of an isotope.")]))
+    assert _names(search_tools(reopened, "isotope"))[0] == "chem/isotope_mass"
+    assert _stored(registry.path)["isotope_mass"][1] == MODEL_ID
+
+
+def test_multi_part_requests_get_a_tool_for_each_part(settings: Settings) -> None:
+    registry = _registry(settings)
+    registry.register(
+        _server(
+            settings,
+            "files",
+            [
+                _tool(
+                    "write_file", "Create or overwrite a file with new content.", {"path": "where"}
+                ),
+                _tool("list_directory", "List the entries of a directory.", {"path": "where"}),
+            ],
+        )
+    )
+    hits = search_tools(
+        registry,
+        "Count how often each word occurs in my essay and save it to /tmp/counts.md",
+        limit=3,
+    )
+    names = _names(hits)
+    assert "textkit/word_count" in names and "files/write_file" in names
+    assert hits[0].score == 1.0
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

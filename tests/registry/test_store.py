@@ -13,7 +13,7 @@ from metaserver.exceptions import NotFoundError
 from metaserver.registry.files import discard_files, sweep_unregistered, unregister
 from metaserver.registry.records import ServerRecord, ToolRecord, split_ref
 from metaserver.registry.search import search_tools
-from metaserver.registry.store import Registry
+from metaserver.registry.store import SCHEMA_VERSION, Registry
 from metaserver.settings import Settings
 
 
@@ -244,7 +244,7 @@ def test_a_version_2_registry_is_migrated(tmp_path: Path) -> None:
     registration = registry.register(newer)
     assert registration.previous == "1a2b3c4d" and registration.record.version_id == "99"
     with sqlite3.connect(path) as check:
-        assert check.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         tables = {row[0] for row in check.execute("SELECT name FROM sqlite_master")}
         assert not {"legacy_servers", "legacy_tools"} & tables

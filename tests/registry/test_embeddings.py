@@ -1,0 +1,61 @@
+"""The embedding model shipped by a package: loads offline, and its vectors mean something."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metaserver.registry.embeddings import (
+    DIMENSION,
+    MODEL_ID,
+    embedder,
+    from_blobs,
+    model_files,
+    name_words,
+    to_blob,
+    tool_document,
+    tool_vectors,
+)
+
+
+def test_the_model_files_are_installed_with_the_package() -> None:
+    files = model_files()
+    assert files is not None
+    model, tokenizer = files
+    assert model.suffix == ".onnx" and model.stat().st_size > 10_000_000
+    assert tokenizer.name == "tokenizer.json"
+
+
+def test_vectors_are_unit_length_and_similar_texts_are_closer() -> None:
+    model = embedder()
+    assert model is not None and embedder() is model  # loaded once per process
+    vectors = model.embed(
+        ["get the current stock price", "what is a company's share worth today", "bake bread"]
+    )
+    assert vectors.shape == (3, DIMENSION) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    related, unrelated = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
+    assert related > unrelated + 0.2
+    assert model.embed([]).shape == (0, DIMENSION)
+
+
+def test_batching_does_not_change_a_vector() -> None:
+    model = embedder()
+    assert model is not None
+    texts = ["short", "a much longer text about reading spreadsheets and plotting charts " * 3]
+    together = model.embed(texts)
+    alone = np.vstack([model.embed([text]) for text in texts])
+    assert np.allclose(together, alone, atol=1e-4)
+
+
+def test_documents_and_blobs() -> None:
+    assert name_words("getRecipeById") == "get Recipe By Id"
+    assert name_words("get-weibo_trending.now") == "get weibo trending now"
+    assert tool_document("add_numbers", "Add two\n   integers.") == "add numbers: Add two integers."
+    assert tool_document("ping", "") == "ping"
+    blobs = tool_vectors([("add_numbers", "Add two integers."), ("ping", "")])
+    assert blobs is not None and len(blobs) == 2 and len(blobs[0]) == DIMENSION * 4
+    matrix = from_blobs(blobs)
+    assert matrix.shape == (2, DIMENSION)
+    assert to_blob(matrix[0]) == blobs[0]
+    assert from_blobs([]).shape == (0, DIMENSION)
+    assert MODEL_ID

@@ -1,0 +1,40 @@
+"""A request split into the needs it is made of."""
+
+from __future__ import annotations
+
+from metaserver.registry.needs import MAX_NEEDS, file_needs, sub_needs
+
+
+def test_the_whole_request_comes_first_then_its_clauses() -> None:
+    query = (
+        "Recommend dishes for a dinner for three people and then tell me which ingredients "
+        "I need. Also convert the total price to euros."
+    )
+    needs = sub_needs(query)
+    assert needs[0] == query
+    assert "Recommend dishes for a dinner for three people" in needs
+    assert "tell me which ingredients I need" in needs
+    assert "convert the total price to euros" in needs
+
+
+def test_short_fragments_and_duplicates_are_dropped() -> None:
+    assert sub_needs("plot it. then save") == ["plot it. then save"]
+    assert sub_needs("count the words") == ["count the words"]
+    assert len(sub_needs(". ".join(f"do task number {i}" for i in range(20)))) == MAX_NEEDS
+
+
+def test_file_paths_imply_reading_or_writing_a_file() -> None:
+    query = (
+        "Read the sales under /root/data/sales.xlsx, plot them by month and save it in "
+        "/tmp/figs/sale.png; summarise in ./notes/report.md"
+    )
+    assert file_needs(query) == [
+        "read a excel spreadsheet file",
+        "write a image file",
+        "read a markdown file",
+    ]
+    assert file_needs("Write the report to ~/out/report.docx") == ["write a word document file"]
+    # Unknown extensions and plain words are no files; a web address is no local file.
+    assert file_needs("open /dev/null and version 1.2 of a.b") == []
+    assert file_needs("see https://example.org/about") == []
+    assert sub_needs("Save a summary to /root/out.md")[-1] == "write a markdown file"
