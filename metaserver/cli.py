@@ -134,8 +134,10 @@ def _report_text(report: dict[str, Any]) -> str:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.sandbox import get_sandbox
     from metaserver.server.app import run
 
+    get_sandbox(settings.sandbox)  # every child it starts is sandboxed: refuse early (exit 2)
     asyncio.run(run(settings, args.transport, args.host, args.port))
     return EXIT_OK
 

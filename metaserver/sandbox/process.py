@@ -1,4 +1,4 @@
-"""The ``process`` backend: for machines without bubblewrap. Weaker, and loud about it.
+"""The ``process`` backend: only when named explicitly. Weaker, and says so once.
 
 What it does, each "where possible" (probed once, reported in :attr:`ProcessSandbox.notes`):
 
@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 BRIDGE_PORT = 3128
+_warned = False
 
 
 class ProcessSandbox(Sandbox):
@@ -58,11 +59,15 @@ class ProcessSandbox(Sandbox):
             self.notes.append("no network or pid namespace: children share the host network")
         if seccomp.filter_file() is None:
             self.notes.append("no seccomp filter")
-        logger.warning(
-            "sandbox: the 'process' backend does not hide the file system from repository "
-            "code; install bubblewrap for real confinement%s",
-            "".join(f"; {note}" for note in self.notes),
-        )
+        global _warned
+        if not _warned:  # chosen explicitly, so once per process is enough
+            _warned = True
+            logger.warning(
+                "sandbox: the 'process' backend (METASERVER_SANDBOX__BACKEND=process) does "
+                "not hide the file system from repository code; the default backend, auto, "
+                "confines it with bubblewrap%s",
+                "".join(f"; {note}" for note in self.notes),
+            )
 
     def limit_arguments(self) -> list[str]:
         mb = 1024 * 1024
