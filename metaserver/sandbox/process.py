@@ -34,6 +34,7 @@ from metaserver.sandbox.identity import (
     hand_over,
     package_cache_for,
     reachable,
+    sandbox_cache_path,
     sandbox_identity,
 )
 from metaserver.sandbox.mounts import command_paths
@@ -85,10 +86,15 @@ class ProcessSandbox(Sandbox):
         identity = for_tenant(self.identity, policy.tenant, self.limits.tenant_uids)
         arguments = self.limit_arguments()
         writable = [policy.workdir, *policy.writable]
-        cache = package_cache_for(policy.kind, env, identity)
+        prospective = sandbox_cache_path(env, identity) if policy.kind == "install" else None
+        needed = writable if prospective is None else [*writable, prospective]
+        switch = identity.switch and self._all_reachable(argv, policy, needed, identity)
+        # The package cache is the one of the uid the child really runs as, so that a child
+        # left running as metaserver's own uid never writes into the sandbox uid's cache.
+        runner = identity if switch else _ours()
+        cache = package_cache_for(policy.kind, env, runner)
         if cache is not None:
             writable.append(cache)
-        switch = identity.switch and self._all_reachable(argv, policy, writable, identity)
         for path in writable:
             hand_over(
                 path,
@@ -127,6 +133,10 @@ class ProcessSandbox(Sandbox):
         return all(reachable(p, identity) for p in needed) and all(
             reachable(p, identity, write=True) for p in writable
         )
+
+
+def _ours() -> Identity:
+    return Identity(uid=os.geteuid(), gid=os.getegid(), switch=False)
 
 
 def _keep(identity: Identity) -> Identity:
