@@ -187,6 +187,15 @@ class Settings(BaseSettings):
     uv_cache_dir: Path | None = Field(
         default=None, description="Shared uv package cache; unset uses uv's default."
     )
+    local_copy_max_mb: int = Field(
+        default=2048, ge=1, description="A local directory SOURCE larger than this is refused."
+    )
+    local_copy_max_files: int = Field(
+        default=100_000, ge=1, description="A local directory SOURCE with more files is refused."
+    )
+    local_copy_seconds: float = Field(
+        default=120, gt=0, description="A local directory SOURCE copying longer is refused."
+    )
     max_tools: int = Field(default=12, ge=1, le=200, description="Tools per server, at most.")
     max_rounds: int = Field(default=3, ge=1, le=10, description="Validate/fix rounds, at most.")
     max_concurrent_conversions: int = Field(default=2, ge=1, description="convert_repo at once.")
