@@ -71,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for noisy in ("httpx", "mcp", "fastmcp", "git", "docket"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    from metaserver.sandbox.scratch import remove_on_sigterm
+
+    remove_on_sigterm()  # a SIGTERM leaves no seccomp or proxy directory in /tmp
     try:
         settings = Settings()
         handler = {
