@@ -209,7 +209,7 @@ def repair_once(path: Path, identity: Identity) -> None:
                     os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
                     foreign += 1
     if foreign:
-        logger.info("sandbox: gave %d entries of %s back to uid %d", foreign, path, identity.uid)
+        logger.debug("sandbox: gave %d entries of %s back to uid %d", foreign, path, identity.uid)
 
 
 def hand_over_writable(policy: Policy, env: dict[str, str], identity: Identity) -> list[Path]:
