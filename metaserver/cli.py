@@ -95,6 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for noisy in ("httpx", "mcp", "fastmcp", "git", "docket"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    from metaserver.sandbox.scratch import remove_on_sigterm
+
+    remove_on_sigterm()  # a SIGTERM leaves no seccomp or proxy directory in /tmp
     try:
         settings = Settings()
         handler = {
@@ -210,8 +213,10 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.sandbox import get_sandbox
     from metaserver.server.app import run
 
+    get_sandbox(settings.sandbox)  # every child it starts is sandboxed: refuse early (exit 2)
     asyncio.run(run(settings, args.transport, args.host, args.port))
     return EXIT_OK
 

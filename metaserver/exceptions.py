@@ -11,7 +11,8 @@ The tree, in the manner of httpx::
     ├── GenerationError           server code could not be rendered
     ├── ValidationError           the generated server did not start or answer
     ├── SandboxError              the sandbox could not run a child
-    │   └── SandboxTimeout        a child ran past its wall-clock limit
+    │   ├── SandboxTimeout        a child ran past its wall-clock limit
+    │   └── NoConfinementError    no confining backend works here (also a UserError: exit 2)
     └── RegistryError             the registry could not be read or written
         └── NotFoundError         no such server or tool
 
@@ -99,6 +100,11 @@ class SandboxTimeout(SandboxError):
     """A sandboxed child ran past its wall-clock limit and was killed."""
 
     failure_type: FailureType | None = "timeout"
+
+
+class NoConfinementError(SandboxError, UserError):
+    """No confining sandbox backend works here, or the one named does not: repository code
+    is not run at all. A configuration problem for the operator to fix (exit code 2)."""
 
 
 class RegistryError(MetaServerError):

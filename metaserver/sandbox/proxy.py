@@ -19,11 +19,11 @@ import atexit
 import contextlib
 import logging
 import shutil
-import tempfile
 import threading
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from urllib.parse import urlsplit
+
+from metaserver.sandbox.scratch import owned_tempdir
 
 logger = logging.getLogger(__name__)
 
@@ -63,8 +63,7 @@ class AllowListProxy:
     def __init__(self, allowed: Iterable[tuple[str, int]]) -> None:
         self.allowed = frozenset(allowed)
         self.denied: list[str] = []
-        self.directory = Path(tempfile.mkdtemp(prefix="metaserver-proxy-"))
-        self.directory.chmod(0o755)  # the sandbox uid must reach the socket
+        self.directory = owned_tempdir("proxy")  # removed when this process ends
         self.socket_path = self.directory / "proxy.sock"
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()

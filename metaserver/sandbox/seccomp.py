@@ -14,7 +14,8 @@ namespaces. ``clone3`` passes its flags in memory a filter cannot read, so it an
 ``ENOSYS``; glibc then falls back to ``clone``, whose flags the filter does check.
 
 The filter is generated with ``pyseccomp`` (libseccomp) once per process and written to a
-file that bwrap reads through ``--seccomp FD``. Without libseccomp the sandbox still runs,
+file that bwrap reads through ``--seccomp FD``, in a directory removed when this process ends
+(:mod:`metaserver.sandbox.scratch`). Without libseccomp the sandbox still runs,
 with a logged warning, and :func:`filter_file` returns ``None``.
 """
 
@@ -26,6 +27,8 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+
+from metaserver.sandbox.scratch import owned_tempdir
 
 logger = logging.getLogger(__name__)
 
@@ -111,9 +114,7 @@ def filter_file() -> Path | None:
             exc,
         )
         return None
-    directory = Path(tempfile.mkdtemp(prefix="metaserver-seccomp-"))
-    directory.chmod(0o755)
-    path = directory / "filter.bpf"
+    path = owned_tempdir("seccomp") / "filter.bpf"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     with os.fdopen(fd, "wb") as out:
         out.write(program)

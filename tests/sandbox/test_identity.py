@@ -59,3 +59,40 @@ def test_a_tenant_takes_over_what_another_sandbox_uid_left_in_its_work_dir(
     owners = {entry.lstat().st_uid for entry in [work, *work.rglob("*")]}
     assert owners == {tenant.uid}
     assert outside.stat().st_uid == 4242  # a symlink is never followed
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="changing owners needs root")
+def test_the_sandbox_cache_gets_back_entries_another_uid_left(tmp_path: Path) -> None:
+    """A cache once written by root (the process backend) is repaired at first use."""
+    from metaserver.sandbox.identity import sandbox_cache
+
+    operator = tmp_path / "uv"
+    own = tmp_path / "uv-sandbox-60999"
+    (own / "sdists-v9" / "deep").mkdir(parents=True)
+    (own / "sdists-v9" / "deep" / "entry").write_text("root's")
+    (own / ".lock").write_text("")
+    os.chown(own, 60999, 60999)  # the directory is the sandbox's, its contents are root's
+    cache = sandbox_cache({"UV_CACHE_DIR": str(operator)}, BASE)
+    assert cache == own
+    owners = {(p.lstat().st_uid, p.lstat().st_gid) for p in [own, *own.rglob("*")]}
+    assert owners == {(60999, 60999)}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a uid switch happens only as root")
+def test_a_process_child_left_as_root_uses_a_cache_of_its_own(tmp_path: Path) -> None:
+    """The process backend runs as root where the sandbox uid cannot reach a path: then its
+    installs write root's cache, never the sandbox uid's."""
+    from metaserver.sandbox import Policy, ProcessSandbox
+
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)  # unreachable by the sandbox uid: no switch
+    sandbox = ProcessSandbox(SandboxSettings(backend="process"))
+    policy = Policy(
+        workdir=private / "work",
+        timeout=10,
+        kind="install",
+        env={"UV_CACHE_DIR": str(private / "uv")},
+    )
+    command = sandbox.wrap(["/bin/true"], policy)
+    assert command.env["UV_CACHE_DIR"] == str(private / "uv-sandbox-0")
+    assert not (private / "uv-sandbox-60999").exists()

@@ -31,6 +31,7 @@ from metaserver.agents.fetch.index import (
     _normalise,
 )
 from metaserver.agents.fetch.local import _copy_local, tree_fingerprint
+from metaserver.agents.fetch.local_guard import CopyBudget
 from metaserver.agents.fetch.metadata import _inspect_tree
 from metaserver.agents.fetch.workspace_cache import (
     CacheKey,
@@ -118,7 +119,12 @@ async def _fetch_kind(
     if source.kind == "git":
         return await _fetch_git(source, dest, settings, cache)
     if source.kind == "local":
-        commit = await _in_thread(_copy_local, Path(source.location), dest)
+        budget = CopyBudget(
+            settings.local_copy_max_mb * 2**20,
+            settings.local_copy_max_files,
+            settings.local_copy_seconds,
+        )
+        commit = await _in_thread(_copy_local, Path(source.location), dest, budget)
         return Workspace(source=source, path=dest, commit=commit), None, False
     if source.kind == "archive":
         key, cached = await _in_thread(_fetch_archive, Path(source.location), dest, cache)

@@ -1,8 +1,10 @@
 """Local directory sources: a copy that skips VCS data, virtual environments and build output.
 
-The copy is the workspace, so the original is never touched by later stages; symlinks that
-leave the tree, and FIFOs, sockets and devices, are not copied, and the same symlink pruning is
-applied to every fetched tree before its metadata is read.
+The copy is the workspace, so the original is never touched by later stages. Only project
+directories are copied, within bounds, and a tree holding FIFOs, sockets or devices is refused
+(:mod:`metaserver.agents.fetch.local_guard`); symlinks that leave the tree are not copied (nor
+followed), and the same symlink pruning is applied to every fetched tree before its metadata
+is read.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from metaserver.agents.fetch.git import _head_commit
+from metaserver.agents.fetch.local_guard import CopyBudget, check_project_directory
 from metaserver.exceptions import FetchError, SourceError
 
 logger = logging.getLogger(__name__)
@@ -41,13 +44,31 @@ _SKIP_ANYWHERE = frozenset(
 _SKIP_AT_TOP = frozenset({"venv", "build", "dist"})
 
 
-def _copy_local(original: Path, dest: Path) -> str | None:
-    """Copy the directory into ``dest``; return its HEAD commit if it is a git checkout."""
+def _copy_local(original: Path, dest: Path, budget: CopyBudget | None = None) -> str | None:
+    """Copy the directory into ``dest``; return its HEAD commit if it is a git checkout.
+
+    Raises:
+        SourceError: not a project directory (:mod:`metaserver.agents.fetch.local_guard`),
+            a special file inside, or over the ``budget``.
+    """
     root = original.resolve()
     if not root.is_dir():
         raise SourceError(f"not a directory: {root}")
+    check_project_directory(root)
+    budget = budget or CopyBudget(2**31, 100_000, 120)
+
+    def copy_file(src: str, dst: str) -> object:
+        budget.check_time()  # a directory of many files is bounded between files too
+        return shutil.copy2(src, dst, follow_symlinks=False)
+
     try:
-        shutil.copytree(root, dest, symlinks=True, ignore=_copy_filter(root, dest))
+        shutil.copytree(
+            root,
+            dest,
+            symlinks=True,
+            ignore=_copy_filter(root, dest, budget),
+            copy_function=copy_file,
+        )
     except shutil.Error as err:
         problems = err.args[0] if err.args and isinstance(err.args[0], list) else []
         first = problems[0][2] if problems and len(problems[0]) == 3 else str(err)
@@ -58,8 +79,11 @@ def _copy_local(original: Path, dest: Path) -> str | None:
     return commit
 
 
-def _copy_filter(root: Path, dest: Path) -> Callable[[str, list[str]], set[str]]:
-    """The ``ignore`` callback of :func:`shutil.copytree` for a local source."""
+def _copy_filter(
+    root: Path, dest: Path, budget: CopyBudget
+) -> Callable[[str, list[str]], set[str]]:
+    """The ``ignore`` callback of :func:`shutil.copytree` for a local source; every entry it
+    lets through is counted against ``budget`` before it is copied."""
     dest_resolved = dest.resolve()
 
     def ignore(directory: str, names: list[str]) -> set[str]:
@@ -67,32 +91,36 @@ def _copy_filter(root: Path, dest: Path) -> Callable[[str, list[str]], set[str]]
         skipped: set[str] = set()
         for name in names:
             entry = here / name
-            if _skip_entry(entry, at_top=here == root, root=root, dest=dest_resolved):
+            if _skip_entry(
+                entry, at_top=here == root, root=root, dest=dest_resolved, budget=budget
+            ):
                 skipped.add(name)
         return skipped
 
     return ignore
 
 
-def _skip_entry(entry: Path, *, at_top: bool, root: Path, dest: Path) -> bool:
+def _skip_entry(entry: Path, *, at_top: bool, root: Path, dest: Path, budget: CopyBudget) -> bool:
     name = entry.name
     if name in _SKIP_ANYWHERE or (at_top and name in _SKIP_AT_TOP):
         return True
     try:
-        mode = entry.lstat().st_mode
+        info = entry.lstat()
     except OSError:
         return True
+    mode = info.st_mode
     if stat.S_ISLNK(mode):
         if not _link_stays_inside(entry, root):
             logger.warning("not copying symlink that leaves the tree: %s", entry)
             return True
-        return False
-    if stat.S_ISDIR(mode):
+    elif stat.S_ISDIR(mode) and ((entry / "pyvenv.cfg").is_file() or entry.resolve() == dest):
         # A virtual environment under any name, or the destination itself (METASERVER_HOME
         # inside the source directory would otherwise be copied into itself).
-        return (entry / "pyvenv.cfg").is_file() or entry.resolve() == dest
-    # FIFOs, sockets and devices: reading a FIFO would block the copy forever.
-    return not stat.S_ISREG(mode)
+        return True
+    # FIFOs, sockets and devices refuse the source (reading a FIFO blocks forever); the rest
+    # counts against the copy's bounds.
+    budget.spend(entry, info)
+    return False
 
 
 def _link_stays_inside(link: Path, root: Path) -> bool:

@@ -20,6 +20,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit
 
+from metaserver.agents.fetch.local_guard import check_project_directory
 from metaserver.contracts import Source
 from metaserver.exceptions import SourceError
 
@@ -230,7 +231,9 @@ def _parse_local(text: str) -> Path:
     """An existing local directory or source archive, resolved to an absolute path."""
     path = Path(text).expanduser()
     if path.is_dir():
-        return path.resolve()
+        resolved = path.resolve()
+        check_project_directory(resolved)  # not /, a home directory or a system tree
+        return resolved
     if path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES):
         return path.resolve()
     if path.exists():

@@ -296,7 +296,7 @@ def build_local_tree(root: Path, outside: Path) -> None:
     (root / "pkg" / "inside-link.txt").symlink_to("data.txt")
     (root / "pkg" / "outside-link.txt").symlink_to(outside)
     (root / "pkg" / "relative-escape").symlink_to("../../outside.txt")
-    os.mkfifo(root / "pkg" / "a-fifo")
+    (root / "pkg" / "dir-escape").symlink_to(outside.parent)
 
 
 async def test_local_copy_skips_junk_and_escaping_links(tmp_path: Path) -> None:
@@ -323,7 +323,7 @@ async def test_local_copy_skips_junk_and_escaping_links(tmp_path: Path) -> None:
     assert (dest / "pkg" / "inside-link.txt").read_text() == "data"
     assert not os.path.lexists(dest / "pkg" / "outside-link.txt")
     assert not os.path.lexists(dest / "pkg" / "relative-escape")
-    assert not os.path.lexists(dest / "pkg" / "a-fifo")
+    assert not os.path.lexists(dest / "pkg" / "dir-escape")  # never followed out of the tree
     assert snapshot(original) == before, "the original directory is untouched"
 
 
