@@ -14,7 +14,6 @@ import pytest
 from fixture_repos import CALC_MODULE, PYPROJECT, git, make_package_repo
 
 from metaserver.bundle.manifest import read_manifest
-from metaserver.bundle.wheels import pins, requirement_closure
 
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
 DEPENDENT = CALC_MODULE.replace(
@@ -34,28 +33,6 @@ def run(home: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.Comp
     return subprocess.run(
         [*prefix, METASERVER, *args], capture_output=True, text=True, env=env, timeout=900
     )
-
-
-def test_pins_keep_exact_versions_and_drop_paths_and_urls() -> None:
-    lines = ["Six==1.17.0", "fastmcp==4.1.6  # via x", "pkg @ file:///tmp/pkg", "-e .", ""]
-    assert pins(lines) == {"six": "1.17.0", "fastmcp": "4.1.6"}
-
-
-def test_metaserver_needs_what_it_imports() -> None:
-    closure = requirement_closure("metaserver")
-    assert {"fastmcp", "pydantic", "httpx", "uv", "packaging"} <= set(closure)
-
-
-def test_a_source_missing_from_the_bundle_is_named(tmp_path: Path) -> None:
-    bundle = tmp_path / "bundle"
-    for part in ("workspaces", "wheels"):
-        (bundle / part).mkdir(parents=True)
-    (bundle / "manifest.json").write_text(
-        json.dumps({"python": "3.11", "metaserver": "0", "sources": []})
-    )
-    done = run(tmp_path / "home", "convert", "pypi:six==1.17.0", "--bundle", str(bundle))
-    assert done.returncode == 2
-    assert "pypi:six==1.17.0 is not in the bundle" in done.stderr
 
 
 @pytest.mark.integration

@@ -1,0 +1,38 @@
+"""Applying repairs between validation rounds (metaserver/agents/repair/rounds.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from draft_helpers import draft, spec
+
+from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState
+from metaserver.agents.repair.rounds import _apply
+from metaserver.contracts import Example
+
+
+@pytest.mark.parametrize(("seconds", "expected"), [(90.0, 90.0), (None, 30.0 * TIMEOUT_FACTOR)])
+async def test_a_longer_timeout_uses_the_seconds_proposed(
+    tmp_path: Path, seconds: float | None, expected: float
+) -> None:
+    tool = spec()
+    repair = Repair(tool="ratio", kind="longer_timeout", timeout=seconds, reason="slow")
+    state = RepairState()
+    attempts = await _apply(draft(tmp_path), [repair], [tool], state)
+    assert tool.timeout == expected and state.extended == {"ratio"} and attempts == {}
+
+
+async def test_a_longer_timeout_never_shortens_the_budget(tmp_path: Path) -> None:
+    tool = spec()
+    tool.timeout = 200.0
+    repair = Repair(tool="ratio", kind="longer_timeout", timeout=60.0, reason="slow")
+    await _apply(draft(tmp_path), [repair], [tool], RepairState())
+    assert tool.timeout == 200.0
+
+
+async def test_next_example_hands_its_examples_to_validation(tmp_path: Path) -> None:
+    example = Example(arguments={"text": "3:4"}, origin="llm")
+    repair = Repair(tool="ratio", kind="next_example", examples=[example], reason="x")
+    attempts = await _apply(draft(tmp_path), [repair], [spec()], RepairState())
+    assert attempts == {"ratio": [example]}
