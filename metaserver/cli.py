@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for noisy in ("httpx", "mcp", "fastmcp", "git", "docket"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
-        settings = Settings()
+        settings = _settings()
         handler = {
             "convert": _convert,
             "serve": _serve,
@@ -114,6 +114,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args, exc, EXIT_FAILED)
     except KeyboardInterrupt:
         return 130
+
+
+def _settings() -> Settings:
+    """The settings from the environment, or a UserError naming each bad variable (pydantic's
+    own text would echo the values, a token among them)."""
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            variable = "METASERVER_" + "__".join(str(part) for part in error["loc"]).upper()
+            message = str(error["msg"]).removeprefix("Value error, ")
+            problems.append(f"{variable}: {message}")
+        raise UserError("invalid settings: " + "; ".join(problems)) from None
+    except SettingsError as exc:
+        raise UserError(f"invalid settings: {exc}") from None
 
 
 def _fail(args: argparse.Namespace, exc: Exception, code: int) -> int:

@@ -177,6 +177,12 @@ async def run(
             f"refusing to serve HTTP on {host!r} without authentication: set "
             "METASERVER_AUTH__TOKEN, or bind 127.0.0.1"
         )
+    if transport == "http" and not is_loopback(host) and not settings.http.allowed_hosts:
+        logger.warning(
+            "serving on %s: only requests whose Host is a loopback name are accepted (others "
+            "get 421); list the names remote clients use in METASERVER_HTTP__ALLOWED_HOSTS",
+            host,
+        )
     mcp = build_server(settings)
     if transport == "stdio":
         await mcp.run_stdio_async(show_banner=False)
@@ -189,8 +195,10 @@ async def run(
         port=port,
         path="/mcp",
         # DNS-rebinding protection: Host must be loopback (or the host bound, when one is
-        # named), and a foreign Origin gets 403. FastMCP ships with this off.
+        # named) or one of http.allowed_hosts, and a foreign Origin gets 403. FastMCP ships
+        # with this off.
         host_origin_protection=True,
+        allowed_hosts=settings.http.allowed_hosts,
         # No uvicorn logging config: its records reach the root logger, on stderr.
         uvicorn_config={"log_config": None, "access_log": False},
     )
