@@ -33,8 +33,9 @@ from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
 from metaserver.server.bearer_errors import BearerErrors
 from metaserver.server.conversion_tools import add_conversion_tools
-from metaserver.server.direct import DirectTools, public_message
+from metaserver.server.direct import DirectTools
 from metaserver.server.notify import ListChangedNotifier
+from metaserver.server.public import public_message
 from metaserver.server.registry_tools import add_registry_tools
 from metaserver.server.state import META_TOOLS, MetaState
 from metaserver.server.tasks import enable_tasks
