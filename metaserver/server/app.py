@@ -38,6 +38,7 @@ from metaserver.server.notify import ListChangedNotifier
 from metaserver.server.public import public_message
 from metaserver.server.registry_tools import add_registry_tools
 from metaserver.server.state import META_TOOLS, MetaState
+from metaserver.server.stdio import run_stdio
 from metaserver.server.tasks import enable_tasks
 from metaserver.settings import Settings
 
@@ -186,7 +187,7 @@ async def run(
         )
     mcp = build_server(settings)
     if transport == "stdio":
-        await mcp.run_stdio_async(show_banner=False)
+        await run_stdio(mcp)  # as run_stdio_async, answering lines that are not JSON-RPC
         return
     await mcp.run_http_async(
         show_banner=False,
