@@ -12,6 +12,8 @@ import argparse
 import asyncio
 import json
 import logging
+import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -49,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the meta-server")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=_port, default=8765)
 
     listing = commands.add_parser("list", help="registered servers and tools")
     listing.add_argument("--query", help="rank tools by relevance to this text")
@@ -99,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     remove_on_sigterm()  # a SIGTERM leaves no seccomp or proxy directory in /tmp
     try:
-        settings = Settings()
+        settings = _settings()
         handler = {
             "convert": _convert,
             "serve": _serve,
@@ -117,6 +119,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args, exc, EXIT_FAILED)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): nothing left to tell it, and Python would
+        # complain again when flushing stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    except Exception as exc:
+        # No input ends in a traceback: a failure nobody foresaw still says what it was (and
+        # -v logs where).
+        logger.debug("unexpected failure", exc_info=True)
+        return _fail(args, RuntimeError(f"internal error: {type(exc).__name__}: {exc}"), 1)
+
+
+def _port(text: str) -> int:
+    """A TCP port to bind, for argparse (which then reports a bad one as usage, exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
+    return port
+
+
+def _settings() -> Settings:
+    """The settings from the environment, or a UserError naming each bad variable (pydantic's
+    own text would echo the values, a token among them)."""
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            variable = "METASERVER_" + "__".join(str(part) for part in error["loc"]).upper()
+            message = str(error["msg"]).removeprefix("Value error, ")
+            problems.append(f"{variable}: {message}")
+        raise UserError("invalid settings: " + "; ".join(problems)) from None
+    except SettingsError as exc:
+        raise UserError(f"invalid settings: {exc}") from None
 
 
 def _fail(args: argparse.Namespace, exc: Exception, code: int) -> int:
@@ -274,10 +316,7 @@ def _server_json(server: ServerRecord, versions: list[VersionSummary]) -> dict[s
 def _call(args: argparse.Namespace, settings: Settings) -> int:
     from metaserver.children.oneshot import call_tool
 
-    try:
-        arguments = json.loads(args.arguments)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"JSON_ARGS is not valid JSON: {exc.msg}") from exc
+    arguments = _json_arguments(args.arguments)
     if not isinstance(arguments, dict):
         raise UserError("JSON_ARGS must be a JSON object, such as '{\"n\": 3}'")
     ok, value = asyncio.run(call_tool(settings, args.server, args.tool, arguments))
@@ -286,6 +325,27 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_FAILED
     print(value if isinstance(value, str) and not args.json else json.dumps(value))
     return EXIT_OK
+
+
+def _json_arguments(text: str) -> Any:
+    """JSON_ARGS parsed, or a UserError saying why not: not JSON, nested past what the parser
+    can follow, or holding NaN or an infinity (which no JSON-RPC peer can read back)."""
+
+    def finite(number: str) -> float:
+        value = float(number)
+        if not math.isfinite(value):
+            raise UserError(f"JSON_ARGS holds {number}, which is not a finite number")
+        return value
+
+    def constant(name: str) -> Any:
+        raise UserError(f"JSON_ARGS holds {name}, which is not JSON")
+
+    try:
+        return json.loads(text, parse_float=finite, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"JSON_ARGS is not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise UserError("JSON_ARGS is nested too deeply to read") from None
 
 
 def _remove(args: argparse.Namespace, settings: Settings) -> int:

@@ -5,12 +5,14 @@ Nesting uses ``__``: ``METASERVER_LLM__BASE_URL``, ``METASERVER_SANDBOX__BACKEND
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class LLMSettings(BaseModel):
@@ -147,6 +149,73 @@ class AuthSettings(BaseModel):
         description="Bearer token HTTP clients must send; required to bind a non-loopback host.",
     )
 
+    @field_validator("token", mode="after")
+    @classmethod
+    def _token_is_sendable(cls, token: SecretStr | None) -> SecretStr | None:
+        # An Authorization header cannot carry a blank token, and clients strip whitespace
+        # around it: such a token would lock every client out (or look set while it is not).
+        if token is None or token.get_secret_value() == "":
+            return None
+        value = token.get_secret_value()
+        if not value.strip():
+            raise ValueError("METASERVER_AUTH__TOKEN is only whitespace; set a real token")
+        if any(c.isspace() or not c.isprintable() for c in value):
+            raise ValueError(
+                "METASERVER_AUTH__TOKEN holds whitespace or control characters, which a "
+                "bearer header cannot carry; use printable characters only"
+            )
+        return token
+
+
+# host, *.host, an IPv4 address or a bracketed IPv6 address, then an optional :port.
+_ALLOWED_HOST = re.compile(
+    r"(?:(?:\*\.)?[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))*\.?"
+    r"|\[[0-9a-f:.]+\])"
+    r"(?::(?P<port>\d{1,5}))?"
+)
+
+
+class HTTPSettings(BaseModel):
+    """The meta-server's HTTP transport."""
+
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host header names accepted besides loopback ones, for clients that reach "
+        "the server by another name (a 0.0.0.0 bind, a reverse proxy): host[:port] or "
+        "*.domain, comma-separated or a JSON list. Any other Host gets 421 (DNS-rebinding "
+        "protection); the port is accepted but not compared.",
+    )
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("allowed_hosts", mode="after")
+    @classmethod
+    def _names_only(cls, hosts: list[str]) -> list[str]:
+        checked = []
+        for host in hosts:
+            name = host.strip().lower()
+            if name == "*":
+                raise ValueError(
+                    "METASERVER_HTTP__ALLOWED_HOSTS '*' would accept any Host and turn off "
+                    "DNS-rebinding protection; list the names clients use"
+                )
+            match = _ALLOWED_HOST.fullmatch(name)
+            if not match or not 0 < int(match["port"] or 80) < 65536:
+                raise ValueError(
+                    f"METASERVER_HTTP__ALLOWED_HOSTS entry {host!r} is not a host[:port] "
+                    "name (no scheme, path or spaces), such as mcp.example.com or 10.0.0.5:8765"
+                )
+            checked.append(name)
+        return checked
+
 
 class IndexSettings(BaseModel):
     """Where packages come from: a public index, a mirror, or a local wheelhouse."""
@@ -241,6 +310,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
+    http: HTTPSettings = Field(default_factory=HTTPSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
 

@@ -20,6 +20,7 @@ from metaserver.settings import Settings
 SERVER_SCRIPT = '''\
 import asyncio
 import os
+import sys
 import uuid
 
 from fastmcp import FastMCP
@@ -50,7 +51,8 @@ async def nap(seconds: float) -> float:
 @mcp.tool
 def explode(message: str) -> str:
     """Always fail with an internal error."""
-    raise ValueError(f"boom: {message} at " + __file__)
+    # Names this file, the interpreter and sys.path: what a real error may carry.
+    raise ValueError(f"boom: {message} at {__file__} by {sys.executable} on {sys.path}")
 
 
 @mcp.tool

@@ -20,10 +20,11 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def serving_http(settings: Settings) -> AsyncIterator[str]:
-    """Serve ``settings``' meta-server on a free loopback port; yield its MCP URL."""
+async def serving_http(settings: Settings, bind: str = "127.0.0.1") -> AsyncIterator[str]:
+    """Serve ``settings``' meta-server on a free port of ``bind``; yield its MCP URL (always
+    reached through loopback)."""
     port = free_port()
-    task = asyncio.create_task(run(settings, "http", "127.0.0.1", port))
+    task = asyncio.create_task(run(settings, "http", bind, port))
     deadline = time.monotonic() + 20
     while True:
         assert not task.done(), task.exception()

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from fixture_repos import make_calc_repo
 
+from metaserver.cli import main
+
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
 
 
@@ -68,6 +70,45 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
     assert run_cli(tmp_path / "home", "frobnicate").returncode == 2
     result = run_cli(tmp_path / "home", "call", "nothing", "tool", "{}")
     assert result.returncode == 2 and "no registered server" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("call", "s", "t", "[" * 10_000 + "]" * 10_000), "nested too deeply"),
+        (("call", "s", "t", '{"a":' * 10_000 + "1" + "}" * 10_000), "nested too deeply"),
+        (("call", "s", "t", '{"a": NaN}'), "NaN"),
+        (("call", "s", "t", '{"a": 1e999999}'), "not a finite number"),
+        (("call", "s", "t", '{"a": '), "not valid JSON"),
+        (("call", "s", "t", "[1]"), "must be a JSON object"),
+        (("serve", "--transport", "http", "--port", "99999"), "not a port number"),
+        (("serve", "--transport", "http", "--port", "x"), "not a port number"),
+    ],
+)
+def test_odd_input_ends_in_a_message_not_a_traceback(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    result = run_cli(tmp_path / "home", *args, timeout=60)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert says in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_an_unforeseen_failure_is_a_message(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The last resort of main(): whatever escapes a command is one line, exit 1."""
+
+    def broken(*_: object) -> int:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setenv("METASERVER_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr("metaserver.cli._list", broken)
+    assert main(["list", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "internal error: ZeroDivisionError: division by zero" in captured.err
+    assert "Traceback" not in captured.err
+    assert json.loads(captured.out)["exit_code"] == 1
 
 
 @pytest.mark.integration

@@ -33,11 +33,13 @@ from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
 from metaserver.server.bearer_errors import BearerErrors
 from metaserver.server.conversion_tools import add_conversion_tools
-from metaserver.server.direct import DirectTools, public_message
+from metaserver.server.direct import DirectTools
 from metaserver.server.finding import add_find_tools
 from metaserver.server.notify import ListChangedNotifier
+from metaserver.server.public import public_message
 from metaserver.server.registry_tools import add_registry_tools
 from metaserver.server.state import META_TOOLS, MetaState
+from metaserver.server.stdio import run_stdio
 from metaserver.server.tasks import enable_tasks
 from metaserver.settings import Settings
 
@@ -179,9 +181,15 @@ async def run(
             f"refusing to serve HTTP on {host!r} without authentication: set "
             "METASERVER_AUTH__TOKEN, or bind 127.0.0.1"
         )
+    if transport == "http" and not is_loopback(host) and not settings.http.allowed_hosts:
+        logger.warning(
+            "serving on %s: only requests whose Host is a loopback name are accepted (others "
+            "get 421); list the names remote clients use in METASERVER_HTTP__ALLOWED_HOSTS",
+            host,
+        )
     mcp = build_server(settings)
     if transport == "stdio":
-        await mcp.run_stdio_async(show_banner=False)
+        await run_stdio(mcp)  # as run_stdio_async, answering lines that are not JSON-RPC
         return
     await mcp.run_http_async(
         show_banner=False,
@@ -191,8 +199,10 @@ async def run(
         port=port,
         path="/mcp",
         # DNS-rebinding protection: Host must be loopback (or the host bound, when one is
-        # named), and a foreign Origin gets 403. FastMCP ships with this off.
+        # named) or one of http.allowed_hosts, and a foreign Origin gets 403. FastMCP ships
+        # with this off.
         host_origin_protection=True,
+        allowed_hosts=settings.http.allowed_hosts,
         # No uvicorn logging config: its records reach the root logger, on stderr.
         uvicorn_config={"log_config": None, "access_log": False},
     )

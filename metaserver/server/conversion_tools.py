@@ -19,6 +19,7 @@ from metaserver.agents.validate.watch import watcher
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.server.jobs import ConversionCancelled, Job
+from metaserver.server.public import public_report
 from metaserver.server.state import MetaState
 
 logger = logging.getLogger(__name__)
@@ -95,7 +96,8 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
             raise state.fail(describe_failure(exc)) from None
         if report.status == "success":
             await state.notifier.tell(ctx)
-        return {**report.model_dump(mode="json"), "job": job.id}
+        # output_dir as $METASERVER_HOME/..., no host path in details or errors.
+        return {**public_report(report.model_dump(mode="json"), settings.home), "job": job.id}
 
     @mcp.tool
     async def conversion_status(
@@ -110,6 +112,8 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
         if job is None:
             raise state.fail(f"no conversion job or source matches {job_or_source!r}")
         answer = job.status(describe_failure)
+        if answer["report"] is not None:
+            answer["report"] = public_report(answer["report"], settings.home)
         if answer["error"] is not None:
             answer["error"] = str(state.fail(answer["error"]))
         return answer

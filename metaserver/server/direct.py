@@ -31,33 +31,12 @@ from pydantic import PrivateAttr
 from metaserver.children.pool import ChildPool
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
+from metaserver.server.public import public_message
 
 logger = logging.getLogger(__name__)
 
 # SEP-986: what an MCP tool name may be.
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-_MAX_MESSAGE = 2000
-_TRACEBACK = "Traceback (most recent call last)"
-
-
-def public_message(text: str, home: Path) -> str:
-    """``text`` made fit for a client: no traceback, no path of the metaserver home, bounded.
-
-    Args:
-        text: a message from a child or from metaserver itself.
-        home: the metaserver home, whose absolute paths are replaced by ``$METASERVER_HOME``.
-    """
-    if _TRACEBACK in text:
-        # The exception line (the last one) says what went wrong; the frames say where, on
-        # this host, which the client has no use for.
-        lines = [line for line in text.splitlines() if line.strip()]
-        text = lines[-1].strip() if lines else "internal error"
-    roots = {str(home), str(home.resolve())}
-    for root in sorted(roots, key=len, reverse=True):
-        text = text.replace(root, "$METASERVER_HOME")
-    if len(text) > _MAX_MESSAGE:
-        text = text[:_MAX_MESSAGE] + " [truncated]"
-    return text
 
 
 @functools.lru_cache(maxsize=4096)

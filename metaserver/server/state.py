@@ -10,9 +10,10 @@ from fastmcp.exceptions import ToolError
 
 from metaserver.children.pool import ChildPool
 from metaserver.registry.store import Registry
-from metaserver.server.direct import DirectTools, public_message
+from metaserver.server.direct import DirectTools
 from metaserver.server.jobs import JobTable
 from metaserver.server.notify import ListChangedNotifier
+from metaserver.server.public import public_message
 from metaserver.settings import Settings
 
 META_TOOLS = frozenset(

@@ -55,7 +55,11 @@ def enable_tasks(mcp: FastMCP[Any]) -> TaskConfig | None:
     try:
         from fastmcp_tasks import TasksExtension
     except ImportError as exc:
-        logger.warning("MCP tasks are not served (%s); convert_repo runs inline", exc)
+        logger.warning(
+            "MCP tasks are not served (%s); convert_repo runs as a job that clients join or "
+            "poll (conversion_status) and cancel (cancel_conversion)",
+            exc,
+        )
         return None
     # The backend is named here, not left to FASTMCP_DOCKET_* settings, which fastmcp-tasks
     # also reads from a .env file in the working directory.

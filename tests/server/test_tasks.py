@@ -166,6 +166,31 @@ async def test_without_the_extension_convert_repo_runs_inline(
             await call_tool_task(client, "convert_repo", {"source": "pypi:beta"})
 
 
+async def test_without_tasks_conversions_still_outlive_an_impatient_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What README.md promises a `pip install` (no fastmcp-tasks): a client that gives up
+    leaves the conversion running, a second call joins it, conversion_status follows it."""
+    settings = fast_settings(tmp_path / "home")
+    pipeline = FakePipeline(settings)
+    monkeypatch.setattr("metaserver.pipeline.convert", pipeline)
+    monkeypatch.setitem(sys.modules, "fastmcp_tasks", None)  # as after a plain pip install
+    server = build_server(settings)
+    assert "conversion_status" in caplog.text and "MCP tasks are not served" in caplog.text
+    async with Client(server) as client:
+        with pytest.raises(Exception):  # noqa: B017 - the client's own timeout error
+            await client.call_tool("convert_repo", {"source": "pypi:beta"}, timeout=1)
+        status = await client.call_tool("conversion_status", {"job_or_source": "pypi:beta"})
+        assert status.data["state"] == "running" and pipeline.cancelled == 0
+        joined = asyncio.create_task(client.call_tool("convert_repo", {"source": "pypi:beta"}))
+        await asyncio.sleep(0.2)
+        pipeline.release.set()
+        result = await joined
+        assert result.data["status"] == "success"
+        assert result.data["job"] == status.data["job"]  # joined, not started again
+    assert [r.name for r in Registry(settings.registry_path).summaries()] == ["beta"]
+
+
 async def test_tasks_are_served_over_http_behind_the_token(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,99 @@
+"""`metaserver serve` on stdio, as a client process talks to it: lines that are not JSON-RPC
+messages get a JSON-RPC error answer with a null id, and the session goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+METASERVER = str(Path(sys.executable).with_name("metaserver"))
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+class Session:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    async def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def answer(self, timeout: float = 30) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        assert line, "the server closed stdout"
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+
+async def test_bad_lines_get_parse_errors_and_the_session_goes_on(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    env["METASERVER_HOME"] = str(tmp_path / "home")
+    process = await asyncio.create_subprocess_exec(
+        METASERVER,
+        "serve",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+        limit=1 << 20,
+    )
+    session = Session(process)
+    try:
+        bad = {
+            "truncated": json.dumps(INITIALIZE)[:40],
+            "nested list": "[" * 10_000 + "]" * 10_000,
+            "nested object": '{"a":' * 10_000 + "1" + "}" * 10_000,
+        }
+        for what, line in bad.items():
+            await session.send(line)
+            answer = await session.answer()
+            assert answer["jsonrpc"] == "2.0" and answer["id"] is None, what
+            assert answer["error"]["code"] == -32700, (what, answer)
+        assert "recursion limit" in answer["error"]["message"]
+
+        await session.send('{"hello": "world"}')  # JSON, but no JSON-RPC message
+        answer = await session.answer()
+        assert answer["id"] is None and answer["error"]["code"] == -32600
+
+        await session.send("")  # a stray newline is answered by nothing
+        await session.send(json.dumps(INITIALIZE))
+        answer = await session.answer()
+        assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "metaserver"
+
+        await session.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        await session.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/li')
+        assert (await session.answer())["error"]["code"] == -32700
+        await session.send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))
+        answer = await session.answer()
+        assert answer["id"] == 3
+        assert "convert_repo" in {tool["name"] for tool in answer["result"]["tools"]}
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 20)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    assert process.returncode == 0
