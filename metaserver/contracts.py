@@ -282,6 +282,17 @@ class ToolChanges(BaseModel):
     changed: list[str] = Field(default_factory=list)
 
 
+class Coverage(BaseModel):
+    """The entry points the repository's README and guides call, and those that became
+    passed tools (names as called: functions, methods, classes)."""
+
+    documented: list[str] = Field(default_factory=list)
+    covered: list[str] = Field(default_factory=list)
+    ratio: float | None = Field(
+        default=None, description="covered / documented; null when nothing is documented."
+    )
+
+
 class ConversionReport(BaseModel):
     """The result of one conversion; the JSON contract of DESIGN.md."""
 
@@ -301,6 +312,9 @@ class ConversionReport(BaseModel):
         default=None,
         description="Against the previous newest version of the server; null for a first "
         "conversion or a failed one.",
+    )
+    coverage: Coverage = Field(
+        default_factory=Coverage, description="README coverage of the passed tools."
     )
 
 

@@ -3,7 +3,10 @@
 Static only: files are read and parsed with ``ast`` and ``doctest``, never imported or run,
 so this runs in metaserver's process. Each public name gets a count of the calls that
 mention it, and its calls with literal arguments (plus the literal they are asserted to
-equal, when a test says) become example arguments with expected values.
+equal, when a test says) become example arguments with expected values. The names that the
+README and the docs' quickstart pages call, in the order a reader meets them, are the
+library's documented entry points: design ranks them first, and the report's coverage says
+how many became tools.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import ast
 import doctest
 import math
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -27,7 +31,21 @@ WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
 _TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 _CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
 _SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}
-_FENCE = re.compile(r"```(?:python|py|pycon)?\s*\n(.*?)```", re.S)
+_FENCE = re.compile(r"```(?:python|py|pycon|python3|ipython)?\s*\n(.*?)```", re.S)
+# reStructuredText code directives: the indented block after them is the code.
+_RST_DIRECTIVE = re.compile(
+    r"^([ \t]*)\.\. (?:code-block|code|sourcecode|ipython)::[ \t]*(?:python3?|py|ipython)?[ \t]*\n"
+    r"(?:\1[ \t]+:[\w-]+:.*\n)*"  # directive options such as :linenos:
+    r"((?:[ \t]*\n|\1[ \t]+\S.*\n?)+)",
+    re.M,
+)
+# Docs pages that show how to start, as opposed to an API reference listing every name.
+_GUIDE_PAGE = re.compile(
+    r"quick|start|tutorial|intro|overview|usage|guide|example|index|readme|basics|howto",
+    re.I,
+)
+_DOC_DIRS = {"doc", "docs", "documentation"}
+MAX_DOCUMENTED = 60
 
 
 class UsageCall(BaseModel):
@@ -42,10 +60,14 @@ class UsageCall(BaseModel):
 
 
 class Usage(BaseModel):
-    """Mentions per public name, and literal calls per name."""
+    """Mentions per public name, literal calls per name, and the documented entry points."""
 
     counts: dict[str, int] = Field(default_factory=dict)
     calls: dict[str, list[UsageCall]] = Field(default_factory=dict)
+    documented: list[str] = Field(
+        default_factory=list,
+        description="Names the README and the docs' guide pages call, first met first.",
+    )
 
 
 class _NotLiteral(Exception):
@@ -71,7 +93,56 @@ def mine_usage(root: Path, names: Iterable[str]) -> Usage:
                     found.append(call.model_copy(update={"source": relative}))
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
-    return Usage(counts=dict(counts), calls=calls)
+    return Usage(counts=dict(counts), calls=calls, documented=documented_names(root, wanted))
+
+
+def documented_names(root: Path, wanted: set[str]) -> list[str]:
+    """The names in ``wanted`` that README files, then the docs' guide pages, call in their
+    code blocks and ``>>>`` lines, in the order a reader meets them (at most MAX_DOCUMENTED).
+    """
+    found: dict[str, None] = {}
+    for path in _guide_files(root):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for source in _code_in_text(text):
+            for name in _names_called(source):
+                if name in wanted and name not in found:
+                    found[name] = None
+                    if len(found) >= MAX_DOCUMENTED:
+                        return list(found)
+    return list(found)
+
+
+def _guide_files(root: Path) -> list[Path]:
+    """README files (the top one first), then guide-like text pages under the docs folder."""
+    readmes: list[Path] = []
+    guides: list[Path] = []
+    for path in _files(root):
+        if path.suffix == ".py":
+            continue
+        relative = path.relative_to(root)
+        folders = {p.lower() for p in relative.parts[:-1]}
+        if path.name.lower().startswith("readme"):
+            readmes.append(path)
+        elif folders & _DOC_DIRS and _GUIDE_PAGE.search(path.stem):
+            guides.append(path)
+    readmes.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
+    return readmes + guides
+
+
+def _names_called(source: str) -> list[str]:
+    """Names called in ``source``, in source order; the calls of unparsable lines are lost."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        if source.startswith("assert ("):  # a doctest whose shown output is not Python
+            return _names_called(source[8:].split(") == (", 1)[0])
+        return []
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    calls.sort(key=lambda n: (n.lineno, n.col_offset))
+    return [name for name in map(_called_name, calls) if name is not None]
 
 
 def _files(root: Path) -> Iterator[Path]:
@@ -115,6 +186,10 @@ def _code_in_text(text: str) -> list[str]:
         pieces.append(f"assert ({source}) == ({want})" if want and "\n" not in source else source)
     for block in _FENCE.findall(text):
         if ">>>" not in block:
+            pieces.append(block)
+    for match in _RST_DIRECTIVE.finditer(text):
+        block = textwrap.dedent(match.group(2))
+        if ">>>" not in block:  # sessions inside a directive are doctest examples already
             pieces.append(block)
     return pieces
 
