@@ -157,6 +157,16 @@ class Candidate(BaseModel):
     deprecated: bool = False
     annotated: float = Field(default=0.0, description="Share of parameters annotated.")
     usage: int = Field(default=0, description="Mentions in README, docs, tests and examples.")
+    documented: int | None = Field(
+        default=None,
+        description="Where the README and docs guides first call it, in reading order "
+        "(0: the first name a reader meets); None when they never do.",
+    )
+    defined_in: str | None = Field(
+        default=None,
+        description="For a method, the class that defines it (module:qualname); an inherited "
+        "method is listed under every subclass but is one callable.",
+    )
     script: ScriptTarget | None = Field(
         default=None, description="For kind script: the entry point and its arguments."
     )

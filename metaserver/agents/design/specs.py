@@ -1,18 +1,25 @@
 """Design stage: choose the callables that become tools, and name and describe them.
 
-Deterministic: ranking prefers what can be proven (an example with an expected value), then
-what is used (README, docs, tests, examples), documented, annotated and exported. Dangerous
-and deprecated callables are left out. A class counts as its constructor (a tool returning a
-handle) plus its best methods (tools taking that handle). An LLM may refine names and
-descriptions later; it never changes which callable a tool is bound to.
+Deterministic: ranking (``ranking.py``) puts what the README and docs guides call first,
+then what can be proven (an example with an expected value), what is used, documented,
+annotated and exported; duplicates collapse and caps keep variety. Dangerous and deprecated
+callables are left out. A class counts as its constructor (a tool returning a handle) plus
+its best methods (tools taking that handle). An LLM may refine names and descriptions later;
+it never changes which callable a tool is bound to.
 """
 
 from __future__ import annotations
 
-import math
 import re
 
 from metaserver.agents.analysis.usage import Usage, UsageCall
+from metaserver.agents.design.ranking import (
+    collapse_duplicates,
+    rank_key,
+    rank_score,
+    select,
+    shallowest,
+)
 from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, ToolSpec
 
@@ -28,29 +35,12 @@ _EXAMPLES_HEADING = re.compile(r"(?:^|\n)\s*Examples?\s*:?\s*(?:\n\s*-+\s*)?$")
 
 def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> list[ToolSpec]:
     """Up to ``max_tools`` ToolSpecs, best candidates first, with unique names."""
-    candidates = [_with_usage(c, usage) for c in report.candidates] if usage else report.candidates
+    candidates = [shallowest(c) for c in report.candidates]
+    if usage:
+        candidates = [_with_usage(c, usage) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
-    ranked = sorted((c for c in candidates if usable(c)), key=_rank)
-    per_class = max(2, max_tools // 4)
-    chosen: list[Candidate] = []
-    members: dict[str, int] = {}
-    for candidate in ranked:
-        if len(chosen) >= max_tools:
-            break
-        if candidate in chosen:
-            continue
-        owner = constructors.get(candidate.owner or "")
-        if candidate.kind == "constructor" and not any(e.has_expected for e in candidate.examples):
-            continue  # alone, a handle is of little use: it comes in with its methods
-        if candidate.kind == "method":
-            if members.get(candidate.owner or "", 0) >= per_class:
-                continue
-            if owner is not None and owner not in chosen and usable(owner):
-                if len(chosen) + 2 > max_tools:
-                    continue
-                chosen.append(owner)  # the tool that makes the handle the method takes
-            members[candidate.owner or ""] = members.get(candidate.owner or "", 0) + 1
-        chosen.append(candidate)
+    ranked = collapse_duplicates(sorted((c for c in candidates if usable(c)), key=rank_key))
+    chosen = select(ranked, constructors, max_tools, usable)
     used: set[str] = set()
     return [_spec(c, constructors, used) for c in chosen]
 
@@ -67,40 +57,13 @@ def usable(candidate: Candidate) -> bool:
     )
 
 
-def rank_score(candidate: Candidate) -> float:
-    """Higher is better: proof, then usage, documentation, annotations and exposure."""
-    score = 0.0
-    if any(e.has_expected for e in candidate.examples):
-        score += 8
-    if candidate.examples:
-        score += 4
-    if candidate.in_all:
-        score += 2
-    exposed_at_top = any("." not in alias.split(":")[0] for alias in candidate.aliases)
-    if candidate.top_level or exposed_at_top:
-        score += 1
-    if candidate.summary:
-        score += 1
-    score += min(3.0, math.log2(1 + candidate.usage))
-    score += candidate.annotated
-    if candidate.kind == "method":
-        score -= 0.5  # a method needs a handle first: slightly harder to use
-    short = candidate.name.rpartition(".")[2]
-    if short.isupper():
-        score -= 2  # a constant that happens to be callable (dateutil's MO, TU...)
-    return score
-
-
-def _rank(candidate: Candidate) -> tuple[float, str]:
-    return (-rank_score(candidate), candidate.name)
-
-
 def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
     """The candidate with its usage count and the literal calls found for it."""
     short = candidate.name.rpartition(".")[2]
     if candidate.kind == "constructor":
         short = candidate.name
     count = usage.counts.get(short, 0)
+    documented = _documented_at(candidate, short, usage.documented)
     examples = list(candidate.examples)
     # A method call's receiver is not a literal; a script's calls are command lines.
     if candidate.kind not in ("method", "script"):
@@ -111,7 +74,15 @@ def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
             if example is not None and example not in examples:
                 examples.append(example)
     examples.sort(key=lambda e: not e.has_expected)
-    return candidate.model_copy(update={"usage": candidate.usage + count, "examples": examples})
+    update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
+    return candidate.model_copy(update=update)
+
+
+def _documented_at(candidate: Candidate, short: str, documented: list[str]) -> int | None:
+    """The first place the README and guides call the candidate, by any of its names."""
+    names = {short} | {alias.rpartition(":")[2].rpartition(".")[2] for alias in candidate.aliases}
+    places = [documented.index(name) for name in names if name in documented]
+    return min(places) if places else candidate.documented
 
 
 def _bind(candidate: Candidate, call: UsageCall) -> Example | None:
