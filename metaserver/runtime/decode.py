@@ -24,6 +24,7 @@ from typing import Any
 
 from .codecs import from_json
 from .handles import HandleTable
+from .protocols import REAL_KEYS
 
 __all__ = ["CODECS", "CodecError", "decode", "set_work_dir", "work_dir"]
 
@@ -89,9 +90,18 @@ def _handle(value: Any, target: str) -> Any:
     raise CodecError(f"expected a handle ({{'handle': id}}) for {target or 'this parameter'}")
 
 
+def _exact(value: Any) -> Any:
+    """A real number as ``to_json`` returns it when a float would round it: its exact text."""
+    if isinstance(value, dict) and set(value) == REAL_KEYS and isinstance(value["text"], str):
+        return value["text"]
+    return value
+
+
 def _new(value: Any, target: str) -> Any:
-    """A class built from its constructor's keyword arguments (a dict) or positions (a list)."""
+    """A class built from its constructor's keyword arguments (a dict) or positions (a list);
+    a number type from the exact text of a real that ``to_json`` returned."""
     cls = _resolve(target)
+    value = _exact(value)
     if isinstance(value, dict):
         return cls(**value)
     if isinstance(value, list):
@@ -123,12 +133,14 @@ def _timedelta(value: Any, target: str) -> datetime.timedelta:
 
 
 def _decimal(value: Any, target: str) -> Decimal:
+    value = _exact(value)
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return Decimal(str(value))
     raise CodecError("a decimal is a string or a number")
 
 
 def _fraction(value: Any, target: str) -> Fraction:
+    value = _exact(value)
     if isinstance(value, (str, int)) and not isinstance(value, bool):
         return Fraction(value)
     if isinstance(value, float):
