@@ -5,10 +5,10 @@ The probe names a codec for each parameter whose annotation has no plain JSON fo
 decodes each argument here before the call. A codec is ``"name"`` or ``"name:target"`` where
 target is an import path (``pkg.mod:Class``) resolved lazily in the server's environment.
 
-Every codec also accepts a handle descriptor (``{"handle": id}``), so an object one tool
-returned can always be passed to another. Third-party libraries (numpy, pandas, sympy, pint,
-networkx) are imported only when a codec that needs them runs: their presence is then a
-property of the target environment, never of this module.
+Every codec also accepts a handle descriptor (``{"handle": id}``) or the bare id, so an
+object one tool returned can always be passed to another. Third-party libraries (numpy,
+pandas, sympy, pint, networkx) are imported only when a codec that needs them runs: their
+presence is then a property of the target environment, never of this module.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .codecs import from_json
-from .handles import HandleTable
+from .handles import HANDLE_PREFIX, HandleTable
 from .protocols import REAL_KEYS
 
 __all__ = ["CODECS", "CodecError", "decode", "set_work_dir", "work_dir"]
@@ -55,6 +55,8 @@ def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
     """
     if isinstance(value, dict) and isinstance(value.get("handle"), str):
         return from_json(value, handles)
+    if codec is not None and (handles.holds_id(value) or (_takes_handle(codec) and _id(value))):
+        return handles.get(value)  # a bare id, as clients often pass it; unknown ids say so
     if codec is None or value is None:
         return from_json(value, handles)
     name, _, target = codec.partition(":")
@@ -68,6 +70,14 @@ def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
         raise
     except (TypeError, ValueError, ArithmeticError, InvalidOperation) as exc:
         raise CodecError(f"cannot decode {_short(value)} as {codec}: {exc}") from exc
+
+
+def _takes_handle(codec: str) -> bool:
+    return codec.partition(":")[0] == "handle"
+
+
+def _id(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(HANDLE_PREFIX)
 
 
 def _short(value: Any) -> str:
