@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 
+import jsonschema
+from jsonschema import Draft202012Validator
+
 from metaserver.agents.analysis.usage import Usage, UsageCall
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
@@ -65,12 +68,13 @@ def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
     count = usage.counts.get(short, 0)
     documented = _documented_at(candidate, short, usage.documented)
     examples = list(candidate.examples)
-    # A method call's receiver is not a literal; a script's calls are command lines.
-    if candidate.kind not in ("method", "script"):
+    # A script's calls are command lines. A method call's receiver is not a literal: its
+    # other arguments are, but what it returned belongs to a receiver we do not rebuild.
+    if candidate.kind != "script":
         for call in usage.calls.get(short, []):
             if not call.args and not call.kwargs:
                 continue  # a bare call's asserted result depends on the test's setup
-            example = _bind(candidate, call)
+            example = _bind(candidate, call, receiver=candidate.kind == "method")
             if example is not None and example not in examples:
                 examples.append(example)
     examples.sort(key=lambda e: not e.has_expected)
@@ -85,11 +89,17 @@ def _documented_at(candidate: Candidate, short: str, documented: list[str]) -> i
     return min(places) if places else candidate.documented
 
 
-def _bind(candidate: Candidate, call: UsageCall) -> Example | None:
-    """The call's arguments by parameter name, or None when they do not fit the tool."""
+def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Example | None:
+    """The call's arguments by parameter name, or None when they do not fit the tool.
+
+    With ``receiver`` (a method called on an object), the first parameter is the object:
+    the call's arguments bind to the others, and its result is not an expected value.
+    """
     arguments: dict[str, JSON] = {}
     args = list(call.args)
-    for name in candidate.positional:
+    skipped = candidate.parameters[:1] if receiver else []
+    positional = candidate.positional[1:] if receiver else candidate.positional
+    for name in positional:
         if not args:
             break
         if name.startswith("*"):
@@ -102,10 +112,13 @@ def _bind(candidate: Candidate, call: UsageCall) -> Example | None:
         if key in arguments:
             return None
         arguments[key] = value
-    exposed = {p.name for p in candidate.parameters}
-    required = {p.name for p in candidate.parameters if p.required}
+    own = [p for p in candidate.parameters if p not in skipped]
+    exposed = {p.name for p in own}
+    required = {p.name for p in own if p.required}
     if not set(arguments) <= exposed or not required <= set(arguments):
         return None
+    if receiver:
+        return Example(arguments=arguments, origin="usage")
     return Example(
         arguments=arguments,
         expected=call.expected,
@@ -154,18 +167,38 @@ def _unique(name: str, used: set[str], target: str = "") -> str:
 
 
 def _examples(candidate: Candidate, owner: Candidate | None) -> list[Example]:
-    examples = candidate.examples[:MAX_EXAMPLES] or [synthesise_example(candidate.parameters)]
-    if candidate.kind != "method" or not candidate.parameters:
-        return examples
-    # A method's first parameter is the instance: built from the constructor's example.
-    handle = candidate.parameters[0]
-    value = _instance_value(handle, owner)
-    return [
-        e
-        if handle.name in e.arguments and e.origin != "synthesised"
-        else e.model_copy(update={"arguments": {**e.arguments, handle.name: value}})
-        for e in examples
-    ]
+    examples = candidate.examples or [synthesise_example(candidate.parameters)]
+    if candidate.kind == "method" and candidate.parameters:
+        # A method's first parameter is the instance: built from the constructor's example.
+        handle = candidate.parameters[0]
+        value = _instance_value(handle, owner)
+        examples = [
+            e
+            if handle.name in e.arguments and e.origin != "synthesised"
+            else e.model_copy(update={"arguments": {**e.arguments, handle.name: value}})
+            for e in examples
+        ]
+    # Arguments the tool's own schema refuses cannot pass: keep the ones it accepts first
+    # (stable, so proof still leads) before keeping MAX_EXAMPLES.
+    schema = {
+        "type": "object",
+        "properties": {p.name: p.json_schema for p in candidate.parameters},
+        "required": [p.name for p in candidate.parameters if p.required],
+    }
+    try:
+        validator: Draft202012Validator | None = Draft202012Validator(schema)
+    except jsonschema.SchemaError:
+        validator = None
+    if validator is not None:
+        examples = sorted(examples, key=lambda e: not _valid(validator, e.arguments))
+    return examples[:MAX_EXAMPLES]
+
+
+def _valid(validator: Draft202012Validator, arguments: dict[str, JSON]) -> bool:
+    try:
+        return bool(validator.is_valid(arguments))
+    except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):
+        return True  # a schema we cannot check does not reorder anything
 
 
 def _instance_value(handle: Parameter, owner: Candidate | None) -> JSON:
