@@ -31,7 +31,9 @@ WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
 _TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 _CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
 _SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}
-_FENCE = re.compile(r"```(?:python|py|pycon|python3|ipython)?\s*\n(.*?)```", re.S)
+# A Markdown fence line: its marker (``` or ~~~) and the info string's language.
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
+_PYTHON_FENCES = {"", "python", "py", "python3", "pycon", "ipython", "ipython3"}
 # reStructuredText code directives: the indented block after them is the code.
 _RST_DIRECTIVE = re.compile(
     r"^([ \t]*)\.\. (?:code-block|code|sourcecode|ipython)::[ \t]*(?:python3?|py|ipython)?[ \t]*\n"
@@ -132,6 +134,29 @@ def _guide_files(root: Path) -> list[Path]:
     return readmes + guides
 
 
+def _fenced_blocks(text: str) -> list[str]:
+    """The Python (or unlabelled) fenced blocks of a Markdown text, opening and closing
+    fences paired line by line (a regex across the text pairs one block's closing fence
+    with the next one's opening and reads the prose between them as code)."""
+    blocks: list[str] = []
+    marker: str | None = None
+    language = ""
+    lines: list[str] = []
+    for line in text.splitlines():
+        fence = _FENCE.match(line)
+        if marker is None:
+            if fence:
+                marker, language, lines = fence.group(1), fence.group(2).lower(), []
+            continue
+        if fence and fence.group(1).startswith(marker) and not fence.group(2):
+            if language in _PYTHON_FENCES:
+                blocks.append(textwrap.dedent("\n".join(lines)))
+            marker = None
+            continue
+        lines.append(line)
+    return blocks
+
+
 def _names_called(source: str) -> list[str]:
     """Names called in ``source``, in source order; the calls of unparsable lines are lost."""
     try:
@@ -184,7 +209,7 @@ def _code_in_text(text: str) -> list[str]:
         source = example.source.strip()
         # A shown result becomes an assertion, which the miner turns into an expected value.
         pieces.append(f"assert ({source}) == ({want})" if want and "\n" not in source else source)
-    for block in _FENCE.findall(text):
+    for block in _fenced_blocks(text):
         if ">>>" not in block:
             pieces.append(block)
     for match in _RST_DIRECTIVE.finditer(text):

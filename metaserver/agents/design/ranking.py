@@ -107,12 +107,22 @@ def duplicate_key(candidate: Candidate) -> tuple[str, ...] | None:
     return None
 
 
-def collapse_duplicates(ranked: list[Candidate]) -> list[Candidate]:
+def collapse_duplicates(
+    ranked: list[Candidate], constructors: dict[str, Candidate] | None = None
+) -> list[Candidate]:
     """``ranked`` with one candidate per duplicate key, at the best rank any of them had.
 
-    The one kept is the member of the class that defines it when that class is listed (its
-    own class makes the receiver), else the best-ranked one.
+    The one kept is the member of the class the README and guides build first, when they
+    build one of them (``hamming.distance`` is what users call, not the abstract base's);
+    else the member of the class that defines it when that class is listed (its own class
+    makes the receiver); else the best-ranked one.
     """
+    constructors = constructors or {}
+
+    def shown_at(candidate: Candidate) -> int | None:
+        owner = constructors.get(candidate.owner or "")
+        return owner.documented if owner is not None else None
+
     groups: dict[tuple[str, ...], list[Candidate]] = {}
     for candidate in ranked:
         key = duplicate_key(candidate)
@@ -127,8 +137,12 @@ def collapse_duplicates(ranked: list[Candidate]) -> list[Candidate]:
         group = groups[key]
         if group[0] is not candidate:
             continue  # the group takes the place of its best-ranked member
+        shown = [c for c in group if shown_at(c) is not None]
         own = [c for c in group if c.defined_in and c.owner == c.defined_in]
-        kept.append(own[0] if own else candidate)
+        if shown:
+            kept.append(min(shown, key=lambda c: shown_at(c) or 0))
+        else:
+            kept.append(own[0] if own else candidate)
     return kept
 
 

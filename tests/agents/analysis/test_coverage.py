@@ -100,3 +100,16 @@ def test_short_name() -> None:
     assert short_name("pkg.mod:Class.method") == "method"
     assert short_name("pkg:Class") == "Class"
     assert short_name("pkg.mod.func") == "func"
+
+
+def test_fences_pair_line_by_line_and_other_languages_are_not_python(tmp_path: Path) -> None:
+    readme = (
+        "```bash\npip install geo\n```\n\n"
+        "Prose that calls nothing(1) between fences.\n\n"
+        "```python\nimport geo\ngeo.distance(1, 2)\n```\n\n"
+        "~~~\ngeo.bearing(0, 1)\n~~~\n"
+        "```console\n$ geo-cli helper(3)\n```\n"
+    )
+    write(tmp_path, {"README.md": readme})
+    wanted = {"nothing", "distance", "bearing", "helper", "install"}
+    assert documented_names(tmp_path, wanted) == ["distance", "bearing"]

@@ -79,6 +79,16 @@ def test_an_inherited_method_is_one_tool_of_the_class_that_defines_it() -> None:
     assert "solve" in chosen
 
 
+def test_an_inherited_method_is_kept_on_the_class_the_readme_builds() -> None:
+    base = "pkg.mod:Base"
+    candidates = [klass("Base"), klass("Hamming"), klass("Jaro")]
+    for cls in ("Base", "Jaro", "Hamming"):
+        candidates.append(method(cls, "distance", defined_in=base))
+    usage = Usage(documented=["distance", "Hamming"])
+    chosen = names(candidates, max_tools=4, usage=usage)
+    assert [n for n in chosen if n.endswith("distance")] == ["hamming_distance"]
+
+
 def test_the_same_docstring_across_generated_classes_is_one_tool() -> None:
     doc = "Parse one line of the file format."
     candidates: list[Candidate] = []
