@@ -112,11 +112,21 @@ def _new(value: Any, target: str) -> Any:
     a number type from the exact text of a real that ``to_json`` returned."""
     cls = _resolve(target)
     value = _exact(value)
+    if _already(value, cls):
+        return value  # a type that only checks JSON's own values (a non-empty str, say)
     if isinstance(value, dict):
         return cls(**value)
     if isinstance(value, list):
         return cls(*value)
     return cls(value)
+
+
+def _already(value: Any, cls: Any) -> bool:
+    """Whether ``value`` is an instance of ``cls`` as it stands (``__instancecheck__``)."""
+    try:
+        return isinstance(cls, type) and isinstance(value, cls)
+    except Exception:  # a metaclass whose check raises: build the object instead
+        return False
 
 
 def _datetime(value: Any, target: str) -> datetime.datetime:

@@ -146,6 +146,22 @@ def test_handle_codec_takes_only_handles() -> None:
         decode({"handle": "h_nope"}, f"handle:{HERE}Box", handles)
 
 
+class _TextMeta(type):
+    def __instancecheck__(cls, instance: object) -> bool:
+        return isinstance(instance, str) and len(instance) >= 1
+
+
+class Text(metaclass=_TextMeta):
+    """A type that cannot be built, only checked: non-empty text (like inflect's Word)."""
+
+
+def test_new_passes_a_value_that_already_is_an_instance() -> None:
+    handles = HandleTable()
+    assert decode("egg", f"new:{HERE}Text", handles) == "egg"
+    with pytest.raises(CodecError, match="Text"):
+        decode("", f"new:{HERE}Text", handles)  # not an instance: built, and refused
+
+
 def test_a_bare_handle_id_is_accepted_where_a_handle_is() -> None:
     handles = HandleTable()
     box = Box(7)
