@@ -48,6 +48,7 @@ _GUIDE_PAGE = re.compile(
 )
 _DOC_DIRS = {"doc", "docs", "documentation"}
 MAX_DOCUMENTED = 60
+MAX_GUIDE_FILES = 200
 
 
 class UsageCall(BaseModel):
@@ -121,17 +122,29 @@ def _guide_files(root: Path) -> list[Path]:
     """README files (the top one first), then guide-like text pages under the docs folder."""
     readmes: list[Path] = []
     guides: list[Path] = []
-    for path in _files(root):
-        if path.suffix == ".py":
-            continue
+    # A walk of its own: the usage walk stops after MAX_FILES, which a large test suite
+    # can fill before the docs folder is reached.
+    for path in sorted(root.rglob("*")):
+        if len(readmes) + len(guides) >= MAX_GUIDE_FILES:
+            break
         relative = path.relative_to(root)
         folders = {p.lower() for p in relative.parts[:-1]}
-        if path.name.lower().startswith("readme"):
+        if folders & _SKIP_DIRS or path.suffix == ".py" or not _small_file(path):
+            continue
+        is_text = path.suffix.lower() in _TEXT_SUFFIXES
+        if path.name.lower().startswith("readme") and (is_text or not path.suffix):
             readmes.append(path)
-        elif folders & _DOC_DIRS and _GUIDE_PAGE.search(path.stem):
+        elif is_text and folders & _DOC_DIRS and _GUIDE_PAGE.search(path.stem):
             guides.append(path)
     readmes.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
     return readmes + guides
+
+
+def _small_file(path: Path) -> bool:
+    try:
+        return path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_FILE_BYTES
+    except OSError:
+        return False
 
 
 def _fenced_blocks(text: str) -> list[str]:

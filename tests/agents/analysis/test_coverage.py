@@ -5,6 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
+import metaserver.agents.analysis.usage as usage_module
 from metaserver.agents.analysis.coverage import readme_coverage, short_name
 from metaserver.agents.analysis.usage import Usage, documented_names, mine_usage
 from metaserver.contracts import ToolSpec
@@ -113,3 +116,14 @@ def test_fences_pair_line_by_line_and_other_languages_are_not_python(tmp_path: P
     write(tmp_path, {"README.md": readme})
     wanted = {"nothing", "distance", "bearing", "helper", "install"}
     assert documented_names(tmp_path, wanted) == ["distance", "bearing"]
+
+
+def test_guides_are_found_after_a_large_test_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"a_tests/test_{i}.py": "import geo\n" for i in range(5)}
+    files["docs/tutorial.rst"] = QUICKSTART_RST
+    write(tmp_path, files)
+    # the usage walk stops after MAX_FILES; the guides' walk is separate
+    monkeypatch.setattr(usage_module, "MAX_FILES", 3)
+    assert documented_names(tmp_path, {"bearing", "distance"}) == ["bearing", "distance"]
