@@ -25,6 +25,7 @@ DOCUMENTED_BASE = 24.0
 DOCUMENTED_ORDER = 12.0
 """On top of the floor, shrinking with each name met before it in the README and guides."""
 USAGE_CAP = 6.0
+MAX_POSITION = 1_000_000
 
 
 def rank_score(candidate: Candidate) -> float:
@@ -53,9 +54,19 @@ def rank_score(candidate: Candidate) -> float:
     return score
 
 
-def rank_key(candidate: Candidate) -> tuple[float, int, str]:
-    """Best first; among equals, the shallower module path, then the name."""
-    return (-rank_score(candidate), _depth(candidate.target), candidate.name)
+def rank_key(
+    candidate: Candidate, constructors: dict[str, Candidate] | None = None
+) -> tuple[float, int, int, str]:
+    """Best first; among equals, a method of a class the README builds earlier (its
+    ``count`` is the one users call), then the shallower module path, then the name."""
+    owner = (constructors or {}).get(candidate.owner or "")
+    shown = owner.documented if owner is not None and candidate.kind == "method" else None
+    return (
+        -rank_score(candidate),
+        shown if shown is not None else MAX_POSITION,
+        _depth(candidate.target),
+        candidate.name,
+    )
 
 
 def _depth(target: str) -> int:
@@ -170,7 +181,9 @@ def select(
                 and not any(e.has_expected for e in candidate.examples)
             ):
                 continue  # alone, a handle is of little use: it comes in with its methods
-            if capped and candidate.documented is None and not caps.allow(candidate):
+            # A documented name passes the class and module caps, not the family cap: the
+            # README's `count` is one tool, on the class it builds, not one per class.
+            if capped and not caps.allow(candidate, documented=candidate.documented is not None):
                 continue
             owner = constructors.get(candidate.owner or "") if candidate.kind == "method" else None
             if owner is not None and owner.target not in taken and usable(owner):
@@ -195,10 +208,12 @@ class _Caps:
         self.families: Counter[str] = Counter()
         self.modules: Counter[str] = Counter()
 
-    def allow(self, candidate: Candidate) -> bool:
-        if candidate.owner and self.classes[candidate.owner] >= self.per_class:
-            return False
+    def allow(self, candidate: Candidate, documented: bool = False) -> bool:
         if candidate.owner and self.families[_family(candidate)] >= self.per_family:
+            return False
+        if documented:
+            return True
+        if candidate.owner and self.classes[candidate.owner] >= self.per_class:
             return False
         return self.modules[_module(candidate)] < self.per_module
 

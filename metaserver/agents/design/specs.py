@@ -42,7 +42,9 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     if usage:
         candidates = [_with_usage(c, usage) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
-    usable_ranked = sorted((c for c in candidates if usable(c)), key=rank_key)
+    usable_ranked = sorted(
+        (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
+    )
     ranked = collapse_duplicates(usable_ranked, constructors)
     chosen = select(ranked, constructors, max_tools, usable)
     used: set[str] = set()

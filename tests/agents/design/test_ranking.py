@@ -136,3 +136,14 @@ def test_the_top_level_public_path_is_preferred() -> None:
 def test_among_equals_the_shallower_module_comes_first() -> None:
     candidates = [function("a", module="pkg.sub.deep"), function("b", module="pkg")]
     assert names(candidates, max_tools=2) == ["b", "a"]
+
+
+def test_a_documented_method_name_is_one_tool_on_the_class_the_readme_builds_first() -> None:
+    candidates: list[Candidate] = []
+    for cls in ("AKeyList", "List", "Set"):  # separate implementations, separate docstrings
+        candidates += [klass(cls), method(cls, "count", doc=f"Count in a {cls}.")]
+    candidates += [function("helper"), function("other", module="pkg.two")]
+    usage = Usage(documented=["List", "count", "Set"])
+    chosen = names(candidates, max_tools=4, usage=usage)
+    # the family's one tool goes to the class built first; the budget left buys variety
+    assert chosen == ["list_new", "list_count", "set_new", "other"]
