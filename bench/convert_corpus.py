@@ -2,12 +2,15 @@
 
 Usage::
 
-    uv run python bench/convert_corpus.py [CORPUS] [--only SUBSTRING] [--json FILE]
+    uv run python bench/convert_corpus.py [CORPUS ...] [--only SUBSTRING] [--json FILE]
 
-Each source runs in a fresh ``METASERVER_HOME`` (so nothing is reused between runs but the
-shared uv package cache), in-process, with no model. The table shows, per source: status,
-candidates found, tools published, tools passed, passes with an expected-value check, and
-seconds per stage. Not run by CI: it needs the package index (or a warm cache) and minutes.
+CORPUS is a corpus file, or the name of one beside the default (``dev``, ``dev2``); several
+are converted in turn. Each source runs in a fresh ``METASERVER_HOME`` (so nothing is reused
+between runs but the shared uv package cache), in-process, with no model. The table shows,
+per source: status, candidates found, tools published, tools passed, passes with an
+expected-value check, README coverage (documented entry points that became passed tools),
+and seconds per stage. Not run by CI: it needs the package index (or a warm cache) and
+minutes.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
         "rounds": report.rounds,
         "repaired": len([t for t in published if t.repaired]),
         "repo_bugs": len([t for t in report.tools if t.failure_type == "repo_internal_bug"]),
+        "coverage": report.coverage.model_dump(),
         "seconds": {**report.seconds, "wall": round(time.monotonic() - started, 1)},
         "tools": [
             {"name": t.name, "target": t.target, "check": t.evidence and t.evidence.check}
@@ -93,7 +97,8 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """A Markdown table of the rows."""
-    head = ["source", "status", "cand", "publ", "pass", "expect", "repaired", "bugs", *STAGES]
+    head = ["source", "status", "cand", "publ", "pass", "expect", "readme", "repaired", "bugs"]
+    head += STAGES
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         seconds = row.get("seconds", {})
@@ -104,6 +109,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             str(row.get("published", "")),
             f"{row.get('passed', '')}/{row.get('tried', '')}",
             str(row.get("expected", "")),
+            _coverage_cell(row.get("coverage")),
             str(row.get("repaired", "")),
             str(row.get("repo_bugs", "")),
             *(f"{seconds[s]:.1f}" if s in seconds else "-" for s in STAGES),
@@ -115,16 +121,32 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _coverage_cell(coverage: dict[str, Any] | None) -> str:
+    """``covered/documented (percent)``; ``-`` when the README and guides call nothing."""
+    if not coverage or not coverage.get("documented"):
+        return "-"
+    covered, documented = len(coverage["covered"]), len(coverage["documented"])
+    return f"{covered}/{documented} ({100 * covered / documented:.0f}%)"
+
+
+def corpus_path(text: str) -> Path:
+    """A corpus file, or the name of one beside the default corpus (``dev2``)."""
+    path = Path(text)
+    if path.exists() or path.suffix or "/" in text:
+        return path
+    return DEFAULT_CORPUS.with_name(f"{text}.txt")
+
+
 async def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("corpus", nargs="*", type=corpus_path, default=[DEFAULT_CORPUS])
     parser.add_argument("--only", action="append", default=[], help="sources containing this")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the homes (for debugging)")
     options = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     logging.getLogger("metaserver").setLevel(logging.INFO)
-    sources = read_corpus(options.corpus)
+    sources = [source for corpus in options.corpus for source in read_corpus(corpus)]
     if options.only:
         sources = [s for s in sources if any(o in s for o in options.only)]
     root = Path(tempfile.mkdtemp(prefix="metaserver-bench-"))

@@ -185,6 +185,16 @@ class Candidate(BaseModel):
     deprecated: bool = False
     annotated: float = Field(default=0.0, description="Share of parameters annotated.")
     usage: int = Field(default=0, description="Mentions in README, docs, tests and examples.")
+    documented: int | None = Field(
+        default=None,
+        description="Where the README and docs guides first call it, in reading order "
+        "(0: the first name a reader meets); None when they never do.",
+    )
+    defined_in: str | None = Field(
+        default=None,
+        description="For a method, the class that defines it (module:qualname); an inherited "
+        "method is listed under every subclass but is one callable.",
+    )
     script: ScriptTarget | None = Field(
         default=None, description="For kind script: the entry point and its arguments."
     )
@@ -323,6 +333,17 @@ class ToolChanges(BaseModel):
     changed: list[str] = Field(default_factory=list)
 
 
+class Coverage(BaseModel):
+    """The entry points the repository's README and guides call, and those that became
+    passed tools (names as called: functions, methods, classes)."""
+
+    documented: list[str] = Field(default_factory=list)
+    covered: list[str] = Field(default_factory=list)
+    ratio: float | None = Field(
+        default=None, description="covered / documented; null when nothing is documented."
+    )
+
+
 class ConversionReport(BaseModel):
     """The result of one conversion; the JSON contract of ARCHITECTURE.md."""
 
@@ -352,6 +373,9 @@ class ConversionReport(BaseModel):
         default_factory=list,
         description="Notebooks in the source that did not become tools, each with the reason "
         "(the network, a shell, a cell magic, missing data, no stored outputs...).",
+    )
+    coverage: Coverage = Field(
+        default_factory=Coverage, description="README coverage of the passed tools."
     )
 
 

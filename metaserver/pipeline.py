@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from metaserver.agents.analysis.analyse import analyse
+from metaserver.agents.analysis.coverage import readme_coverage
 from metaserver.agents.analysis.usage import mine_usage, usage_names
 from metaserver.agents.conversion import Conversion, Draft
 from metaserver.agents.design.specs import design
@@ -225,6 +226,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)
+        report.coverage = readme_coverage(usage, passed)
         if passed:
             await _publish(draft, passed, evidence)
 

@@ -2,8 +2,10 @@
 
 ``to_json`` turns any result into something ``json.dumps(..., allow_nan=False)`` accepts:
 values with a natural JSON form are converted, everything else is kept server-side in a
-``HandleTable`` and returned as a handle. ``from_json`` does the reverse for arguments, so a
-handle a client received can be passed straight back to another tool.
+``HandleTable`` and returned as a handle. Types no codec names are first asked through the
+protocols they implement (``protocols.py``: numeric ABCs, ``tolist``, ``isoformat``...).
+``from_json`` does the reverse for arguments, so a handle a client received can be passed
+straight back to another tool.
 
 Only the standard library is imported: this module is copied into generated servers that
 run in the target library's environment. numpy values are recognised by their type's module
@@ -31,6 +33,7 @@ from typing import Any
 
 from .domain import NO_CODEC, encode_domain
 from .handles import HandleTable
+from .protocols import NO_PROTOCOL, encode_protocol
 
 __all__ = ["HANDLE_KEYS", "cap_result", "dumps_compact", "from_json", "json_size_ok", "to_json"]
 
@@ -101,6 +104,12 @@ class _Encoder:
         if isinstance(value, Iterator) and not isinstance(value, io.IOBase):
             # Streams stay handles: reading a file here would consume the client's object.
             return [self.encode(item, depth) for item in islice(value, self.max_items)]
+        if not isinstance(value, io.IOBase):
+            # A library's own numbers, arrays, paths, dates, records and containers say
+            # what they are through the standard protocols (protocols.py).
+            plain = encode_protocol(value, self.max_items)
+            if plain is not NO_PROTOCOL:
+                return self.encode(plain, depth)
         return self.handles.put(value)
 
     def encode_mapping(self, value: Any, depth: int) -> Any:

@@ -5,10 +5,10 @@ The probe names a codec for each parameter whose annotation has no plain JSON fo
 decodes each argument here before the call. A codec is ``"name"`` or ``"name:target"`` where
 target is an import path (``pkg.mod:Class``) resolved lazily in the server's environment.
 
-Every codec also accepts a handle descriptor (``{"handle": id}``), so an object one tool
-returned can always be passed to another. Third-party libraries (numpy, pandas, sympy, pint,
-networkx) are imported only when a codec that needs them runs: their presence is then a
-property of the target environment, never of this module.
+Every codec also accepts a handle descriptor (``{"handle": id}``) or the bare id, so an
+object one tool returned can always be passed to another. Third-party libraries (numpy,
+pandas, sympy, pint, networkx) are imported only when a codec that needs them runs: their
+presence is then a property of the target environment, never of this module.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .codecs import from_json
-from .handles import HandleTable
+from .handles import HANDLE_PREFIX, HandleTable
+from .protocols import REAL_KEYS
 
 __all__ = ["CODECS", "CodecError", "decode", "set_work_dir", "work_dir"]
 
@@ -54,6 +55,8 @@ def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
     """
     if isinstance(value, dict) and isinstance(value.get("handle"), str):
         return from_json(value, handles)
+    if codec is not None and (handles.holds_id(value) or (_takes_handle(codec) and _id(value))):
+        return handles.get(value)  # a bare id, as clients often pass it; unknown ids say so
     if codec is None or value is None:
         return from_json(value, handles)
     name, _, target = codec.partition(":")
@@ -67,6 +70,14 @@ def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
         raise
     except (TypeError, ValueError, ArithmeticError, InvalidOperation) as exc:
         raise CodecError(f"cannot decode {_short(value)} as {codec}: {exc}") from exc
+
+
+def _takes_handle(codec: str) -> bool:
+    return codec.partition(":")[0] == "handle"
+
+
+def _id(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(HANDLE_PREFIX)
 
 
 def _short(value: Any) -> str:
@@ -89,14 +100,33 @@ def _handle(value: Any, target: str) -> Any:
     raise CodecError(f"expected a handle ({{'handle': id}}) for {target or 'this parameter'}")
 
 
+def _exact(value: Any) -> Any:
+    """A real number as ``to_json`` returns it when a float would round it: its exact text."""
+    if isinstance(value, dict) and set(value) == REAL_KEYS and isinstance(value["text"], str):
+        return value["text"]
+    return value
+
+
 def _new(value: Any, target: str) -> Any:
-    """A class built from its constructor's keyword arguments (a dict) or positions (a list)."""
+    """A class built from its constructor's keyword arguments (a dict) or positions (a list);
+    a number type from the exact text of a real that ``to_json`` returned."""
     cls = _resolve(target)
+    value = _exact(value)
+    if _already(value, cls):
+        return value  # a type that only checks JSON's own values (a non-empty str, say)
     if isinstance(value, dict):
         return cls(**value)
     if isinstance(value, list):
         return cls(*value)
     return cls(value)
+
+
+def _already(value: Any, cls: Any) -> bool:
+    """Whether ``value`` is an instance of ``cls`` as it stands (``__instancecheck__``)."""
+    try:
+        return isinstance(cls, type) and isinstance(value, cls)
+    except Exception:  # a metaclass whose check raises: build the object instead
+        return False
 
 
 def _datetime(value: Any, target: str) -> datetime.datetime:
@@ -123,12 +153,14 @@ def _timedelta(value: Any, target: str) -> datetime.timedelta:
 
 
 def _decimal(value: Any, target: str) -> Decimal:
+    value = _exact(value)
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return Decimal(str(value))
     raise CodecError("a decimal is a string or a number")
 
 
 def _fraction(value: Any, target: str) -> Fraction:
+    value = _exact(value)
     if isinstance(value, (str, int)) and not isinstance(value, bool):
         return Fraction(value)
     if isinstance(value, float):

@@ -94,6 +94,15 @@ class HandleTable:
             self._items.move_to_end(handle_id)
             return obj
 
+    def holds_id(self, value: object) -> bool:
+        """Whether ``value`` is the bare id of an object in this table.
+
+        Clients and models often pass just the id of a handle (``"h_..."``) rather than the
+        descriptor ``{"handle": id}`` they received; ids are random, so a text that is one
+        of this table's ids was meant as that object.
+        """
+        return isinstance(value, str) and value.startswith(self._prefix) and value in self
+
     def __contains__(self, handle_id: object) -> bool:
         with self._lock:
             return handle_id in self._items

@@ -146,6 +146,43 @@ def test_handle_codec_takes_only_handles() -> None:
         decode({"handle": "h_nope"}, f"handle:{HERE}Box", handles)
 
 
+class _TextMeta(type):
+    def __instancecheck__(cls, instance: object) -> bool:
+        return isinstance(instance, str) and len(instance) >= 1
+
+
+class Text(metaclass=_TextMeta):
+    """A type that cannot be built, only checked: non-empty text (like inflect's Word)."""
+
+
+def test_new_passes_a_value_that_already_is_an_instance() -> None:
+    handles = HandleTable()
+    assert decode("egg", f"new:{HERE}Text", handles) == "egg"
+    with pytest.raises(CodecError, match="Text"):
+        decode("", f"new:{HERE}Text", handles)  # not an instance: built, and refused
+
+
+def test_a_bare_handle_id_is_accepted_where_a_handle_is() -> None:
+    handles = HandleTable()
+    box = Box(7)
+    handle_id = handles.put(box)["handle"]
+    assert decode(handle_id, f"handle:{HERE}Box", handles) is box
+    assert decode(handle_id, f"new:{HERE}Box", handles) is box
+    assert decode(handle_id, "datetime", handles) is box  # any codec: the object it names
+    # an id-shaped text the table does not hold: a clear error for a handle parameter...
+    with pytest.raises(KeyError, match="unknown or expired handle 'h_gone'"):
+        decode("h_gone", f"handle:{HERE}Box", handles)
+    # ...and plain data for any other codec, which builds from it as before
+    assert decode("h_gone", f"new:{HERE}Box", handles).width == "h_gone"
+    # parameters without a codec take text as text, even a text that is an id
+    assert decode(handle_id, None, handles) == handle_id
+    # through invoke, as a method's receiver
+    width = invoke(
+        lambda b: b.width, ["b"], {"b": handle_id}, handles, codecs={"b": f"new:{HERE}Box"}
+    )
+    assert width == 7
+
+
 def test_paths_are_confined_to_the_work_directory(tmp_path: Path) -> None:
     set_work_dir(tmp_path)
     handles = HandleTable()

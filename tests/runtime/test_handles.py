@@ -152,3 +152,12 @@ def test_lru_matches_reference_model(capacity: int, ops: list[str | int]) -> Non
                     table.get(handle)
         assert len(table) == len(model)
     assert all(h in table for h in model)
+
+
+def test_holds_id() -> None:
+    handles = HandleTable()
+    handle_id = handles.put(object())["handle"]
+    assert handles.holds_id(handle_id)
+    assert not handles.holds_id("h_other")
+    assert not handles.holds_id({"handle": handle_id})
+    assert not handles.holds_id(handle_id[2:])

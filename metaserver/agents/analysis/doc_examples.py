@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from metaserver.agents.analysis.probe.probe_docs import repr_shaped
 from metaserver.contracts import JSON, Example, Parameter
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt")
@@ -85,6 +86,9 @@ def _example(source: str, want: str, name: str, parameters: list[Parameter]) -> 
     if arguments is None:
         return None
     expected, has_expected = _expected(want, wrapper)
+    if not has_expected and wrapper is None and repr_shaped(want):
+        # A number or array type printed as its constructor call: validate/reprs.py reads it.
+        expected, has_expected, wrapper = want, True, "repr"
     return Example(
         arguments=arguments,
         expected=expected,

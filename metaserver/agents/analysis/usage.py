@@ -3,7 +3,10 @@
 Static only: files are read and parsed with ``ast`` and ``doctest``, never imported or run,
 so this runs in metaserver's process. Each public name gets a count of the calls that
 mention it, and its calls with literal arguments (plus the literal they are asserted to
-equal, when a test says) become example arguments with expected values.
+equal, when a test says) become example arguments with expected values. The names that the
+README and the docs' quickstart pages call, in the order a reader meets them, are the
+library's documented entry points: design ranks them first, and the report's coverage says
+how many became tools.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import ast
 import doctest
 import math
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -27,7 +31,24 @@ WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
 _TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 _CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
 _SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}
-_FENCE = re.compile(r"```(?:python|py|pycon)?\s*\n(.*?)```", re.S)
+# A Markdown fence line: its marker (``` or ~~~) and the info string's language.
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
+_PYTHON_FENCES = {"", "python", "py", "python3", "pycon", "ipython", "ipython3"}
+# reStructuredText code directives: the indented block after them is the code.
+_RST_DIRECTIVE = re.compile(
+    r"^([ \t]*)\.\. (?:code-block|code|sourcecode|ipython)::[ \t]*(?:python3?|py|ipython)?[ \t]*\n"
+    r"(?:\1[ \t]+:[\w-]+:.*\n)*"  # directive options such as :linenos:
+    r"((?:[ \t]*\n|\1[ \t]+\S.*\n?)+)",
+    re.M,
+)
+# Docs pages that show how to start, as opposed to an API reference listing every name.
+_GUIDE_PAGE = re.compile(
+    r"quick|start|tutorial|intro|overview|usage|guide|example|index|readme|basics|howto",
+    re.I,
+)
+_DOC_DIRS = {"doc", "docs", "documentation"}
+MAX_DOCUMENTED = 60
+MAX_GUIDE_FILES = 200
 
 
 class UsageCall(BaseModel):
@@ -42,10 +63,14 @@ class UsageCall(BaseModel):
 
 
 class Usage(BaseModel):
-    """Mentions per public name, and literal calls per name."""
+    """Mentions per public name, literal calls per name, and the documented entry points."""
 
     counts: dict[str, int] = Field(default_factory=dict)
     calls: dict[str, list[UsageCall]] = Field(default_factory=dict)
+    documented: list[str] = Field(
+        default_factory=list,
+        description="Names the README and the docs' guide pages call, first met first.",
+    )
 
 
 class _NotLiteral(Exception):
@@ -71,7 +96,91 @@ def mine_usage(root: Path, names: Iterable[str]) -> Usage:
                     found.append(call.model_copy(update={"source": relative}))
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
-    return Usage(counts=dict(counts), calls=calls)
+    return Usage(counts=dict(counts), calls=calls, documented=documented_names(root, wanted))
+
+
+def documented_names(root: Path, wanted: set[str]) -> list[str]:
+    """The names in ``wanted`` that README files, then the docs' guide pages, call in their
+    code blocks and ``>>>`` lines, in the order a reader meets them (at most MAX_DOCUMENTED).
+    """
+    found: dict[str, None] = {}
+    for path in _guide_files(root):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for source in _code_in_text(text):
+            for name in _names_called(source):
+                if name in wanted and name not in found:
+                    found[name] = None
+                    if len(found) >= MAX_DOCUMENTED:
+                        return list(found)
+    return list(found)
+
+
+def _guide_files(root: Path) -> list[Path]:
+    """README files (the top one first), then guide-like text pages under the docs folder."""
+    readmes: list[Path] = []
+    guides: list[Path] = []
+    # A walk of its own: the usage walk stops after MAX_FILES, which a large test suite
+    # can fill before the docs folder is reached.
+    for path in sorted(root.rglob("*")):
+        if len(readmes) + len(guides) >= MAX_GUIDE_FILES:
+            break
+        relative = path.relative_to(root)
+        folders = {p.lower() for p in relative.parts[:-1]}
+        if folders & _SKIP_DIRS or path.suffix == ".py" or not _small_file(path):
+            continue
+        is_text = path.suffix.lower() in _TEXT_SUFFIXES
+        if path.name.lower().startswith("readme") and (is_text or not path.suffix):
+            readmes.append(path)
+        elif is_text and folders & _DOC_DIRS and _GUIDE_PAGE.search(path.stem):
+            guides.append(path)
+    readmes.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
+    return readmes + guides
+
+
+def _small_file(path: Path) -> bool:
+    try:
+        return path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_FILE_BYTES
+    except OSError:
+        return False
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    """The Python (or unlabelled) fenced blocks of a Markdown text, opening and closing
+    fences paired line by line (a regex across the text pairs one block's closing fence
+    with the next one's opening and reads the prose between them as code)."""
+    blocks: list[str] = []
+    marker: str | None = None
+    language = ""
+    lines: list[str] = []
+    for line in text.splitlines():
+        fence = _FENCE.match(line)
+        if marker is None:
+            if fence:
+                marker, language, lines = fence.group(1), fence.group(2).lower(), []
+            continue
+        if fence and fence.group(1).startswith(marker) and not fence.group(2):
+            if language in _PYTHON_FENCES:
+                blocks.append(textwrap.dedent("\n".join(lines)))
+            marker = None
+            continue
+        lines.append(line)
+    return blocks
+
+
+def _names_called(source: str) -> list[str]:
+    """Names called in ``source``, in source order; the calls of unparsable lines are lost."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        if source.startswith("assert ("):  # a doctest whose shown output is not Python
+            return _names_called(source[8:].split(") == (", 1)[0])
+        return []
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    calls.sort(key=lambda n: (n.lineno, n.col_offset))
+    return [name for name in map(_called_name, calls) if name is not None]
 
 
 def _files(root: Path) -> Iterator[Path]:
@@ -113,8 +222,12 @@ def _code_in_text(text: str) -> list[str]:
         source = example.source.strip()
         # A shown result becomes an assertion, which the miner turns into an expected value.
         pieces.append(f"assert ({source}) == ({want})" if want and "\n" not in source else source)
-    for block in _FENCE.findall(text):
+    for block in _fenced_blocks(text):
         if ">>>" not in block:
+            pieces.append(block)
+    for match in _RST_DIRECTIVE.finditer(text):
+        block = textwrap.dedent(match.group(2))
+        if ">>>" not in block:  # sessions inside a directive are doctest examples already
             pieces.append(block)
     return pieces
 

@@ -1,18 +1,28 @@
 """Design stage: choose the callables that become tools, and name and describe them.
 
-Deterministic: ranking prefers what can be proven (an example with an expected value), then
-what is used (README, docs, tests, examples), documented, annotated and exported. Dangerous
-and deprecated callables are left out. A class counts as its constructor (a tool returning a
-handle) plus its best methods (tools taking that handle). An LLM may refine names and
-descriptions later; it never changes which callable a tool is bound to.
+Deterministic: ranking (``ranking.py``) puts what the README and docs guides call first,
+then what can be proven (an example with an expected value), what is used, documented,
+annotated and exported; duplicates collapse and caps keep variety. Dangerous and deprecated
+callables are left out. A class counts as its constructor (a tool returning a handle) plus
+its best methods (tools taking that handle). An LLM may refine names and descriptions later;
+it never changes which callable a tool is bound to.
 """
 
 from __future__ import annotations
 
-import math
 import re
 
+import jsonschema
+from jsonschema import Draft202012Validator
+
 from metaserver.agents.analysis.usage import Usage, UsageCall
+from metaserver.agents.design.ranking import (
+    collapse_duplicates,
+    rank_key,
+    rank_score,
+    select,
+    shallowest,
+)
 from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, ToolSpec
 
@@ -28,29 +38,15 @@ _EXAMPLES_HEADING = re.compile(r"(?:^|\n)\s*Examples?\s*:?\s*(?:\n\s*-+\s*)?$")
 
 def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> list[ToolSpec]:
     """Up to ``max_tools`` ToolSpecs, best candidates first, with unique names."""
-    candidates = [_with_usage(c, usage) for c in report.candidates] if usage else report.candidates
+    candidates = [shallowest(c) for c in report.candidates]
+    if usage:
+        candidates = [_with_usage(c, usage) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
-    ranked = sorted((c for c in candidates if usable(c)), key=_rank)
-    per_class = max(2, max_tools // 4)
-    chosen: list[Candidate] = []
-    members: dict[str, int] = {}
-    for candidate in ranked:
-        if len(chosen) >= max_tools:
-            break
-        if candidate in chosen:
-            continue
-        owner = constructors.get(candidate.owner or "")
-        if candidate.kind == "constructor" and not any(e.has_expected for e in candidate.examples):
-            continue  # alone, a handle is of little use: it comes in with its methods
-        if candidate.kind == "method":
-            if members.get(candidate.owner or "", 0) >= per_class:
-                continue
-            if owner is not None and owner not in chosen and usable(owner):
-                if len(chosen) + 2 > max_tools:
-                    continue
-                chosen.append(owner)  # the tool that makes the handle the method takes
-            members[candidate.owner or ""] = members.get(candidate.owner or "", 0) + 1
-        chosen.append(candidate)
+    usable_ranked = sorted(
+        (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
+    )
+    ranked = collapse_duplicates(usable_ranked, constructors)
+    chosen = select(ranked, constructors, max_tools, usable)
     used: set[str] = set()
     return [_spec(c, constructors, used) for c in chosen]
 
@@ -67,59 +63,47 @@ def usable(candidate: Candidate) -> bool:
     )
 
 
-def rank_score(candidate: Candidate) -> float:
-    """Higher is better: proof, then usage, documentation, annotations and exposure."""
-    score = 0.0
-    if any(e.has_expected for e in candidate.examples):
-        score += 8
-    if candidate.examples:
-        score += 4
-    if candidate.in_all:
-        score += 2
-    exposed_at_top = any("." not in alias.split(":")[0] for alias in candidate.aliases)
-    if candidate.top_level or exposed_at_top:
-        score += 1
-    if candidate.summary:
-        score += 1
-    score += min(3.0, math.log2(1 + candidate.usage))
-    score += candidate.annotated
-    if candidate.kind == "method":
-        score -= 0.5  # a method needs a handle first: slightly harder to use
-    short = candidate.name.rpartition(".")[2]
-    if short.isupper():
-        score -= 2  # a constant that happens to be callable (dateutil's MO, TU...)
-    return score
-
-
-def _rank(candidate: Candidate) -> tuple[float, str]:
-    return (-rank_score(candidate), candidate.name)
-
-
 def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
     """The candidate with its usage count and the literal calls found for it."""
     short = candidate.name.rpartition(".")[2]
     if candidate.kind == "constructor":
         short = candidate.name
     count = usage.counts.get(short, 0)
+    documented = _documented_at(candidate, short, usage.documented)
     examples = list(candidate.examples)
-    # A method call's receiver is not a literal; a script's calls are command lines; a
-    # notebook is proven by its own stored outputs.
-    if candidate.kind not in ("method", "script", "notebook"):
+    # A script's calls are command lines; a notebook is proven by its own stored outputs. A
+    # method call's receiver is not a literal: its other arguments are, but what it returned
+    # belongs to a receiver we do not rebuild.
+    if candidate.kind not in ("script", "notebook"):
         for call in usage.calls.get(short, []):
             if not call.args and not call.kwargs:
                 continue  # a bare call's asserted result depends on the test's setup
-            example = _bind(candidate, call)
+            example = _bind(candidate, call, receiver=candidate.kind == "method")
             if example is not None and example not in examples:
                 examples.append(example)
     examples.sort(key=lambda e: not e.has_expected)
-    return candidate.model_copy(update={"usage": candidate.usage + count, "examples": examples})
+    update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
+    return candidate.model_copy(update=update)
 
 
-def _bind(candidate: Candidate, call: UsageCall) -> Example | None:
-    """The call's arguments by parameter name, or None when they do not fit the tool."""
+def _documented_at(candidate: Candidate, short: str, documented: list[str]) -> int | None:
+    """The first place the README and guides call the candidate, by any of its names."""
+    names = {short} | {alias.rpartition(":")[2].rpartition(".")[2] for alias in candidate.aliases}
+    places = [documented.index(name) for name in names if name in documented]
+    return min(places) if places else candidate.documented
+
+
+def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Example | None:
+    """The call's arguments by parameter name, or None when they do not fit the tool.
+
+    With ``receiver`` (a method called on an object), the first parameter is the object:
+    the call's arguments bind to the others, and its result is not an expected value.
+    """
     arguments: dict[str, JSON] = {}
     args = list(call.args)
-    for name in candidate.positional:
+    skipped = candidate.parameters[:1] if receiver else []
+    positional = candidate.positional[1:] if receiver else candidate.positional
+    for name in positional:
         if not args:
             break
         if name.startswith("*"):
@@ -132,10 +116,13 @@ def _bind(candidate: Candidate, call: UsageCall) -> Example | None:
         if key in arguments:
             return None
         arguments[key] = value
-    exposed = {p.name for p in candidate.parameters}
-    required = {p.name for p in candidate.parameters if p.required}
+    own = [p for p in candidate.parameters if p not in skipped]
+    exposed = {p.name for p in own}
+    required = {p.name for p in own if p.required}
     if not set(arguments) <= exposed or not required <= set(arguments):
         return None
+    if receiver:
+        return Example(arguments=arguments, origin="usage")
     return Example(
         arguments=arguments,
         expected=call.expected,
@@ -185,18 +172,38 @@ def _unique(name: str, used: set[str], target: str = "") -> str:
 
 
 def _examples(candidate: Candidate, owner: Candidate | None) -> list[Example]:
-    examples = candidate.examples[:MAX_EXAMPLES] or [synthesise_example(candidate.parameters)]
-    if candidate.kind != "method" or not candidate.parameters:
-        return examples
-    # A method's first parameter is the instance: built from the constructor's example.
-    handle = candidate.parameters[0]
-    value = _instance_value(handle, owner)
-    return [
-        e
-        if handle.name in e.arguments and e.origin != "synthesised"
-        else e.model_copy(update={"arguments": {**e.arguments, handle.name: value}})
-        for e in examples
-    ]
+    examples = candidate.examples or [synthesise_example(candidate.parameters)]
+    if candidate.kind == "method" and candidate.parameters:
+        # A method's first parameter is the instance: built from the constructor's example.
+        handle = candidate.parameters[0]
+        value = _instance_value(handle, owner)
+        examples = [
+            e
+            if handle.name in e.arguments and e.origin != "synthesised"
+            else e.model_copy(update={"arguments": {**e.arguments, handle.name: value}})
+            for e in examples
+        ]
+    # Arguments the tool's own schema refuses cannot pass: keep the ones it accepts first
+    # (stable, so proof still leads) before keeping MAX_EXAMPLES.
+    schema = {
+        "type": "object",
+        "properties": {p.name: p.json_schema for p in candidate.parameters},
+        "required": [p.name for p in candidate.parameters if p.required],
+    }
+    try:
+        validator: Draft202012Validator | None = Draft202012Validator(schema)
+    except jsonschema.SchemaError:
+        validator = None
+    if validator is not None:
+        examples = sorted(examples, key=lambda e: not _valid(validator, e.arguments))
+    return examples[:MAX_EXAMPLES]
+
+
+def _valid(validator: Draft202012Validator, arguments: dict[str, JSON]) -> bool:
+    try:
+        return bool(validator.is_valid(arguments))
+    except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):
+        return True  # a schema we cannot check does not reorder anything
 
 
 def _instance_value(handle: Parameter, owner: Candidate | None) -> JSON:

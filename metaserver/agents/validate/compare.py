@@ -1,11 +1,22 @@
-"""Type-aware comparison of a tool's result with the value its documentation promises."""
+"""Type-aware comparison of a tool's result with the value its documentation promises.
+
+Results come as ``to_json`` made them: a real that a float would round is
+``{"number", "text"}``, an object without a JSON form a handle whose ``repr`` is the text a
+doctest prints. A documented value in repr style (wrapper ``"repr"``: ``real('3.14')``,
+``Fraction(1, 3)``, ``array([1, 2])``) is compared by what it shows (``reprs.py``).
+"""
 
 from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
+from metaserver.agents.validate.reprs import as_exact, number_shown, repr_value
 from metaserver.contracts import JSON
+
+REAL_KEYS = frozenset({"number", "text"})
+HANDLE_KEYS = frozenset({"handle", "type", "repr"})
 
 
 def normalise(value: JSON) -> JSON:
@@ -19,6 +30,8 @@ def matches(result: JSON, expected: JSON, wrapper: str | None = None) -> bool:
     if wrapper == "stdout" and isinstance(result, dict) and isinstance(expected, str):
         # A script tool's README shows what it prints: compare with the run's stdout.
         return " ".join(str(result.get("stdout", "")).split()) == " ".join(expected.split())
+    if wrapper == "repr" and isinstance(expected, str):
+        return _matches_repr(result, expected)
     if wrapper == "sorted" and isinstance(result, list):
         result = _sorted(result)
     if wrapper == "set" and isinstance(result, list) and isinstance(expected, list):
@@ -29,7 +42,40 @@ def matches(result: JSON, expected: JSON, wrapper: str | None = None) -> bool:
     return _equal(result, expected)
 
 
+def _matches_repr(result: JSON, text: str) -> bool:
+    """A result against a value shown in repr style."""
+    if isinstance(result, dict) and set(result) == HANDLE_KEYS:
+        return " ".join(str(result["repr"]).split()) == " ".join(text.split())
+    shown = repr_value(text)
+    if shown is None:
+        return False
+    if isinstance(shown.value, Fraction):
+        got = _exact(result)
+        if got is None:
+            return False
+        slack = shown.tolerance
+        if isinstance(result, float):  # a float is only as close as its 53 bits allow
+            slack = max(slack, abs(shown.value) * Fraction(1, 2**52))
+        return abs(got - shown.value) <= slack
+    return _equal(result, shown.value)
+
+
+def _exact(result: JSON) -> Fraction | None:
+    """A numeric result as an exact fraction: a number, a number's text, an exact real."""
+    if isinstance(result, dict) and set(result) == REAL_KEYS:
+        return as_exact(result["text"])
+    return as_exact(result)
+
+
 def _equal(result: JSON, expected: JSON) -> bool:
+    if isinstance(result, dict) and set(result) == REAL_KEYS and not isinstance(expected, dict):
+        # A real beyond a float's digits: its float against a number shown, else its text.
+        if isinstance(expected, str):
+            got, shown = as_exact(result["text"]), number_shown(expected)
+            if got is None or shown is None or not isinstance(shown.value, Fraction):
+                return False
+            return abs(got - shown.value) <= shown.tolerance
+        result = result["number"]
     if isinstance(expected, float) or isinstance(result, float):
         if isinstance(result, bool) or isinstance(expected, bool):
             return result is expected

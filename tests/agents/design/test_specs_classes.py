@@ -124,3 +124,39 @@ def test_colliding_function_names_say_their_module() -> None:
     second = first.model_copy(update={"target": "pkg.isoparser:parse"})
     specs = design(CodeReport(packages=["pkg"], candidates=[first, second]), max_tools=2)
     assert sorted(s.name for s in specs) == ["isoparser_parse", "parse"]
+
+
+def test_a_method_gets_the_arguments_its_documented_calls_pass_but_not_their_results() -> None:
+    text = param("text", {"type": "string"})
+    handle = param("handle", HANDLE, "new:pkg.mod:Engine", kind="positional_only")
+    report = CodeReport(
+        packages=["pkg"],
+        candidates=[
+            cand("Engine", kind="constructor"),
+            cand(
+                "Engine.plural",
+                kind="method",
+                owner="pkg.mod:Engine",
+                parameters=[handle, text],
+                positional=["handle", "text"],
+                # the probe bound a doctest's `p.plural('I')` to the receiver
+                examples=[Example(arguments={"handle": "I"}, expected="we", has_expected=True)],
+            ),
+        ],
+    )
+    usage = Usage(
+        calls={
+            "plural": [
+                UsageCall(args=["cat"], expected="cats", has_expected=True),
+                UsageCall(args=["a", "b", "c"]),  # more arguments than the method takes
+            ]
+        },
+        documented=["Engine", "plural"],
+    )
+    specs = design(report, max_tools=4, usage=usage)
+    plural = next(s for s in specs if s.name == "engine_plural")
+    # the call's argument, with a receiver built by the constructor, comes first: the
+    # receiver the schema refuses goes last
+    first, last = plural.examples
+    assert first == Example(arguments={"text": "cat", "handle": {}}, origin="usage")
+    assert last.arguments == {"handle": "I"}

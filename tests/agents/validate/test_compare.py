@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from metaserver.agents.analysis.probe.probe_docs import repr_shaped
 from metaserver.agents.validate.compare import matches, normalise
+from metaserver.agents.validate.reprs import repr_value
 from metaserver.contracts import JSON
 
 
@@ -113,3 +115,80 @@ def test_different_kinds_do_not_match() -> None:
     assert not matches("1.0", 1.0)
     assert not matches([1], {"0": 1})
     assert not matches({"a": 1}, [["a", 1]])
+
+
+# -- repr-style values and exact reals ---------------------------------------------------
+
+EXACT_PI = {"number": 3.141592653589793, "text": "3.14159265358979323846264338327950288"}
+
+
+@pytest.mark.parametrize(
+    ("result", "shown"),
+    [
+        (3.14, "real('3.14')"),
+        (3.1400000001, "real('3.14')"),  # within half a unit of the last digit shown
+        (1.4142135623730951, "mpfr('1.4142135623730951')"),
+        (1.5, "mpfr('1.5', 128)"),  # text and a precision
+        ("1/3", "Fraction(1, 3)"),
+        ("1/3", "mpq(1,3)"),
+        (1 / 3, "Fraction(1, 3)"),
+        (12, "mpz(12)"),
+        (2**100, f"mpz({2**100})"),
+        ([1, 2, 3], "array([1, 2, 3])"),
+        ([[1, 2], [3, 4]], "array([[1., 2.], [3., 4.]])"),
+        (EXACT_PI, "mpfr('3.14159265358979323846264338327950288', 120)"),
+        (EXACT_PI, "real('3.14159')"),
+        ({"handle": "h_x", "type": "iv.Interval", "repr": "Interval(1, 5)"}, "Interval(1,  5)"),
+    ],
+)
+def test_repr_style_values_match_what_they_show(result: JSON, shown: str) -> None:
+    assert matches(result, shown, "repr")
+
+
+@pytest.mark.parametrize(
+    ("result", "shown"),
+    [
+        (3.15, "real('3.14')"),
+        ("1/4", "Fraction(1, 3)"),
+        (13, "mpz(12)"),
+        ([1, 2], "array([1, 2, 3])"),
+        (EXACT_PI, "mpfr('3.14159265358979323846264338327950289')"),
+        ({"handle": "h_x", "type": "iv.Interval", "repr": "Interval(1, 6)"}, "Interval(1, 5)"),
+        ([1, 2], "Point(1, 2)"),  # a record: not a shape this comparison claims to read
+        ("x", "not a call"),
+        (True, "mpz(1)"),  # a bool is not a number
+    ],
+)
+def test_repr_style_values_that_differ_do_not_match(result: JSON, shown: str) -> None:
+    assert not matches(result, shown, "repr")
+
+
+def test_an_exact_real_compares_its_number_or_its_text() -> None:
+    assert matches(EXACT_PI, 3.141592653589793)
+    assert matches(EXACT_PI, 3.14159)
+    assert matches(EXACT_PI, "3.14159265358979323846264")
+    assert not matches(EXACT_PI, "3.14159265358979323846265")
+    assert not matches(EXACT_PI, 3.15)
+
+
+@pytest.mark.parametrize(
+    ("want", "checked"),
+    [
+        ("mpfr('1.5')", True),
+        ("real('3.14')", True),
+        ("Fraction(1, 3)", True),
+        ("mpz(12)", True),
+        ("array([1, 2])", True),
+        ("gmpy2.mpfr('2.0', 64)", True),
+        ("Decimal('1E+3')", True),
+        ("Point(1, 2)", False),
+        ("Color('red')", False),
+        ("f(x)", False),
+        ("[1, 2]", False),
+        ("Fraction(1, 0)", False),
+    ],
+)
+def test_the_probe_marks_only_what_the_comparison_reads(want: str, checked: bool) -> None:
+    assert repr_shaped(want) is checked
+    if checked:
+        assert repr_value(want) is not None

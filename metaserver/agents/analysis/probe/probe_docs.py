@@ -15,6 +15,45 @@ except ImportError:
 
 WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
 MAX_EXAMPLES = 5
+FRACTION_NAMES = ("fraction", "rational", "mpq")
+
+
+def repr_shaped(want: str) -> bool:
+    """Whether a shown output is a value in repr style that validation can check: a call
+    with one number, number text or list (``mpfr('1.5')``, ``array([1, 2])``), a fraction's
+    two integers, or number text and a precision. Mirrors validate/reprs.py.
+    """
+    try:
+        node = ast.parse(want.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if not isinstance(node, ast.Call) or not 1 <= len(node.args) <= 2:
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    try:
+        args = [ast.literal_eval(a) for a in node.args]
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    if not name or any(isinstance(a, bool) for a in args):
+        return False
+    if len(args) == 2:
+        if any(word in name.lower() for word in FRACTION_NAMES):
+            return all(type(a) is int for a in args) and args[1] != 0
+        return number_text(args[0]) and type(args[1]) is int
+    return isinstance(args[0], (int, float, list, tuple)) or number_text(args[0])
+
+
+def number_text(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value.strip())
+    except ValueError:
+        return "/" in value and all(
+            part.strip().lstrip("-").isdigit() for part in value.split("/", 1)
+        )
+    return True
 
 
 # ---------------------------------------------------------------- docstrings
@@ -121,7 +160,10 @@ def examples_for(func, names, doc, signature, exposed):
                     item["wrapper"] = "set"
                 item["has_expected"] = True
             except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError):
-                pass
+                if wrapper is None and repr_shaped(want):
+                    # A library's own number or array printed as its constructor call:
+                    # validation compares what it shows (validate/reprs.py).
+                    item.update(expected=want, wrapper="repr", has_expected=True)
         if example.exc_msg:
             continue
         found.append(item)

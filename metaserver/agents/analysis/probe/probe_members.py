@@ -269,15 +269,18 @@ def describe_class(cls, public_name, module, in_all, package_name):
         qualified = f"{public_name}.{name}"
         target = f"{module.__name__}:{qualified}"
         if isinstance(static, (staticmethod, classmethod)):
-            out.append(
-                describe_callable(value, qualified, module, in_all, target=target, owner=cls)
+            described = describe_callable(
+                value, qualified, module, in_all, target=target, owner=cls
             )
         elif inspect.isfunction(static):
-            out.append(
-                describe_callable(
-                    static, qualified, module, in_all, target=target, kind="method", owner=cls
-                )
+            described = describe_callable(
+                static, qualified, module, in_all, target=target, kind="method", owner=cls
             )
+        else:
+            continue
+        if described[0] is not None:  # design keeps one tool per defining class
+            described[0]["defined_in"] = f"{defining.__module__}:{defining.__qualname__}"
+        out.append(described)
     return out
 
 

@@ -52,6 +52,13 @@ class Accumulator:
         pass
 
 
+class Counter(Accumulator):
+    """An accumulator that only counts: it inherits add and result."""
+
+    def reset(self) -> None:
+        self.total = 0.0
+
+
 class Opaque:
     def __init__(self, callback: Callable[[], None]) -> None:
         self.callback = callback
@@ -177,6 +184,10 @@ def test_classes_become_constructors_and_methods(by_target: dict[str, Candidate]
     assert by_target["Accumulator.from_list"].kind == "function"
     assert "Accumulator.doubled" not in by_target
     assert "Accumulator._private" not in by_target
+    # An inherited method is listed under the subclass, with the class that defines it.
+    assert add.defined_in == "members:Accumulator"
+    assert by_target["Counter.add"].defined_in == "members:Accumulator"
+    assert by_target["Counter.reset"].defined_in == "members:Counter"
 
 
 def test_parameter_codecs(by_target: dict[str, Candidate]) -> None:

@@ -199,6 +199,17 @@ def make_widget(name: str) -> Widget:
     return Widget()
 
 
+def third(n: int) -> object:
+    """A value shown as its type's constructor call.
+
+    >>> third(1)
+    Fraction(1, 3)
+    >>> third(2)
+    Widget(2, 3)
+    """
+    return n
+
+
 def _private(x: int) -> int:
     return x
 '''
@@ -307,6 +318,7 @@ def test_public_functions_and_only_those(by_name: dict[str, Candidate]) -> None:
         "word_counts",
         "mean",
         "make_widget",
+        "third",
         "helper",
         "exported",
         "flat_function",
@@ -460,6 +472,18 @@ def test_unparseable_output_keeps_the_call_without_an_expected_value(
     assert example.arguments == {"name": "w"}
     assert not example.has_expected
     assert example.expected is None
+
+
+def test_repr_style_output_is_an_expected_value_only_in_shapes_validation_reads(
+    by_name: dict[str, Candidate],
+) -> None:
+    fraction, record = by_name["third"].examples
+    assert (fraction.expected, fraction.wrapper, fraction.has_expected) == (
+        "Fraction(1, 3)",
+        "repr",
+        True,
+    )
+    assert (record.arguments, record.has_expected, record.wrapper) == ({"n": 2}, False, None)
 
 
 def test_failing_imports_are_reported_not_fatal(report: CodeReport) -> None:

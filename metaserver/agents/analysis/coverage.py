@@ -1,0 +1,32 @@
+"""README coverage: how many of the entry points a library's README and guides call became
+tools that passed validation.
+
+A conversion can pass its three-tool bar with tools nobody would call; this number says
+whether the library's main API made it in. The documented names come from usage mining
+(``Usage.documented``, static); a name is covered when a passed tool is bound to a callable
+of that name (a function, a method, or a class through its constructor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from metaserver.agents.analysis.usage import Usage
+from metaserver.contracts import Coverage, ToolSpec
+
+__all__ = ["readme_coverage", "short_name"]
+
+
+def short_name(target: str) -> str:
+    """The name a reader calls: ``pkg.mod:Class.method`` -> ``method``, ``pkg:Class`` ->
+    ``Class``, ``pkg.mod.func`` -> ``func``."""
+    return target.rpartition(":")[2].rpartition(".")[2]
+
+
+def readme_coverage(usage: Usage | None, passed: Iterable[ToolSpec]) -> Coverage:
+    """The documented entry points and those that a passed tool calls."""
+    documented = list(usage.documented) if usage is not None else []
+    names = {short_name(spec.target) for spec in passed if spec.kind != "script"}
+    covered = [name for name in documented if name in names]
+    ratio = round(len(covered) / len(documented), 3) if documented else None
+    return Coverage(documented=documented, covered=covered, ratio=ratio)

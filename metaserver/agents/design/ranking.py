@@ -1,0 +1,232 @@
+"""Which candidates become tools, in what order: the library's main API first.
+
+What a library's README and guide pages call first is what its users want, so a documented
+entry point weighs far above what is easy to prove (an example with an expected value) and
+above structural signals (``__all__``, annotations, exposure). Selection then removes
+near-duplicates (an inherited method is one callable, however many subclasses list it; the
+same docstring or signature family across generated classes is one tool's worth), prefers
+the shallowest public path of an object, and caps tools per class, per method family and
+per module so that the budget buys variety; the caps are soft: slots they leave empty are
+filled afterwards, and documented entry points never count against them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+
+from metaserver.contracts import Candidate
+
+__all__ = ["collapse_duplicates", "rank_key", "rank_score", "select", "shallowest"]
+
+DOCUMENTED_BASE = 24.0
+"""A documented entry point's floor: twice what an expected value and an example give."""
+DOCUMENTED_ORDER = 12.0
+"""On top of the floor, shrinking with each name met before it in the README and guides."""
+USAGE_CAP = 6.0
+MAX_POSITION = 1_000_000
+
+
+def rank_score(candidate: Candidate) -> float:
+    """Higher is better: documented use, then proof, usage, documentation, exposure."""
+    score = 0.0
+    if candidate.documented is not None:
+        score += DOCUMENTED_BASE + DOCUMENTED_ORDER * 0.9 ** max(candidate.documented, 0)
+    if any(e.has_expected for e in candidate.examples):
+        score += 8
+    if candidate.examples:
+        score += 4
+    if candidate.in_all:
+        score += 2
+    exposed_at_top = any("." not in alias.split(":")[0] for alias in candidate.aliases)
+    if candidate.top_level or exposed_at_top:
+        score += 1
+    if candidate.summary:
+        score += 1
+    score += min(USAGE_CAP, 2 * math.log2(1 + candidate.usage))
+    score += candidate.annotated
+    if candidate.kind == "method":
+        score -= 0.5  # a method needs a handle first: slightly harder to use
+    short = candidate.name.rpartition(".")[2]
+    if short.isupper():
+        score -= 2  # a constant that happens to be callable (dateutil's MO, TU...)
+    return score
+
+
+def rank_key(
+    candidate: Candidate, constructors: dict[str, Candidate] | None = None
+) -> tuple[float, int, int, str]:
+    """Best first; among equals, a method of a class the README builds earlier (its
+    ``count`` is the one users call), then the shallower module path, then the name."""
+    owner = (constructors or {}).get(candidate.owner or "")
+    shown = owner.documented if owner is not None and candidate.kind == "method" else None
+    return (
+        -rank_score(candidate),
+        shown if shown is not None else MAX_POSITION,
+        _depth(candidate.target),
+        candidate.name,
+    )
+
+
+def _depth(target: str) -> int:
+    return target.partition(":")[0].count(".")
+
+
+def shallowest(candidate: Candidate) -> Candidate:
+    """A function under its shallowest public path: ``pkg:f`` rather than ``pkg.sub.core:f``.
+
+    The probe lists an object once, under the first path it met, and its other public paths
+    as aliases; users call it by the short one (and tool names follow the path).
+    """
+    if candidate.kind != "function" or candidate.owner or not candidate.aliases:
+        return candidate
+    paths = [candidate.target, *(a for a in candidate.aliases if ":" in a)]
+    best = min(paths, key=lambda path: (_depth(path), paths.index(path)))
+    if best == candidate.target:
+        return candidate
+    module, _, name = best.partition(":")
+    return candidate.model_copy(
+        update={
+            "target": best,
+            "name": name,
+            "aliases": [p for p in paths if p != best],
+            "top_level": candidate.top_level or "." not in module,
+        }
+    )
+
+
+def duplicate_key(candidate: Candidate) -> tuple[str, ...] | None:
+    """Candidates with the same key are one tool's worth; None: not a duplicate of anything.
+
+    A class's member is keyed by the class that defines it when the probe says (inherited
+    methods), else by its docstring, else by its parameters; a function only by a
+    non-empty docstring it shares with another function of the same name (a generated or
+    copied API), since two undocumented functions of one name may well differ.
+    """
+    short = candidate.name.rpartition(".")[2]
+    doc = " ".join(candidate.doc.split())
+    if candidate.owner:
+        if candidate.defined_in:
+            return ("defined", candidate.defined_in, short)
+        if doc:
+            return ("doc", short, doc)
+        params = [p.name for p in candidate.parameters[1 if candidate.kind == "method" else 0 :]]
+        return ("params", short, *params)
+    if candidate.kind == "function" and doc:
+        return ("function", short, doc)
+    return None
+
+
+def collapse_duplicates(
+    ranked: list[Candidate], constructors: dict[str, Candidate] | None = None
+) -> list[Candidate]:
+    """``ranked`` with one candidate per duplicate key, at the best rank any of them had.
+
+    The one kept is the member of the class the README and guides build first, when they
+    build one of them (``hamming.distance`` is what users call, not the abstract base's);
+    else the member of the class that defines it when that class is listed (its own class
+    makes the receiver); else the best-ranked one.
+    """
+    constructors = constructors or {}
+
+    def shown_at(candidate: Candidate) -> int | None:
+        owner = constructors.get(candidate.owner or "")
+        return owner.documented if owner is not None else None
+
+    groups: dict[tuple[str, ...], list[Candidate]] = {}
+    for candidate in ranked:
+        key = duplicate_key(candidate)
+        if key is not None:
+            groups.setdefault(key, []).append(candidate)
+    kept: list[Candidate] = []
+    for candidate in ranked:
+        key = duplicate_key(candidate)
+        if key is None:
+            kept.append(candidate)
+            continue
+        group = groups[key]
+        if group[0] is not candidate:
+            continue  # the group takes the place of its best-ranked member
+        shown = [c for c in group if shown_at(c) is not None]
+        own = [c for c in group if c.defined_in and c.owner == c.defined_in]
+        if shown:
+            kept.append(min(shown, key=lambda c: shown_at(c) or 0))
+        else:
+            kept.append(own[0] if own else candidate)
+    return kept
+
+
+def select(
+    ranked: list[Candidate],
+    constructors: dict[str, Candidate],
+    max_tools: int,
+    usable: Callable[[Candidate], bool],
+) -> list[Candidate]:
+    """Up to ``max_tools`` candidates from ``ranked`` (best first), each method preceded by
+    its class's constructor; a first pass within the caps, a second to fill what is left.
+    """
+    caps = _Caps(max_tools)
+    chosen: list[Candidate] = []
+    taken: set[str] = set()
+    for capped in (True, False):
+        for candidate in ranked:
+            if len(chosen) >= max_tools:
+                return chosen
+            if candidate.target in taken:
+                continue
+            if (
+                candidate.kind == "constructor"
+                and candidate.documented is None
+                and not any(e.has_expected for e in candidate.examples)
+            ):
+                continue  # alone, a handle is of little use: it comes in with its methods
+            # A documented name passes the class and module caps, not the family cap: the
+            # README's `count` is one tool, on the class it builds, not one per class.
+            if capped and not caps.allow(candidate, documented=candidate.documented is not None):
+                continue
+            owner = constructors.get(candidate.owner or "") if candidate.kind == "method" else None
+            if owner is not None and owner.target not in taken and usable(owner):
+                if len(chosen) + 2 > max_tools:
+                    continue
+                chosen.append(owner)  # the tool that makes the handle the method takes
+                taken.add(owner.target)
+            chosen.append(candidate)
+            taken.add(candidate.target)
+            caps.count(candidate)
+    return chosen
+
+
+class _Caps:
+    """Tools so far per class, per method family (a name across classes) and per module."""
+
+    def __init__(self, max_tools: int) -> None:
+        self.per_class = max(2, max_tools // 4)
+        self.per_family = 1
+        self.per_module = max(3, max_tools // 3)
+        self.classes: Counter[str] = Counter()
+        self.families: Counter[str] = Counter()
+        self.modules: Counter[str] = Counter()
+
+    def allow(self, candidate: Candidate, documented: bool = False) -> bool:
+        if candidate.owner and self.families[_family(candidate)] >= self.per_family:
+            return False
+        if documented:
+            return True
+        if candidate.owner and self.classes[candidate.owner] >= self.per_class:
+            return False
+        return self.modules[_module(candidate)] < self.per_module
+
+    def count(self, candidate: Candidate) -> None:
+        if candidate.owner:
+            self.classes[candidate.owner] += 1
+            self.families[_family(candidate)] += 1
+        self.modules[_module(candidate)] += 1
+
+
+def _family(candidate: Candidate) -> str:
+    return candidate.name.rpartition(".")[2]
+
+
+def _module(candidate: Candidate) -> str:
+    return candidate.target.partition(":")[0]

@@ -1,0 +1,129 @@
+"""README coverage: the entry points README and guides call, and which became passed tools."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import metaserver.agents.analysis.usage as usage_module
+from metaserver.agents.analysis.coverage import readme_coverage, short_name
+from metaserver.agents.analysis.usage import Usage, documented_names, mine_usage
+from metaserver.contracts import ToolSpec
+
+README = """\
+# geo
+
+```python
+import geo
+g = geo.Grid("A1")
+print(g.code(), helper(2))
+geo.distance(1, 2)
+```
+"""
+
+QUICKSTART_RST = """\
+Quickstart
+==========
+
+.. code-block:: python
+
+    import geo
+    geo.bearing(0, 90)
+    geo.distance(3, 4)
+
+More prose.
+"""
+
+REFERENCE_RST = """\
+.. code-block:: python
+
+    geo.internal_table()
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def test_documented_names_follow_reading_order_readme_first(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "docs/quickstart.rst": QUICKSTART_RST,
+            "docs/api_reference.rst": REFERENCE_RST,  # a reference page, not a guide
+            "README.md": README,
+            "tests/test_geo.py": "import geo\ngeo.secret(1)\n",  # tests are not documentation
+        },
+    )
+    wanted = {"Grid", "code", "distance", "bearing", "internal_table", "secret"}
+    assert documented_names(tmp_path, wanted) == ["Grid", "code", "distance", "bearing"]
+    # mine_usage carries the same list, and rst code blocks now count as usage too
+    usage = mine_usage(tmp_path, wanted)
+    assert usage.documented == ["Grid", "code", "distance", "bearing"]
+    assert usage.counts["bearing"] == 1
+    assert [c.args for c in usage.calls["bearing"]] == [[0, 90]]
+
+
+def test_doctest_lines_count_even_when_their_output_is_not_python(tmp_path: Path) -> None:
+    write(tmp_path, {"README.rst": ">>> mpfr('1.5')\nmpfr('1.5')\n>>> sqrt(2)\n<object at 0x1>\n"})
+    assert documented_names(tmp_path, {"mpfr", "sqrt"}) == ["mpfr", "sqrt"]
+
+
+def spec(target: str, kind: str = "function") -> ToolSpec:
+    return ToolSpec(
+        name=target.replace(":", "_"), description="", target=target, parameters=[], kind=kind
+    )  # type: ignore[arg-type]
+
+
+def test_coverage_counts_functions_methods_and_constructors() -> None:
+    usage = Usage(documented=["Grid", "code", "distance", "bearing"])
+    passed = [
+        spec("geo:Grid", "constructor"),
+        spec("geo.core:Grid.code", "method"),
+        spec("geo.core:distance"),
+        spec("geo.core:unrelated"),
+    ]
+    coverage = readme_coverage(usage, passed)
+    assert coverage.documented == ["Grid", "code", "distance", "bearing"]
+    assert coverage.covered == ["Grid", "code", "distance"]
+    assert coverage.ratio == 0.75
+
+
+def test_coverage_without_documentation_has_no_ratio() -> None:
+    assert readme_coverage(Usage(), [spec("geo:distance")]).ratio is None
+    assert readme_coverage(None, []).documented == []
+
+
+def test_short_name() -> None:
+    assert short_name("pkg.mod:Class.method") == "method"
+    assert short_name("pkg:Class") == "Class"
+    assert short_name("pkg.mod.func") == "func"
+
+
+def test_fences_pair_line_by_line_and_other_languages_are_not_python(tmp_path: Path) -> None:
+    readme = (
+        "```bash\npip install geo\n```\n\n"
+        "Prose that calls nothing(1) between fences.\n\n"
+        "```python\nimport geo\ngeo.distance(1, 2)\n```\n\n"
+        "~~~\ngeo.bearing(0, 1)\n~~~\n"
+        "```console\n$ geo-cli helper(3)\n```\n"
+    )
+    write(tmp_path, {"README.md": readme})
+    wanted = {"nothing", "distance", "bearing", "helper", "install"}
+    assert documented_names(tmp_path, wanted) == ["distance", "bearing"]
+
+
+def test_guides_are_found_after_a_large_test_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"a_tests/test_{i}.py": "import geo\n" for i in range(5)}
+    files["docs/tutorial.rst"] = QUICKSTART_RST
+    write(tmp_path, files)
+    # the usage walk stops after MAX_FILES; the guides' walk is separate
+    monkeypatch.setattr(usage_module, "MAX_FILES", 3)
+    assert documented_names(tmp_path, {"bearing", "distance"}) == ["bearing", "distance"]

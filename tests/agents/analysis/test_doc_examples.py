@@ -1,0 +1,25 @@
+"""find_examples: doctest calls found in a repository's text, with repr-style results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metaserver.agents.analysis.doc_examples import find_examples
+from metaserver.contracts import Parameter
+
+X = Parameter(name="x", kind="positional_or_keyword", json_schema={"type": "number"})
+
+
+def test_literal_repr_and_unreadable_outputs(tmp_path: Path) -> None:
+    (tmp_path / "README.rst").write_text(
+        ">>> root(2)\n1.4142135623730951\n\n"
+        ">>> root(4)\nmpfr('2.0')\n\n"
+        ">>> root(9)\n<mpfr object at 0x1>\n"
+    )
+    examples = find_examples(tmp_path, "root", [X])
+    shown = {e.arguments["x"]: (e.expected, e.has_expected, e.wrapper) for e in examples}
+    assert shown == {
+        2: (1.4142135623730951, True, None),
+        4: ("mpfr('2.0')", True, "repr"),
+        9: (None, False, None),
+    }

@@ -1,0 +1,149 @@
+"""Selection of the library's main API: documented entry points first, duplicates collapsed,
+caps for variety, the shallowest public path (synthetic CodeReports)."""
+
+from __future__ import annotations
+
+from metaserver.agents.analysis.usage import Usage
+from metaserver.agents.design.ranking import rank_score
+from metaserver.agents.design.specs import design
+from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter
+
+PROVEN = Example(arguments={}, expected=1, has_expected=True)
+
+
+def param(name: str, codec: str | None = None) -> Parameter:
+    schema: dict[str, JSON] = {"type": "object"} if codec else {"type": "integer"}
+    return Parameter(name=name, kind="positional_or_keyword", json_schema=schema, codec=codec)
+
+
+def function(name: str, module: str = "pkg.mod", **kw: object) -> Candidate:
+    return Candidate(
+        target=f"{module}:{name}",
+        name=name,
+        signature=f"{name}()",
+        parameters=kw.pop("parameters", []),  # type: ignore[arg-type]
+        summary="Documented.",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def klass(name: str, module: str = "pkg.mod") -> Candidate:
+    return function(name, module, kind="constructor", owner=f"{module}:{name}")
+
+
+def method(owner: str, name: str, module: str = "pkg.mod", **kw: object) -> Candidate:
+    receiver = param("self", f"new:{module}:{owner}")
+    return function(
+        f"{owner}.{name}",
+        module,
+        kind="method",
+        owner=f"{module}:{owner}",
+        parameters=[receiver, *kw.pop("parameters", [])],  # type: ignore[list-item]
+        **kw,
+    )
+
+
+def names(candidates: list[Candidate], max_tools: int, usage: Usage | None = None) -> list[str]:
+    specs = design(CodeReport(packages=["pkg"], candidates=candidates), max_tools, usage)
+    return [s.name for s in specs]
+
+
+def test_a_documented_entry_point_outweighs_an_expected_value() -> None:
+    plain = function("integrate", documented=40)  # even the 41st name a reader meets
+    proven = function("a_helper", examples=[PROVEN], in_all=True, top_level=True, usage=50)
+    assert rank_score(plain) > rank_score(proven)
+    # the earlier a reader meets a name, the higher it ranks
+    assert rank_score(function("f", documented=0)) > rank_score(function("f", documented=3))
+    assert names([proven, plain], max_tools=1) == ["integrate"]
+
+
+def test_usage_documented_order_drives_selection() -> None:
+    candidates = [
+        function("aaa", examples=[PROVEN]),
+        function("solve"),
+        function("simplify"),
+        function("zzz_internal", examples=[PROVEN]),
+    ]
+    usage = Usage(documented=["simplify", "solve"])
+    assert names(candidates, max_tools=3, usage=usage) == ["simplify", "solve", "aaa"]
+
+
+def test_an_inherited_method_is_one_tool_of_the_class_that_defines_it() -> None:
+    base = "pkg.mod:Basic"
+    candidates = [klass("Basic")]
+    for cls in ("Add", "Mul", "Pow", "Basic", "Symbol"):
+        candidates += [klass(cls), method(cls, "is_polar", defined_in=base, examples=[PROVEN])]
+    candidates.append(function("solve", examples=[PROVEN]))
+    chosen = names(candidates, max_tools=6)
+    assert [n for n in chosen if n.endswith("is_polar")] == ["basic_is_polar"]
+    assert "solve" in chosen
+
+
+def test_an_inherited_method_is_kept_on_the_class_the_readme_builds() -> None:
+    base = "pkg.mod:Base"
+    candidates = [klass("Base"), klass("Hamming"), klass("Jaro")]
+    for cls in ("Base", "Jaro", "Hamming"):
+        candidates.append(method(cls, "distance", defined_in=base))
+    usage = Usage(documented=["distance", "Hamming"])
+    chosen = names(candidates, max_tools=4, usage=usage)
+    assert [n for n in chosen if n.endswith("distance")] == ["hamming_distance"]
+
+
+def test_the_same_docstring_across_generated_classes_is_one_tool() -> None:
+    doc = "Parse one line of the file format."
+    candidates: list[Candidate] = []
+    for cls in ("AParser", "BParser", "CParser", "DParser"):
+        candidates += [klass(cls), method(cls, "parse_line", doc=doc, examples=[PROVEN])]
+    candidates += [function("read"), function("write")]
+    chosen = names(candidates, max_tools=12)
+    assert len([n for n in chosen if n.endswith("parse_line")]) == 1
+    assert {"read", "write"} <= set(chosen)
+
+
+def test_caps_buy_variety_and_slots_they_leave_are_still_filled() -> None:
+    engine = [method("Engine", f"m{i}", examples=[PROVEN]) for i in range(8)]
+    others = [function(f"f{i}", module=f"pkg.other{i}") for i in range(3)]
+    candidates = [klass("Engine"), *engine, *others]
+    chosen = names(candidates, max_tools=6)
+    # constructor + 2 methods (the class cap for 6 tools) + the 3 functions of other modules
+    assert chosen == ["engine_new", "engine_m0", "engine_m1", "f0", "f1", "f2"]
+    # with more room than variety, the capped class fills the remaining slots
+    assert len(names(candidates, max_tools=10)) == 10
+
+
+def test_documented_methods_are_not_capped_and_a_documented_class_is_a_tool() -> None:
+    candidates = [klass("Engine")] + [method("Engine", f"m{i}") for i in range(6)]
+    candidates.append(function("helper", examples=[PROVEN]))
+    usage = Usage(documented=["Engine", "m0", "m1", "m2", "m3", "m4"])
+    chosen = names(candidates, max_tools=6, usage=usage)
+    assert chosen == ["engine_new", "engine_m0", "engine_m1", "engine_m2", "engine_m3", "engine_m4"]
+
+
+def test_the_top_level_public_path_is_preferred() -> None:
+    deep = function(
+        "integrate",
+        module="pkg.integrals.core",
+        aliases=["pkg.integrals:integrate", "pkg:integrate"],
+    )
+    specs = design(CodeReport(packages=["pkg"], candidates=[deep]), max_tools=3)
+    assert [(s.name, s.target) for s in specs] == [("integrate", "pkg:integrate")]
+    # the alias's name is what the README calls
+    renamed = function("_impl", module="pkg.core", aliases=["pkg:integrate"])
+    usage = Usage(documented=["integrate"])
+    assert names([function("other", examples=[PROVEN]), renamed], 1, usage) == ["integrate"]
+
+
+def test_among_equals_the_shallower_module_comes_first() -> None:
+    candidates = [function("a", module="pkg.sub.deep"), function("b", module="pkg")]
+    assert names(candidates, max_tools=2) == ["b", "a"]
+
+
+def test_a_documented_method_name_is_one_tool_on_the_class_the_readme_builds_first() -> None:
+    candidates: list[Candidate] = []
+    for cls in ("AKeyList", "List", "Set"):  # separate implementations, separate docstrings
+        candidates += [klass(cls), method(cls, "count", doc=f"Count in a {cls}.")]
+    candidates += [function("helper"), function("other", module="pkg.two")]
+    usage = Usage(documented=["List", "count", "Set"])
+    chosen = names(candidates, max_tools=4, usage=usage)
+    # the family's one tool goes to the class built first; the budget left buys variety
+    assert chosen == ["list_new", "list_count", "set_new", "other"]
