@@ -18,8 +18,12 @@ typecheck: setup
 unit: setup
 	uv run --frozen pytest -m "not integration"
 
+# Two workers (one per core on our 2-core machines): most integration tests wait on uv,
+# git and MCP subprocesses. A file's tests stay on one worker, so module fixtures are shared.
+PYTEST_WORKERS ?= 2
+
 test: lint typecheck
-	uv run --frozen pytest
+	uv run --frozen pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
 bench: setup
 	uv run --frozen python bench/convert_corpus.py
