@@ -25,7 +25,7 @@ from typing import Any
 from .codecs import dumps_compact
 from .decode import work_dir
 from .phash import png_hash
-from .scripts import STDERR_LINES, _kill_group, _read
+from .scripts import STDERR_LINES, _read, run_bounded
 
 __all__ = ["DEFAULT_TIMEOUT", "KEEP_RUNS", "NotebookError", "figure_images", "run_notebook"]
 
@@ -149,22 +149,11 @@ def _run(job: Path, cwd: Path, limit: float, stem: str, max_bytes: int) -> tuple
         tempfile.TemporaryFile(dir=job.parent) as out,
         tempfile.TemporaryFile(dir=job.parent) as err,
     ):
-        child = subprocess.Popen(
-            [sys.executable, "-I", str(RUNNER), str(job)],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,  # its own process group: a timeout ends its children too
-        )
+        command = [sys.executable, "-I", str(RUNNER), str(job)]
         try:
-            code = child.wait(timeout=limit)
+            code = run_bounded(command, cwd=cwd, env=env, out=out, err=err, limit=limit)
         except subprocess.TimeoutExpired:
-            _kill_group(child)
             raise NotebookError(f"{stem} timed out after {limit:g} s") from None
-        finally:
-            _kill_group(child)  # what it left running in the background goes too
         return code, _read(err, max_bytes // 4)
 
 

@@ -136,22 +136,10 @@ def run_script(
     cwd.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     with tempfile.TemporaryFile(dir=cwd) as out, tempfile.TemporaryFile(dir=cwd) as err:
-        child = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,  # its own process group: a timeout ends its children too
-        )
         try:
-            code = child.wait(timeout=limit)
+            code = run_bounded(command, cwd=cwd, env=env, out=out, err=err, limit=limit)
         except subprocess.TimeoutExpired:
-            _kill_group(child)
             raise ScriptError(f"{_prog(launch)} timed out after {limit:g} s") from None
-        finally:
-            _kill_group(child)  # what it left running in the background goes too
         stdout = _read(out, max_bytes // 2)
         stderr = _read(err, max_bytes // 2)
     if code != 0:
@@ -162,6 +150,34 @@ def run_script(
 
 def _prog(launch: dict[str, Any]) -> str:
     return str(launch.get("prog") or launch.get("module") or launch.get("path") or "script")
+
+
+def run_bounded(
+    command: list[str],
+    *,
+    cwd: os.PathLike[str] | str,
+    env: dict[str, str],
+    out: IO[bytes],
+    err: IO[bytes],
+    limit: float,
+) -> int:
+    """Run ``command`` in a process group of its own, output to the files ``out`` and ``err``;
+    return its exit code. Whatever it leaves running is killed when it ends, and the whole
+    group when it runs past ``limit`` seconds (then ``subprocess.TimeoutExpired`` is raised).
+    """
+    child = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=err,
+        start_new_session=True,  # its own process group: a timeout ends its children too
+    )
+    try:
+        return child.wait(timeout=limit)
+    finally:
+        _kill_group(child)  # on a timeout, and what it left running in the background
 
 
 def _kill_group(child: subprocess.Popen[bytes]) -> None:
