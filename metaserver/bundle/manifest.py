@@ -15,7 +15,12 @@ MANIFEST = "manifest.json"
 
 class BundledSource(BaseModel):
     source: str = Field(description="The SOURCE exactly as given to `metaserver bundle`.")
-    fingerprint: str = Field(description="Its fetched tree's key in workspaces/.")
+    fingerprint: str = Field(
+        # A manifest is read from a directory someone handed over: the key names a path in
+        # the workspace cache, so it may be nothing but a kind and a hex digest.
+        pattern=r"^[a-z]+:[0-9a-f]{16,64}$",
+        description="Its fetched tree's key in workspaces/ (<kind>:<digest>).",
+    )
     version: str | None = None
     commit: str | None = None
     requirements: list[str] = Field(

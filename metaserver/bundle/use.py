@@ -13,23 +13,29 @@ from metaserver.settings import IndexSettings, Settings
 def use_bundle(settings: Settings, directory: Path, source: str) -> Settings:
     """Settings that convert ``source`` from the bundle at ``directory`` and nothing else.
 
-    The bundle's fetched trees are merged into the home's workspace cache, and the index is
-    replaced by the bundle's wheels, offline.
+    The source's fetched tree is added to the home's workspace cache (once: a later
+    conversion finds it there), with the bundle's remembered refs, and the index is replaced
+    by the bundle's wheels, offline.
 
     Raises:
         UserError: not a bundle, or ``source`` is not in it (the message names what it holds).
     """
     directory = directory.resolve()
     manifest = read_manifest(directory)
-    if manifest.find(source) is None:
+    bundled = manifest.find(source)
+    if bundled is None:
         held = ", ".join(s.source for s in manifest.sources) or "nothing"
         raise UserError(
             f"{source} is not in the bundle at {directory} (it holds: {held}); "
             f"make one with: metaserver bundle {source} --output DIR"
         )
     store = settings.workspace_store
-    store.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(directory / "workspaces", store, dirs_exist_ok=True)
+    # The cache keeps an entry as <kind>/<digest>, and a fingerprint is "<kind>:<digest>".
+    entry = Path(*bundled.fingerprint.split(":", 1))
+    if (directory / "workspaces" / entry).is_dir() and not (store / entry).exists():
+        shutil.copytree(directory / "workspaces" / entry, store / entry, symlinks=True)
+    if (directory / "workspaces" / "aliases").is_dir():  # a git ref's commit, for offline use
+        shutil.copytree(directory / "workspaces" / "aliases", store / "aliases", dirs_exist_ok=True)
     index = IndexSettings(
         url=settings.index.url,
         offline=True,

@@ -33,3 +33,16 @@ def test_a_directory_that_is_not_a_bundle_is_refused(tmp_path: Path) -> None:
     done = run(tmp_path / "home", "convert", "pypi:six==1.17.0", "--bundle", str(tmp_path))
     assert done.returncode == 2
     assert "is not a metaserver bundle" in done.stderr
+
+
+def test_a_manifest_whose_key_names_another_path_is_refused(tmp_path: Path) -> None:
+    bundle = tmp_path / "bundle"
+    for part in ("workspaces", "wheels"):
+        (bundle / part).mkdir(parents=True)
+    entry = {"source": "pypi:six==1.17.0", "fingerprint": "pypi:../../../outside"}
+    (bundle / "manifest.json").write_text(
+        json.dumps({"python": "3.11", "metaserver": "0", "sources": [entry]})
+    )
+    done = run(tmp_path / "home", "convert", "pypi:six==1.17.0", "--bundle", str(bundle))
+    assert done.returncode == 2
+    assert "is not a metaserver bundle" in done.stderr
