@@ -7,6 +7,7 @@ no repository code runs here.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import shutil
@@ -76,3 +77,12 @@ def tree_bytes(root: Path) -> int:
                 seen.add(inode)
                 total += info.st_blocks * 512
     return total
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

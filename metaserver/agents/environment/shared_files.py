@@ -18,11 +18,12 @@ An object that no environment links any more (link count 1) is garbage, swept by
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import stat
 from pathlib import Path
+
+from metaserver.fs import file_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def share_identical_files(root: Path, objects: Path) -> int:
 
 
 def _share(path: Path, info: os.stat_result, objects: Path) -> int:
-    digest = _sha256(path)
+    digest = file_sha256(path)
     mode = stat.S_IMODE(info.st_mode)
     # The mode is part of the key: an executable and a data file may hold the same bytes.
     target = objects / digest[:2] / f"{digest}-{mode:o}"
@@ -75,14 +76,6 @@ def _share(path: Path, info: os.stat_result, objects: Path) -> int:
     os.link(target, swap)
     os.replace(swap, path)
     return info.st_size
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sweep_objects(objects: Path) -> int:

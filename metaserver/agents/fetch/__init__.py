@@ -37,13 +37,12 @@ from metaserver.agents.fetch.workspace_cache import (
     CacheKey,
     WorkspaceCache,
     archive_key,
-    file_sha256,
     git_key,
     pypi_key,
 )
 from metaserver.contracts import Source, Workspace
 from metaserver.exceptions import FetchError
-from metaserver.fs import remove_tree
+from metaserver.fs import file_sha256, remove_tree
 
 if TYPE_CHECKING:
     from metaserver.settings import Settings

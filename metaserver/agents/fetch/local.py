@@ -20,6 +20,7 @@ from pathlib import Path
 from metaserver.agents.fetch.git import _head_commit
 from metaserver.agents.fetch.local_guard import CopyBudget, check_project_directory
 from metaserver.exceptions import FetchError, SourceError
+from metaserver.fs import file_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -161,8 +162,6 @@ def tree_fingerprint(root: Path) -> str:
             if entry.is_symlink():
                 digest.update(f"L {relative} -> {os.readlink(entry)}\n".encode())
                 continue
-            digest.update(f"F {relative} {entry.stat().st_mode & 0o111:o}\n".encode())
-            with entry.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
+            mode = entry.stat().st_mode & 0o111
+            digest.update(f"F {relative} {mode:o} {file_sha256(entry)}\n".encode())
     return f"local:{digest.hexdigest()}"

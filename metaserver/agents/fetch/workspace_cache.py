@@ -69,15 +69,6 @@ def archive_key(sha256: str) -> CacheKey:
     return CacheKey("archive", (sha256.lower(),))
 
 
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 class WorkspaceCache:
     """Fetched trees under ``root``; every method is synchronous (run it in a thread)."""
 
