@@ -40,3 +40,18 @@ async def serving_http(settings: Settings, bind: str = "127.0.0.1") -> AsyncIter
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+# A legacy-era initialize request as raw JSON-RPC, and the Accept header streamable HTTP wants:
+# for tests that speak to a server below the client library.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+ACCEPT = {"Accept": "application/json, text/event-stream"}

@@ -23,7 +23,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 from mcp.client.subscriptions import listen
-from serving import free_port, serving_http
+from serving import ACCEPT, INITIALIZE, free_port, serving_http
 
 import metaserver
 from metaserver.contracts import ConversionReport
@@ -402,17 +402,8 @@ async def test_http_requires_the_token_and_checks_host_and_origin(
     http_server: tuple[str, str],
 ) -> None:
     url, token = http_server
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
-    accept = {"Accept": "application/json, text/event-stream"}
+    body = INITIALIZE
+    accept = ACCEPT
     bearer = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(timeout=10) as http:
         missing = await http.post(url, json=body, headers=accept)

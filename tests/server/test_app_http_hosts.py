@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 from fake_children import fast_settings, register_fake
-from serving import serving_http
+from serving import ACCEPT, INITIALIZE, serving_http
 
 from metaserver.cli import main
 from metaserver.settings import Settings
@@ -17,17 +17,6 @@ from metaserver.settings import Settings
 pytestmark = pytest.mark.integration
 
 TOKEN = "s3cret-token"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
-ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
 def _settings(tmp_path: Path, allowed_hosts: list[str]) -> Settings:

@@ -11,21 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import INITIALIZE
 
 pytestmark = pytest.mark.integration
 
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 
 
 class Session:
