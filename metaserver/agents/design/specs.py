@@ -30,6 +30,8 @@ __all__ = ["MAX_DESCRIPTION", "design", "rank_score", "synthesise_example", "usa
 
 MAX_DESCRIPTION = 1024
 MAX_EXAMPLES = 3
+NOTEBOOK_SHARE = 3
+"""Notebook workflows take up to a third of a server's tools (at least one)."""
 _NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _DOCTEST = re.compile(r"^[ \t]*>>>", re.M)
@@ -46,7 +48,15 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
     )
     ranked = collapse_duplicates(usable_ranked, constructors)
-    chosen = select(ranked, constructors, max_tools, usable)
+    # A tutorial is a workflow, not an entry point: ranked with the API, it always lost to
+    # the names the README calls first, and a converted tutorial never became a tool. So
+    # notebooks get a share of the tools of their own; what they leave unused goes to the API.
+    notebooks = [c for c in ranked if c.kind == "notebook"]
+    share = min(len(notebooks), max(1, max_tools // NOTEBOOK_SHARE))
+    api = select(
+        [c for c in ranked if c.kind != "notebook"], constructors, max_tools - share, usable
+    )
+    chosen = api + notebooks[: max_tools - len(api)]
     used: set[str] = set()
     return [_spec(c, constructors, used) for c in chosen]
 

@@ -270,3 +270,38 @@ def test_each_synthesised_value_conforms(name: str, schema: dict[str, JSON]) -> 
 def test_unannotated_parameters_get_values_suggested_by_their_names() -> None:
     example = synthesise_example([param(n, {}) for n in ("n", "text", "data", "other")])
     assert example.arguments == {"n": 2, "text": "abc", "data": [1, 2, 3], "other": 1}
+
+
+def notebook(stem: str) -> Candidate:
+    return Candidate(
+        target=f"examples/{stem}.ipynb",
+        name=stem,
+        signature=f"{stem}()",
+        parameters=[],
+        kind="notebook",
+    )
+
+
+def test_notebooks_get_a_share_of_the_tools_even_against_documented_functions() -> None:
+    documented = [candidate(f"f{i:02d}", in_all=True, summary="Documented.") for i in range(20)]
+    documented = [c.model_copy(update={"documented": i}) for i, c in enumerate(documented)]
+    tutorials = [notebook(f"tutorial_{i}") for i in range(6)]
+
+    specs = design(report(*documented, *tutorials), max_tools=12)
+
+    kinds = [s.kind for s in specs]
+    assert len(specs) == 12
+    assert kinds.count("notebook") == 4  # a third of twelve
+    assert [s.name for s in specs[:8]] == [f"f{i:02d}" for i in range(8)]  # the README's first
+
+
+def test_a_share_notebooks_leave_unused_goes_to_the_api() -> None:
+    functions = [candidate(f"f{i:02d}", in_all=True) for i in range(20)]
+
+    only_api = design(report(*functions), max_tools=12)
+    one_tutorial = design(report(*functions, notebook("tour")), max_tools=12)
+    few_functions = design(report(*functions[:2], *(notebook(f"t{i}") for i in range(9))), 12)
+
+    assert [s.kind for s in only_api].count("function") == 12
+    assert [s.kind for s in one_tutorial].count("function") == 11
+    assert [s.kind for s in few_functions].count("notebook") == 9  # nothing else to take
