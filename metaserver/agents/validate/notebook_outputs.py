@@ -1,7 +1,10 @@
 """Check ``notebook-outputs``: a rerun with the defaults reproduces the notebook's stored outputs.
 
-Text is compared after whitespace normalisation, with memory addresses in object reprs
-ignored and numpy 2's scalar reprs (``np.float64(1.5)``) read as numpy 1 showed them; the
+Text is compared after whitespace normalisation (none kept next to punctuation: library
+versions print ``Text(0,0.5,'f')`` or ``Text(0, 0.5, 'f')``), with memory addresses in object
+reprs ignored (IPython shows ``<Line2D at 0x…>`` where ``repr`` says ``object at``) and numpy
+2's reprs read as numpy 1 showed them (``np.float64(1.5)`` as ``1.5``, a summarised array
+without its ``shape=``); the
 numbers inside it are compared within 3% relative (a rerun on another machine prints other
 rounding noise, a different library version other last digits). Figures are compared by
 perceptual hash (``runtime/phash.py``, computed the same way on both sides): as many as
@@ -20,9 +23,11 @@ from metaserver.runtime.phash import SAME_FIGURE, hamming
 __all__ = ["RELATIVE_TOLERANCE", "compare_outputs", "notebook_seconds", "texts_match"]
 
 RELATIVE_TOLERANCE = 0.03
-_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+_ADDRESS = re.compile(r"(?:\bobject )?\bat 0x[0-9a-fA-F]+")
 # numpy 2 shows a scalar as np.float64(1.5) where notebooks run with numpy 1 stored 1.5.
 _NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)\w*\(([^()]*)\)")
+_NUMPY_SHAPE = re.compile(r",\s*shape=\(\d+(?:,\s*\d+)*,?\)")
+_AROUND_PUNCTUATION = re.compile(r"\s*([,:;=()\[\]{}])\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -109,6 +114,7 @@ def texts_match(got: str, want: str) -> bool:
 def _tokens(text: str) -> list[str | float]:
     """Text split into its numbers and the (whitespace-normalised) words between them."""
     text = _NUMPY_SCALAR.sub(r"\1", _ADDRESS.sub("at 0x?", text))
+    text = _AROUND_PUNCTUATION.sub(r"\1", _NUMPY_SHAPE.sub("", text))
     text = " ".join(text.split())
     parts: list[str | float] = []
     position = 0
