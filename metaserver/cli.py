@@ -15,6 +15,7 @@ import logging
 import math
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for noisy in ("httpx", "mcp", "fastmcp", "git", "docket"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # Analysis parses repositories' code, docs and notebooks with `ast`: their invalid escapes
+    # and literals ("invalid decimal literal") warned on stderr by the dozen, about code that
+    # is not the user's to fix. metaserver's own modules are compiled at install.
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
     from metaserver.sandbox.scratch import remove_on_sigterm
 
     remove_on_sigterm()  # a SIGTERM leaves no seccomp or proxy directory in /tmp
