@@ -288,6 +288,12 @@ class Settings(BaseSettings):
         description="Disk for built environments and fetched trees kept for reuse; past it, "
         "the least recently used go (registered servers never depend on them).",
     )
+    keep_failed: int = Field(
+        default=5,
+        ge=0,
+        description="Failed conversions whose report.json and generated server are kept "
+        "under home/failed/ (the newest); their workspace and environment go at once.",
+    )
     run_generated_tests: bool = Field(
         default=True,
         description="Replay each generated server's tests/ with its own Python before it is "
@@ -345,6 +351,11 @@ class Settings(BaseSettings):
     def workspace_store(self) -> Path:
         """Fetched trees kept for reuse (:mod:`metaserver.agents.fetch.workspace_cache`)."""
         return self.home / "cache" / "workspaces"
+
+    @property
+    def failed_dir(self) -> Path:
+        """What is kept of failed conversions (:mod:`metaserver.registry.failed`)."""
+        return self.home / "failed"
 
     @property
     def staging_dir(self) -> Path:
