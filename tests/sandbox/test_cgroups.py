@@ -83,6 +83,35 @@ def test_no_cgroup_v2_falls_back_to_rlimits(
     assert len([r for r in caplog.records if "rlimits only" in r.getMessage()]) == 1
 
 
+def test_a_group_that_offers_no_memory_or_pids_falls_back(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    fresh_detection: object,
+) -> None:
+    """A cgroup v2 mount whose group offers other controllers only (as the controller-less
+    ``unified`` mount of a hybrid machine, or a container given cpu and io alone)."""
+    caplog.set_level(logging.DEBUG, logger="metaserver.sandbox.cgroups")
+    parent = _writable_cgroup2()
+    if parent is not None and "memory" not in (parent / "cgroup.controllers").read_text():
+        root = parent  # a real one: this machine's
+        monkeypatch.setattr(cgroups, "PROC_CGROUP", _proc_file(tmp_path, "/"))
+    else:
+        root = tmp_path / "cg"
+        root.mkdir()
+        (root / "cgroup.controllers").write_text("cpu io pids\n")
+        monkeypatch.setattr(cgroups, "PROC_CGROUP", _proc_file(tmp_path, "/"))
+    assert cgroups.usable(root) is None
+    assert any("does not offer memory" in r.getMessage() for r in caplog.records)
+    assert [p for p in root.iterdir() if p.name.startswith("metaserver-")] == []
+
+
+def _proc_file(tmp_path: Path, group: str) -> Path:
+    proc = tmp_path / "proc-self-cgroup"
+    proc.write_text(f"0::{group}\n")
+    return proc
+
+
 async def test_a_child_runs_with_rlimits_when_cgroups_are_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_detection: object
 ) -> None:
