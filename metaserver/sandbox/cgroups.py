@@ -200,7 +200,7 @@ def remove_made() -> None:
 
 
 def sweep_stale(own: Path) -> list[Path]:
-    """Remove the groups of metaserver processes that no longer run; what was removed."""
+    """Remove the empty groups of metaserver processes that no longer run; what was removed."""
     removed = []
     with contextlib.suppress(OSError):
         for entry in own.iterdir():
@@ -209,8 +209,11 @@ def sweep_stale(own: Path) -> list[Path]:
                 continue
             if _running(int(match.group(1))):
                 continue
-            remove(entry)
-            if not entry.exists():
+            # Removed only when empty (rmdir refuses a populated group): a pid that does not
+            # run here may run in another pid namespace, and its processes are not ours to kill.
+            # Supervisors empty their groups when metaserver dies, so stale ones are empty.
+            with contextlib.suppress(OSError):
+                entry.rmdir()
                 removed.append(entry)
     if removed:
         logger.info("removed %d cgroups of ended metaserver processes", len(removed))

@@ -9,6 +9,7 @@ such as the controller-less ``unified`` one of a hybrid machine. The fallback ru
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import subprocess
@@ -227,3 +228,23 @@ async def test_a_fork_bomb_is_capped_at_pids_max(tmp_path: Path) -> None:
         await process.wait()
     assert not command.cgroup.exists()
     assert _ours(parent) == []
+
+
+def test_groups_of_ended_metaserver_processes_are_swept() -> None:
+    parent = _writable_cgroup2()
+    if parent is None:
+        pytest.skip("no writable cgroup v2 mount here")
+    dead_pid = subprocess.Popen(["/bin/true"])  # a pid that ran and ended
+    dead_pid.wait()
+    stale = parent / f"metaserver-{dead_pid.pid}-0"
+    live = parent / f"metaserver-{os.getpid()}-sweeptest"  # not a name the sweep knows
+    mine = parent / f"metaserver-{os.getpid()}-0"
+    for group in (stale, live, mine):
+        group.mkdir(exist_ok=True)
+    try:
+        assert cgroups.sweep_stale(parent) == [stale]
+        assert not stale.exists() and live.exists() and mine.exists()
+    finally:
+        for group in (stale, live, mine):
+            with contextlib.suppress(OSError):
+                group.rmdir()
