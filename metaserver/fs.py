@@ -27,9 +27,12 @@ def remove_tree(path: Path) -> None:
     def make_writable_and_retry(func: Callable[..., Any], target: str, _exc: object) -> None:
         # Environments hold read-only files, and unpacked archives may hold read-only
         # directories, which rmtree cannot empty.
+        # Only directories are made writable: a file's mode is its inode's, which a
+        # hard-linked environment shares with the store and with other servers, and
+        # unlinking a file needs nothing of it.
         with contextlib.suppress(OSError):
             os.chmod(os.path.dirname(target), stat.S_IRWXU)
-            if not os.path.islink(target):
+            if os.path.isdir(target) and not os.path.islink(target):
                 os.chmod(target, stat.S_IRWXU)
             func(target)
 

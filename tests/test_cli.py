@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fixture_repos import make_calc_repo
+from serving import INITIALIZE
 
 from metaserver.cli import main
 
@@ -24,6 +27,42 @@ def run_cli(home: Path, *args: str, timeout: float = 600) -> subprocess.Complete
     return subprocess.run(
         [METASERVER, *args], capture_output=True, text=True, env=env, timeout=timeout
     )
+
+
+def run_session(home: Path, server: str) -> list[Any]:
+    """A `metaserver run` session: a truncated line, then initialize; what each was answered
+    (an error code, or the server's name)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    if backend := os.environ.get("METASERVER_SANDBOX__BACKEND"):
+        env["METASERVER_SANDBOX__BACKEND"] = backend
+    env["METASERVER_HOME"] = str(home)
+    process = subprocess.Popen(
+        [METASERVER, "run", server],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    answers: list[Any] = []
+    try:
+        for line in (json.dumps(INITIALIZE)[:30], json.dumps(INITIALIZE)):
+            process.stdin.write(line.encode() + b"\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 120)
+            assert ready, "no answer within 120 s"
+            answer = json.loads(process.stdout.readline())
+            answers.append(answer["error"]["code"] if "error" in answer else None)
+            if "result" in answer:
+                answers[-1] = answer["result"]["serverInfo"]["name"]
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+    return answers
 
 
 def home_is_empty(home: Path) -> bool:
@@ -163,6 +202,9 @@ def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
     assert wrong.returncode == 1
     unknown_tool = run_cli(home, "call", "calcpack", "nope", "{}")
     assert unknown_tool.returncode == 2
+
+    # `metaserver run` (what mcp.json starts) answers a bad line as `serve` does, then serves.
+    assert run_session(home, "calcpack") == [-32700, "calcpack"]
 
     removed = run_cli(home, "remove", "calcpack")
     assert removed.returncode == 0

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_calc_repo, make_repair_repo, make_spare_repo
+from fixture_repos import make_calc_repo, make_package_repo, make_repair_repo, make_spare_repo
 from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 
+from metaserver.agents.environment.cache import EnvironmentCache
+from metaserver.contracts import ConversionReport
 from metaserver.exceptions import UserError
 from metaserver.pipeline import convert
 from metaserver.registry import Registry
@@ -156,3 +158,55 @@ async def test_a_conversion_the_disk_cannot_hold_is_refused_before_anything_is_w
     with pytest.raises(UserError, match=r"MB free on the disk of METASERVER_HOME.* MB more"):
         await convert(str(repo), settings=settings)
     assert not (tmp_path / "home").exists()
+
+
+TWO_TOOLS = '''\
+"""Too small to serve: two documented functions, and a server needs three."""
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    >>> add(2, 3)
+    5
+    """
+    return a + b
+
+
+def double(x: int) -> int:
+    """Double an integer.
+
+    >>> double(4)
+    8
+    """
+    return 2 * x
+'''
+
+
+@pytest.mark.integration
+async def test_a_failed_conversion_keeps_its_report_and_server_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    repo = make_package_repo(tmp_path / "small", "smallpack", "smallpack", TWO_TOOLS)
+    settings = Settings(home=tmp_path / "home")
+
+    report = await convert(str(repo), settings=settings)
+
+    assert report.status == "failed" and report.failure is not None
+    assert report.tools_passed == 2
+    # No workspace, environment or scratch directory of it is left...
+    for parent in (settings.workspaces_dir, settings.environments_dir, settings.servers_dir):
+        assert not parent.exists() or list(parent.iterdir()) == [], parent
+    # ...but the stored environment it was built into stays for the next conversion.
+    assert EnvironmentCache(settings.environment_store).entries()
+    # Its report and generated server are kept, readable, under home/failed/.
+    [entry] = list(settings.failed_dir.iterdir())
+    kept = ConversionReport.model_validate_json((entry / "report.json").read_text())
+    assert kept.status == "failed" and kept.failure == report.failure
+    assert kept.output_dir == report.output_dir == str(entry / "server")
+    assert (entry / "server" / "server.py").is_file() and (
+        entry / "server" / "tools.json"
+    ).is_file()
+    assert {p.name for p in (entry / "server" / "work").iterdir()} <= {"server.log"}
+    # The registry never heard of it.
+    assert Registry(settings.registry_path).list_servers() == []

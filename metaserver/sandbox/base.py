@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from metaserver.sandbox import cgroups
 from metaserver.settings import SandboxSettings
 
 # Variables a child may inherit from the host when it needs the network (installs only):
@@ -78,6 +79,7 @@ class Command:
     env: dict[str, str]
     cwd: Path
     kill_argv: list[str] | None = None  # also run on a timeout (a container to stop)
+    cgroup: Path | None = None  # the child's own cgroup, removed when it ends (cgroups.py)
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,11 @@ class Sandbox(ABC):
             if not timed_out:
                 raise
             out, err = b"", b""
+        finally:
+            if command.cgroup is not None:
+                # Its supervisor removes it, unless a timeout's kill reached the supervisor
+                # first: then what is left of the tree dies here, with the group.
+                await asyncio.to_thread(cgroups.remove, command.cgroup)
         return RunResult(
             returncode=process.returncode if process.returncode is not None else -9,
             stdout=out.decode("utf-8", "replace"),

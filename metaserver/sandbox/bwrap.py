@@ -4,7 +4,9 @@ A child sees an empty root with the read-only system, the paths its command and 
 (:mod:`metaserver.sandbox.mounts`), a private ``/tmp``, ``/proc`` and ``/dev``, no network
 (a new, empty network namespace), its own pid, ipc and uts namespaces, and a cleared
 environment. It dies with its parent (``--die-with-parent``), runs in a new session, and is
-limited in address space, CPU time, open files, file size and processes (``prlimit``).
+limited in CPU time, open files, file size and processes (``prlimit``), and in memory and
+processes by a cgroup of its own where the machine allows (:mod:`metaserver.sandbox.cgroups`;
+elsewhere by an address-space rlimit).
 
 How the uid is handled depends on who runs metaserver, measured on the reference machine:
 
@@ -43,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from metaserver.exceptions import SandboxError
-from metaserver.sandbox import seccomp
+from metaserver.sandbox import cgroups, seccomp
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
 from metaserver.sandbox.binary import candidates
 from metaserver.sandbox.identity import (
@@ -73,11 +75,12 @@ def host_python() -> Path:
     return Path(os.path.realpath(base))
 
 
-def limit_options(limits: SandboxSettings) -> list[str]:
-    """``prlimit`` options for the settings' resource limits."""
+def limit_options(limits: SandboxSettings, address_space: bool = True) -> list[str]:
+    """``prlimit`` options for the settings' resource limits (the address space only where
+    no cgroup limits the child's memory, :mod:`metaserver.sandbox.cgroups`)."""
     mb = 1024 * 1024
     return [
-        f"--as={limits.memory_mb * mb}",
+        *([f"--as={limits.memory_mb * mb}"] if address_space else []),
         f"--cpu={limits.cpu_seconds}",
         f"--nofile={limits.open_files}",
         f"--fsize={limits.file_size_mb * mb}",
@@ -179,16 +182,16 @@ class BwrapSandbox(Sandbox):
                 *inner,
             ]
         assert self.bwrap is not None and self.prlimit is not None and self.sh is not None
-        outer = [self.prlimit, *limit_options(self.limits), "--", self.bwrap]
+        no_cgroup = cgroups.usable() is None
+        outer = [self.prlimit, *limit_options(self.limits, no_cgroup), "--", self.bwrap]
         filter_file = seccomp.filter_file()
         if filter_file is not None:
             outer = [self.sh, "-c", FD_SCRIPT, str(filter_file), *outer]
             options += ["--seccomp", str(SECCOMP_FD)]
-        return Command(
-            argv=[*outer, *options, "--remount-ro", "/", "--", *inner],
-            env=env,
-            cwd=policy.workdir,
+        full, group = cgroups.wrap(
+            [*outer, *options, "--remount-ro", "/", "--", *inner], self.limits
         )
+        return Command(argv=full, env=env, cwd=policy.workdir, cgroup=group)
 
     def _options(self, plan: MountPlan, policy: Policy) -> list[str]:
         options = [

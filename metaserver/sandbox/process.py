@@ -2,7 +2,9 @@
 
 What it does, each "where possible" (probed once, reported in :attr:`ProcessSandbox.notes`):
 
-* rlimits for address space, CPU time, open files, file size, processes and core dumps;
+* rlimits for CPU time, open files, file size, processes and core dumps, and a cgroup of
+  its own for memory and processes where the machine allows (:mod:`metaserver.sandbox.cgroups`;
+  elsewhere an address-space rlimit);
 * new network and pid namespaces (a user namespace too when not root): no network at all,
   and the whole tree dies with its pid 1, even processes that ``setsid`` away;
 * installs reach only the package index, through the same allow-list proxy as bwrap;
@@ -26,7 +28,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from metaserver.sandbox import seccomp
+from metaserver.sandbox import cgroups, seccomp
 from metaserver.sandbox.base import Command, Policy, Sandbox, base_environment
 from metaserver.sandbox.identity import (
     Identity,
@@ -72,8 +74,10 @@ class ProcessSandbox(Sandbox):
 
     def limit_arguments(self) -> list[str]:
         mb = 1024 * 1024
+        # The address space only where no cgroup limits the child's memory (cgroups.py).
+        memory = [f"as={self.limits.memory_mb * mb}"] if cgroups.usable() is None else []
         return [
-            f"as={self.limits.memory_mb * mb}",
+            *memory,
             f"cpu={self.limits.cpu_seconds}",
             f"nofile={self.limits.open_files}",
             f"fsize={self.limits.file_size_mb * mb}",
@@ -124,7 +128,8 @@ class ProcessSandbox(Sandbox):
         if filter_file is not None:
             arguments.append(f"seccomp={filter_file}")
         launcher = [sys.executable, "-I", str(LAUNCHER), *arguments, "--"]
-        return Command(argv=[*launcher, *argv], env=env, cwd=policy.workdir)
+        full, group = cgroups.wrap([*launcher, *argv], self.limits)
+        return Command(argv=full, env=env, cwd=policy.workdir, cgroup=group)
 
     def _all_reachable(
         self, argv: Sequence[str], policy: Policy, writable: list[Path], identity: Identity

@@ -2,11 +2,10 @@
 
 The MCP SDK's stdio reader (``mcp.server.stdio.stdio_server``) turns a line it cannot parse
 into an exception on the read stream, and the serving loop drops it: a client that sent a
-truncated or absurdly nested request waits forever for an answer. JSON-RPC 2.0 says such a
-request gets an error response whose id is null: -32700 (parse error) when the line is not
-JSON, -32600 (invalid request) when it is JSON but not a message. :class:`AnswerBadLines`
-sits between the reader and the serving loop, answers those, and passes every message on,
-so the session goes on with the next line.
+truncated or absurdly nested request waits forever for an answer. :class:`AnswerBadLines`
+sits between the reader and the serving loop, answers those as JSON-RPC 2.0 demands
+(:mod:`metaserver.children.bad_lines`), and passes every message on, so the session goes on
+with the next line.
 """
 
 from __future__ import annotations
@@ -16,39 +15,14 @@ from contextvars import Context
 from types import TracebackType
 from typing import Any, Self
 
-import mcp_types
 from fastmcp import FastMCP
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+
+from metaserver.children.bad_lines import error_for
 
 logger = logging.getLogger(__name__)
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-
-
-def error_for(exc: Exception) -> mcp_types.JSONRPCError | None:
-    """The answer to a line the reader could not turn into a message (None: no answer, for
-    a blank line)."""
-    if isinstance(exc, ValidationError):
-        errors = exc.errors(include_url=False)
-        if errors and errors[0]["type"] == "json_invalid":
-            line = errors[0].get("input")
-            if isinstance(line, str) and not line.strip():
-                return None  # a stray newline is no request
-            # The parser's reason (such as "recursion limit exceeded"), not the line itself.
-            reason = str(errors[0].get("ctx", {}).get("error", "invalid JSON"))
-            return _error(PARSE_ERROR, f"Parse error: {reason[:200]}")
-        return _error(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
-    return _error(PARSE_ERROR, "Parse error")
-
-
-def _error(code: int, message: str) -> mcp_types.JSONRPCError:
-    return mcp_types.JSONRPCError(
-        jsonrpc="2.0", id=None, error=mcp_types.ErrorData(code=code, message=message)
-    )
 
 
 class AnswerBadLines:

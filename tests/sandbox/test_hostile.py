@@ -32,7 +32,12 @@ def _settings(base: Path, backend: str) -> Settings:
     options: dict[str, Any] = {
         "home": base / "home",
         "sandbox": SandboxSettings(backend=backend),  # type: ignore[arg-type]
-        "timeouts": TimeoutSettings(tool_call=6, server_start=60),
+        # The default call budget, not a shorter one: a server imports its module at the
+        # first call, and this module's import forks a thousand processes; where nothing
+        # stops them (the process backend when it must run as root) that took 4 s for a bare
+        # interpreter at load 8, and more than 6 s in a server, so the first honest tools
+        # timed out on a busy machine.
+        "timeouts": TimeoutSettings(tool_call=30, server_start=60),
         "max_rounds": 1,
     }
     if backend == "process":
@@ -95,20 +100,15 @@ async def test_hostile_repository_is_confined(
         settings = _settings(base, backend)
         report = (await convert(f"file://{repo}", settings=settings)).model_dump(mode="json")
 
+        for item in report["tools"]:  # printed first: the evidence when an assertion fails
+            print("tool", item["name"], item["status"], item["evidence"], item.get("error"))
+        print("seconds:", report["seconds"], "rounds:", report["rounds"])
         # The conversion finished and reports the honest tools and the bounded hostile ones.
         assert report["status"] == "success", report["failure"]
         for honest in ("add", "multiply", "shout"):
             assert _result(report, honest)["status"] == "passed"
         outcomes = _result(report, "attack_report")["evidence"]["result"]
         print("attack outcomes:", outcomes)
-        for item in report["tools"]:
-            print(
-                "tool",
-                item["name"],
-                item["status"],
-                item["evidence"].get("result"),
-                item.get("error"),
-            )
         assert outcomes["tcp_host_listener"].startswith("failed"), outcomes
         assert outcomes["environment_secrets"].startswith("failed"), outcomes
         assert "METASERVER" not in outcomes["environment_secrets"]
