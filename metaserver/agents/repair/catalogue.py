@@ -2,7 +2,8 @@
 
     failure                     repair
     ───────────────────────     ─────────────────────────────────────────────────────
-    import_error (No module X)  add_dependency: install X's distribution, re-validate
+    import_error (No module X)  add_dependency: install X's distribution, re-validate (for
+                                a notebook, with the other modules it imports)
     timeout                     longer_timeout: once, four times the budget; then drop
     api_inference_error         next_example: another example (docs, README, variants)
     repo_internal_bug           drop: the repository's own example disagrees (a bug)
@@ -14,8 +15,10 @@ tools it touched.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -49,7 +52,13 @@ DISTRIBUTIONS = {
     "jose": "python-jose",
     "magic": "python-magic",
 }
-_MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+_MISSING_MODULE = re.compile(
+    r"No module named '([A-Za-z0-9_.]+)'"
+    # ... and the message a library raises for its optional dependency ("you must install
+    # 'h5py' to use the HDFBackend", "Please install matplotlib", "pip install corner").
+    r"|(?:pip install|must install|please install)\s+['\"`]?([A-Za-z0-9_.]+)",
+    re.IGNORECASE,
+)
 
 
 class Repair(BaseModel):
@@ -57,6 +66,10 @@ class Repair(BaseModel):
     kind: RepairKind
     reason: str
     package: str | None = None  # add_dependency: a requirement (a name, maybe specifiers)
+    # add_dependency for a notebook: the other modules it imports, tried in the same install
+    # (a tutorial imports plotting and helper packages its library does not declare, one
+    # more per round otherwise) and left out if that install fails.
+    companions: list[str] = []
     examples: list[Example] = []  # next_example: tried in order, in one round
     timeout: float | None = None  # longer_timeout: seconds; None means TIMEOUT_FACTOR times
 
@@ -98,13 +111,15 @@ def _repair_for(
     if result.failure_type == "import_error":
         missing = _MISSING_MODULE.search(error)
         if missing:
-            top = missing.group(1).split(".")[0]
+            top = (missing.group(1) or missing.group(2)).split(".")[0]
             package = DISTRIBUTIONS.get(top, top)
             if package not in state.installed:
+                companions = notebook_imports(spec, workspace) - state.installed - {package}
                 return Repair(
                     tool=spec.name,
                     kind="add_dependency",
                     package=package,
+                    companions=sorted(companions),
                     reason=f"module {top!r} is missing: install {package}",
                 )
     if result.failure_type == "timeout" and spec.name not in state.extended:
@@ -123,6 +138,28 @@ def _repair_for(
                 reason=f"retry with another example ({batch[0].origin})",
             )
     return Repair(tool=spec.name, kind="drop", reason=error or "failed validation")
+
+
+def notebook_imports(spec: ToolSpec, workspace: Path) -> set[str]:
+    """The distributions of the modules a notebook tool's cells import: neither the
+    standard library nor the repository's own (empty for other tools)."""
+    if spec.notebook is None:
+        return set()
+    names: set[str] = set()
+    for cell in spec.notebook.cells:
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+    own = {n for n in names if (workspace / n).is_dir() or (workspace / f"{n}.py").is_file()}
+    own |= {n for n in names if (workspace / "src" / n).is_dir()}
+    outside = names - set(sys.stdlib_module_names) - own
+    return {DISTRIBUTIONS.get(name, name) for name in outside if name.isidentifier()}
 
 
 def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:

@@ -76,16 +76,23 @@ async def _apply(
 ) -> dict[str, list[Example]]:
     """Carry out ``repairs``: installs, longer budgets; the examples to try, per tool."""
     settings = draft.settings
-    requirements = [r.package for r in repairs if r.kind == "add_dependency" and r.package]
+    needed = [r for r in repairs if r.kind == "add_dependency" and r.package]
+    requirements = sorted({r.package for r in needed if r.package})
+    companions = sorted({c for r in needed for c in r.companions} - set(requirements))
     if requirements:
         state.installed.update(requirements)
-        try:
-            await add_packages(
-                draft.environment, sorted(set(requirements)), settings, draft.sandbox
-            )
-        except MetaServerError as exc:
-            # The tools that needed it fail again in this round and say why.
-            logger.warning("repair: %s", exc)
+        # With a notebook's other imports first; if one of those cannot be installed (an
+        # import name that is no distribution), the missing module alone.
+        tries = [requirements + companions, requirements] if companions else [requirements]
+        for packages in tries:
+            try:
+                await add_packages(draft.environment, packages, settings, draft.sandbox)
+            except MetaServerError as exc:
+                # The tools that needed it fail again in this round and say why.
+                logger.warning("repair: %s", exc)
+            else:
+                state.installed.update(packages)
+                break
     attempts: dict[str, list[Example]] = {}
     for repair in repairs:
         logger.info("repair %s: %s", repair.tool, repair.reason)

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from metaserver.agents.repair.catalogue import synthesised_variants
-from metaserver.contracts import JSON, Parameter
+from pathlib import Path
+
+from metaserver.agents.repair.catalogue import RepairState, plan_repairs, synthesised_variants
+from metaserver.contracts import (
+    JSON,
+    NotebookCell,
+    NotebookTarget,
+    Parameter,
+    ToolEvidence,
+    ToolSpec,
+)
 
 
 def _param(name: str, schema: dict[str, JSON], required: bool = True) -> Parameter:
@@ -38,3 +47,50 @@ def test_an_object_with_declared_fields_is_only_sent_with_those_fields() -> None
 def test_no_required_parameter_means_one_empty_call() -> None:
     (only,) = synthesised_variants([_param("x", {"type": "integer"}, required=False)])
     assert only.arguments == {}
+
+
+def _notebook_spec(*sources: str) -> ToolSpec:
+    cells = [NotebookCell(cell=i, source=text) for i, text in enumerate(sources)]
+    return ToolSpec(
+        name="tour",
+        description="The tutorial.",
+        target="docs/tour.ipynb",
+        parameters=[],
+        kind="notebook",
+        notebook=NotebookTarget(path="docs/tour.ipynb", cells=cells),
+    )
+
+
+def _failed(spec: ToolSpec, error: str) -> ToolEvidence:
+    return ToolEvidence(
+        name=spec.name,
+        target=spec.target,
+        status="failed",
+        error=error,
+        failure_type="import_error",
+    )
+
+
+def test_a_notebooks_missing_module_comes_with_its_other_imports(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()  # the repository's own package is not installed from the index
+    tour = _notebook_spec(
+        "import numpy as np\nimport matplotlib.pyplot as plt\nimport os, json",
+        "from pkg.core import run\nfrom sklearn import svm\nfrom . import local",
+        "import corner",
+    )
+    error = "cell 2 raised ModuleNotFoundError: No module named 'matplotlib'"
+
+    (repair,) = plan_repairs([tour], {"tour": _failed(tour, error)}, RepairState(), tmp_path)
+
+    assert repair.kind == "add_dependency" and repair.package == "matplotlib"
+    assert repair.companions == ["corner", "numpy", "scikit-learn"]
+
+
+def test_a_library_asking_for_its_optional_dependency_gets_it(tmp_path: Path) -> None:
+    (tmp_path / "pkg.py").write_text("")
+    tour = _notebook_spec("import pkg")
+    error = "cell 3 raised ImportError: you must install 'h5py' to use the HDFBackend"
+
+    (repair,) = plan_repairs([tour], {"tour": _failed(tour, error)}, RepairState(), tmp_path)
+
+    assert (repair.kind, repair.package, repair.companions) == ("add_dependency", "h5py", [])

@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 from draft_helpers import draft, spec
 
+from metaserver.agents.repair import rounds
 from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState
 from metaserver.agents.repair.rounds import _apply
 from metaserver.contracts import Example
+from metaserver.exceptions import EnvironmentBuildError
 
 
 @pytest.mark.parametrize(("seconds", "expected"), [(90.0, 90.0), (None, 30.0 * TIMEOUT_FACTOR)])
@@ -36,3 +38,29 @@ async def test_next_example_hands_its_examples_to_validation(tmp_path: Path) -> 
     repair = Repair(tool="ratio", kind="next_example", examples=[example], reason="x")
     attempts = await _apply(draft(tmp_path), [repair], [spec()], RepairState())
     assert attempts == {"ratio": [example]}
+
+
+async def test_a_notebooks_companions_that_cannot_install_leave_the_missing_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The install itself is the real uv in the sandbox elsewhere (test_dependencies); here,
+    # which installs are asked for, and in which order, when a companion is no distribution.
+    asked: list[list[str]] = []
+
+    async def install(_environment: object, packages: list[str], *_: object) -> None:
+        asked.append(packages)
+        if "mpl_toolkits" in packages:
+            raise EnvironmentBuildError("no distribution mpl_toolkits")
+
+    monkeypatch.setattr(rounds, "add_packages", install)
+    repair = Repair(
+        tool="ratio",
+        kind="add_dependency",
+        package="matplotlib",
+        companions=["corner", "mpl_toolkits"],
+        reason="missing",
+    )
+    state = RepairState()
+    await _apply(draft(tmp_path), [repair], [spec()], state)
+    assert asked == [["matplotlib", "corner", "mpl_toolkits"], ["matplotlib"]]
+    assert state.installed == {"matplotlib"}
