@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_children import fast_settings, server_pids
 from fastmcp import Client
 
 from metaserver.agents.generate.render import generate
+from metaserver.children.pool import ChildPool
 from metaserver.contracts import (
     Environment,
     NotebookCell,
@@ -28,6 +30,7 @@ from metaserver.contracts import (
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
 from metaserver.server.app import build_server
+from metaserver.server.documents import DirectDocuments
 from metaserver.settings import Settings
 
 SPEC = ToolSpec(
@@ -129,3 +132,39 @@ async def test_resources_and_prompts_pass_through_to_the_child(tmp_path: Path) -
             await client.read_resource("work://squares/notebooks/missing.csv")
         with pytest.raises(Exception, match=r"[Uu]nknown|not found"):
             await client.read_resource("doc://other/readme")
+
+
+def fake(settings: Settings, name: str, manifest: dict[str, Any] | None) -> ServerRecord:
+    directory = settings.servers_dir / name
+    directory.mkdir(parents=True)
+    if manifest is not None:
+        (directory / "documents.json").write_text(json.dumps(manifest))
+    return ServerRecord(
+        name=name,
+        source="test",
+        output_dir=directory,
+        python_path=Path(sys.executable),
+        venv=Path(sys.prefix),
+        generator_version="test",
+    )
+
+
+async def test_only_uris_that_name_their_server_are_passed_through(tmp_path: Path) -> None:
+    settings = fast_settings(tmp_path / "home")
+    documents = DirectDocuments(ChildPool(settings), settings.home)
+    manifest = {
+        "resources": [
+            {"uri": "doc://mine/readme", "name": "readme", "mime_type": "text/markdown"},
+            {"uri": "doc://other/readme", "name": "stolen"},  # another server's URI
+            {"uri": "file:///etc/passwd", "name": "host"},
+        ],
+        "prompts": [{"name": "tutorial-a", "description": "A"}, {"name": ""}],
+        "work_template": "work://other/{path*}",
+    }
+    documents.mount(fake(settings, "mine", manifest))
+    documents.mount(fake(settings, "old", None))  # generated before resources: none
+    assert [str(r.uri) for r in await documents._list_resources()] == ["doc://mine/readme"]
+    assert await documents._list_resource_templates() == []
+    assert [p.name for p in await documents._list_prompts()] == ["mine_tutorial-a"]
+    documents.unmount("mine")
+    assert await documents._list_resources() == [] and await documents._list_prompts() == []
