@@ -4,12 +4,15 @@ keeps its text as the server's ``doc://<server>/paper`` resource."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
 from fixture_repos import make_calc_repo
 from paper_fixtures import make_pdf
-from test_cli import home_is_empty, run_cli
+from test_cli import METASERVER, home_is_empty, run_cli
 
 from metaserver.children.pool import ChildPool
 from metaserver.pipeline import convert
@@ -63,7 +66,7 @@ def test_a_paper_without_links_exits_2_and_leaves_nothing(tmp_path: Path) -> Non
 
 
 @pytest.mark.integration
-def test_a_markdown_paper_converts_through_the_command_line(tmp_path: Path) -> None:
+async def test_a_markdown_paper_converts_through_the_command_line(tmp_path: Path) -> None:
     repo = make_calc_repo(tmp_path / "calcpack")
     paper = tmp_path / "paper.md"
     paper.write_text("# Calcpack\n\nCode: [calcpack](https://github.com/example/calcpack)\n")
@@ -74,3 +77,14 @@ def test_a_markdown_paper_converts_through_the_command_line(tmp_path: Path) -> N
     assert report["repository"] == str(repo) and report["tools_passed"] >= 3
     paper_file = Path(report["output_dir"]) / "documents" / "001-paper.md"
     assert paper_file.read_text().startswith("# Calcpack")
+    # `metaserver run` (what mcp.json starts) serves the resources as they are.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    if backend := os.environ.get("METASERVER_SANDBOX__BACKEND"):
+        env["METASERVER_SANDBOX__BACKEND"] = backend
+    env["METASERVER_HOME"] = str(home)
+    transport = StdioTransport(command=METASERVER, args=["run", report["server"]], env=env)
+    async with Client(transport, mode="legacy", init_timeout=60, timeout=30) as client:
+        listed = {str(r.uri) for r in await client.list_resources()}
+        read = await client.read_resource("doc://calcpack/paper")
+    assert {"doc://calcpack/readme", "doc://calcpack/paper"} <= listed
+    assert read[0].text.startswith("# Calcpack")  # type: ignore[union-attr]
