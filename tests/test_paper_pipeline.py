@@ -14,8 +14,10 @@ from fixture_repos import make_calc_repo
 from paper_fixtures import make_pdf
 from test_cli import METASERVER, home_is_empty, run_cli
 
+from metaserver.agents.fetch.source import parse_source
 from metaserver.children.pool import ChildPool
-from metaserver.pipeline import convert
+from metaserver.exceptions import FetchError
+from metaserver.pipeline import _fetch_first, convert
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
@@ -88,3 +90,23 @@ async def test_a_markdown_paper_converts_through_the_command_line(tmp_path: Path
         read = await client.read_resource("doc://calcpack/paper")
     assert {"doc://calcpack/readme", "doc://calcpack/paper"} <= listed
     assert read[0].text.startswith("# Calcpack")  # type: ignore[union-attr]
+
+
+@pytest.mark.integration
+async def test_the_first_link_that_fetches_is_converted(tmp_path: Path) -> None:
+    repo = make_calc_repo(tmp_path / "calcpack")
+    (tmp_path / "not-git").mkdir()
+    settings = Settings(home=tmp_path / "home")
+    broken = parse_source(f"file://{tmp_path / 'not-git'}")
+    good = parse_source(f"file://{repo}")
+
+    fetched = await _fetch_first([broken, good], settings, "t0k3n")
+
+    assert not isinstance(fetched, Exception)
+    parsed, workspace = fetched
+    assert parsed is good and (workspace.path / "calcpack" / "__init__.py").is_file()
+    assert not (settings.staging_dir / "fetch-t0k3n").exists()  # the failed try left nothing
+    failed = await _fetch_first([broken, broken], settings, "0th3r")
+    assert isinstance(failed, FetchError)
+    assert str(failed).startswith("no repository the paper links could be fetched")
+    assert str(failed).count("does not appear to be a git repository") == 2  # each try
