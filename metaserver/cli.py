@@ -40,8 +40,19 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     convert = commands.add_parser("convert", help="convert SOURCE and register the server")
-    convert.add_argument("source", metavar="SOURCE", help="git URL, directory, or pypi:NAME[==V]")
+    convert.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="git URL, directory, source archive, pypi:NAME[==V], or a paper (.pdf, .md, .txt) "
+        "that links the repository",
+    )
     convert.add_argument("--ref", help="git branch, tag or commit")
+    convert.add_argument(
+        "--repo-url",
+        metavar="URL",
+        help="for a paper SOURCE: the repository to convert (a git URL or a local directory), "
+        "instead of the links found in the paper",
+    )
     convert.add_argument("--name", help="server name (default: from the project)")
     convert.add_argument("--max-tools", type=int, metavar="N", help="tools at most (default 12)")
     convert.add_argument("--json", action="store_true", help="print only the JSON report")
@@ -193,6 +204,7 @@ def _convert(args: argparse.Namespace, settings: Settings) -> int:
             ref=args.ref,
             name=args.name,
             max_tools=args.max_tools,
+            repo_url=args.repo_url,
         )
     )
     if args.json:

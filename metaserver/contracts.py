@@ -349,6 +349,9 @@ class ConversionReport(BaseModel):
 
     server: str
     source: str
+    repository: str | None = Field(
+        default=None, description="When SOURCE is a paper: the repository link converted."
+    )
     commit: str | None = None
     status: Literal["success", "failed"] = "failed"
     failure: Failure | None = None

@@ -28,6 +28,7 @@ from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.cache import EnvironmentCache
 from metaserver.agents.environment.shared_files import sweep_objects
 from metaserver.agents.fetch import fetch
+from metaserver.agents.fetch.paper import Paper, is_paper, read_paper
 from metaserver.agents.fetch.source import parse_source
 from metaserver.agents.fetch.staging import OWNER_SUFFIX, staging_lease
 from metaserver.agents.fetch.workspace_cache import WorkspaceCache
@@ -54,6 +55,7 @@ from metaserver.contracts import (
 from metaserver.exceptions import (
     EnvironmentBuildError,
     FailureType,
+    FetchError,
     MetaServerError,
     UserError,
     ValidationError,
@@ -115,17 +117,25 @@ async def convert(
     name: str | None = None,
     max_tools: int | None = None,
     progress: Progress | None = None,
+    repo_url: str | None = None,
 ) -> ConversionReport:
     """Convert ``source`` into a validated, registered MCP server.
 
+    A paper (``.pdf``, ``.md``, ``.txt``) as ``source`` converts the repository it links (the
+    first that fetches) or the one ``repo_url`` names, and keeps its text as a resource.
+
     Raises:
-        UserError: the source or a parameter is invalid; nothing was left in the home.
+        UserError: the source or a parameter is invalid (a paper that cannot be read or
+            links no repository); nothing was left in the home.
     """
-    parsed = parse_source(source, ref)
+    paper, candidates = _sources(source, ref, repo_url)
     _check_free_disk(settings)
     if settings.index.bundle is not None:
-        # Air-gapped: the source and every distribution come from the bundle, offline.
-        settings = use_bundle(settings, settings.index.bundle, source)
+        # Air-gapped: the source and every distribution come from the bundle, offline (for a
+        # paper, the repository it names: the first candidate).
+        settings = use_bundle(
+            settings, settings.index.bundle, source if paper is None else candidates[0].original
+        )
     if name is not None:
         check_server_name(name)
     sandbox = get_sandbox(settings.sandbox)
@@ -136,7 +146,7 @@ async def convert(
     timer = _Timer(report, progress)
     try:
         return await _fetch_and_convert(
-            parsed, report, timer, settings, sandbox, token, name, max_tools
+            candidates, report, timer, settings, sandbox, token, name, max_tools, paper
         )
     except asyncio.CancelledError:
         # A stopped conversion (tasks/cancel, a client gone) leaves nothing behind: its
@@ -146,8 +156,37 @@ async def convert(
         raise
 
 
+def _sources(
+    source: str, ref: str | None, repo_url: str | None
+) -> tuple[Paper | None, list[Source]]:
+    """The paper (when ``source`` is one) and the sources to try, in order.
+
+    Raises:
+        UserError: a bad source, an unreadable or link-less paper, or ``repo_url`` without one.
+    """
+    if not is_paper(source):
+        if repo_url is not None:
+            raise UserError("--repo-url applies only to a paper SOURCE (.pdf, .md, .txt)")
+        return None, [parse_source(source, ref)]
+    paper = read_paper(Path(source.strip()).expanduser().resolve())
+    if repo_url is not None:
+        return paper, [parse_source(repo_url, ref)]
+    candidates = []
+    for link in paper.links:
+        try:
+            candidates.append(parse_source(link, ref))
+        except UserError as exc:
+            logger.info("paper link %s skipped: %s", link, exc)
+    if not candidates:
+        raise UserError(
+            f"paper {paper.path.name} links no repository (a GitHub, GitLab or Bitbucket "
+            "project, or a git URL); name one with --repo-url"
+        )
+    return paper, candidates
+
+
 async def _fetch_and_convert(
-    parsed: Source,
+    candidates: list[Source],
     report: ConversionReport,
     timer: _Timer,
     settings: Settings,
@@ -155,17 +194,16 @@ async def _fetch_and_convert(
     token: str,
     name: str | None,
     max_tools: int | None,
+    paper: Paper | None = None,
 ) -> ConversionReport:
     await timer.announce("fetch")
-    staged = settings.staging_dir / f"fetch-{token}"
-    # The lease lets a later run clean what a killed one left in staging.
-    with timer.stage("fetch"), _cleanup_on_user_error(settings), staging_lease(staged):
-        try:
-            workspace = await fetch(parsed, staged, settings)
-        except UserError:
-            raise
-        except MetaServerError as exc:
-            return _finish(report, timer, exc)
+    with timer.stage("fetch"), _cleanup_on_user_error(settings):
+        fetched = await _fetch_first(candidates, settings, token)
+    if isinstance(fetched, MetaServerError):
+        return _finish(report, timer, fetched)
+    parsed, workspace = fetched
+    if paper is not None:
+        report.repository = parsed.original
     report.server = name or server_name_for(workspace.distribution or Path(parsed.location).name)
     report.commit = workspace.commit
     workspace = _settle(workspace, settings.workspaces_dir / f"{report.server}-{token}")
@@ -176,6 +214,7 @@ async def _fetch_and_convert(
         workspace=workspace,
         token=token,
         max_tools=max_tools or settings.max_tools,
+        paper=paper.text if paper is not None else None,
     )
     try:
         report = await _convert_workspace(conversion, timer)
@@ -186,6 +225,32 @@ async def _fetch_and_convert(
         # report and generated server stay, the newest few (registry/failed.py).
         await asyncio.shield(asyncio.to_thread(keep_failed, settings, report, token))
     return report
+
+
+async def _fetch_first(
+    candidates: list[Source], settings: Settings, token: str
+) -> tuple[Source, Workspace] | MetaServerError:
+    """Fetch the first candidate that fetches (a paper may link several).
+
+    One candidate fails as any source does (a user error raised, any other returned); of
+    several, the failures are gathered into one :class:`FetchError`.
+    """
+    failures: list[str] = []
+    for index, parsed in enumerate(candidates):
+        staged = settings.staging_dir / (f"fetch-{token}" + (f"-{index}" if index else ""))
+        # The lease lets a later run clean what a killed one left in staging.
+        with staging_lease(staged):
+            try:
+                return parsed, await fetch(parsed, staged, settings)
+            except MetaServerError as exc:
+                if len(candidates) > 1:
+                    failures.append(f"{parsed.original}: {exc}")
+                elif isinstance(exc, UserError):
+                    raise
+                else:
+                    return exc
+        logger.info("could not fetch %s", failures[-1])
+    return FetchError("no repository the paper links could be fetched: " + "; ".join(failures))
 
 
 async def _convert_workspace(conversion: Conversion, timer: _Timer) -> ConversionReport:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,13 @@ async def test_notebooks_convert_into_verified_tools(tmp_path: Path) -> None:
     assert cells[3]["value"] == {"first": 100.0, "last": 121.0, "n": 3}
     (written,) = result["files"]
     assert written["path"].endswith("/report.txt") and written["bytes"] == len("fund: 121.00\n")
+
+    # The README and each notebook's text are resources; the tool's notebook has a prompt
+    # that names it (read from the manifest the server and the meta-server list from).
+    manifest = json.loads((Path(report.output_dir) / "documents.json").read_text())
+    uris = [r["uri"] for r in manifest["resources"]]
+    assert uris[0] == "doc://nbcalc/readme"
+    assert "doc://nbcalc/tutorials/tutorials-growth" in uris
+    prompts = {p["name"]: p for p in manifest["prompts"]}
+    assert prompts["tutorial-tutorials-growth"]["tools"] == ["growth"]
+    assert "`growth`(rate: number = 0.05" in prompts["tutorial-tutorials-growth"]["text"]

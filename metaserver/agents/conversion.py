@@ -27,6 +27,7 @@ class Conversion:
     workspace: Workspace
     token: str
     max_tools: int
+    paper: str | None = None  # the source paper's text, served as doc://<server>/paper
 
     @property
     def name(self) -> str:
@@ -79,4 +80,5 @@ class Draft:
             self.environment,
             evidence,
             max_bytes=self.settings.result_max_bytes,
+            paper=self.conversion.paper,
         )

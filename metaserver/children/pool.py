@@ -22,9 +22,10 @@ import json
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types
 from fastmcp import Client
@@ -37,6 +38,12 @@ from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)
+_Result = TypeVar("_Result", mcp_types.ReadResourceResult, mcp_types.GetPromptResult)
+
+
+class ChildRequestError(RuntimeError):
+    """A resource read or prompt request the child could not answer (or was not started for)."""
+
 
 # Slack over the per-call timeout for our own guard, in case the client's timeout never fires
 # (a child that stops reading its stdin can block the request write itself).
@@ -155,6 +162,67 @@ class ChildPool:
                 f"tool {tool!r} of server {record.ref!r} timed out after {timeout:g}s"
             )
         return await self._failed(child, tool, failure)
+
+    async def read_resource(self, record: ServerRecord, uri: str) -> mcp_types.ReadResourceResult:
+        """Read ``uri`` from ``record``'s server (``resources/read``), starting it if needed.
+
+        Raises:
+            ChildRequestError: the child did not start, refused the read, or the result is
+                over the result cap.
+        """
+        return await self._forward(
+            record, f"resource {uri!r}", lambda client: client.read_resource_mcp(uri)
+        )
+
+    async def get_prompt(
+        self, record: ServerRecord, name: str, arguments: dict[str, str] | None = None
+    ) -> mcp_types.GetPromptResult:
+        """Get prompt ``name`` of ``record``'s server (``prompts/get``), starting it if needed.
+
+        Raises:
+            ChildRequestError: as for :meth:`read_resource`.
+        """
+        return await self._forward(
+            record, f"prompt {name!r}", lambda client: client.get_prompt_mcp(name, arguments)
+        )
+
+    async def _forward(
+        self,
+        record: ServerRecord,
+        what: str,
+        request: Callable[[Client[StdioTransport]], Awaitable[_Result]],
+    ) -> _Result:
+        """One request to the child other than a tool call: same start, same bounds."""
+        self._ensure_reaper()
+        try:
+            child = await self._acquire(record)
+        except Exception as exc:
+            logger.warning("server %s failed to start: %s", record.ref, exc)
+            raise ChildRequestError(
+                f"server {record.ref!r} could not start: {_describe(exc)}"
+            ) from None
+        timeout = self._settings.timeouts.tool_call
+        child.in_flight += 1
+        try:
+            result = await asyncio.wait_for(request(child.client), timeout + _GUARD_SLACK)
+        except MCPError as exc:  # the child's own answer (not found, refused)
+            raise ChildRequestError(f"{what} of server {record.ref!r}: {exc}") from None
+        except Exception as exc:
+            if child.is_dead():
+                await self._stop_child(child)
+            raise ChildRequestError(
+                f"{what} of server {record.ref!r} failed: {_describe(exc)}"
+            ) from None
+        finally:
+            child.in_flight -= 1
+            child.last_used = time.monotonic()
+        cap = self._settings.result_max_bytes
+        size = len(json.dumps(result.model_dump(mode="json", exclude_none=True)))
+        if size > cap:
+            raise ChildRequestError(
+                f"{what} of server {record.ref!r} is {size} bytes, over the {cap}-byte cap"
+            )
+        return result
 
     async def stop(self, ref: str) -> bool:
         """Stop the children of ``ref``: ``name@version``, or every version of ``name``.

@@ -34,6 +34,7 @@ from metaserver.registry.store import Registry
 from metaserver.server.bearer_errors import BearerErrors
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools
+from metaserver.server.documents import DirectDocuments
 from metaserver.server.finding import add_find_tools
 from metaserver.server.notify import ListChangedNotifier
 from metaserver.server.public import public_message
@@ -87,17 +88,23 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         lifespan=lifespan,
     )
     mcp.add_middleware(_ScrubErrors(settings.home))
+    documents = DirectDocuments(pool, settings.home)
     state = MetaState(
         settings=settings,
         registry=Registry(settings.registry_path),
         pool=pool,
         notifier=ListChangedNotifier(),
         direct=DirectTools(
-            pool, settings.home, reserved=set(META_TOOLS), list_limit=settings.max_listed_tools
+            pool,
+            settings.home,
+            reserved=set(META_TOOLS),
+            list_limit=settings.max_listed_tools,
+            documents=documents,
         ),
     )
     state.notifier.install(mcp)
     mcp.add_provider(state.direct)
+    mcp.add_provider(documents)  # their resources and prompts, mounted with their tools
     add_conversion_tools(mcp, state, as_task=enable_tasks(mcp))
     add_registry_tools(mcp, state)
     add_find_tools(mcp, state.registry, state.direct)
@@ -132,22 +139,44 @@ class _ScrubErrors(Middleware):
 
 
 class _SyncOnList(Middleware):
-    """Re-reads the registry before each tools/list, so servers registered by another process
-    (``metaserver convert``) are listed without a restart."""
+    """Re-reads the registry before each tools/list (and resources/list, templates, prompts),
+    so servers registered by another process (``metaserver convert``) are listed without a
+    restart."""
 
     def __init__(self, direct: DirectTools, registry: Registry) -> None:
         self._direct = direct
         self._registry = registry
 
-    async def on_list_tools(
-        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
-    ) -> Any:
+    def _sync(self) -> None:
         try:
             self._direct.sync(self._registry)
         except MetaServerError as exc:
             logger.error("could not re-read the registry: %s", exc)
+
+    async def on_list_tools(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        self._sync()
         result: list[Tool] = await call_next(context)
         return result
+
+    async def on_list_resources(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        self._sync()
+        return await call_next(context)
+
+    async def on_list_resource_templates(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        self._sync()
+        return await call_next(context)
+
+    async def on_list_prompts(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        self._sync()
+        return await call_next(context)
 
 
 def is_loopback(host: str) -> bool:

@@ -31,6 +31,7 @@ from pydantic import PrivateAttr
 from metaserver.children.pool import ChildPool
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
+from metaserver.server.documents import DirectDocuments
 from metaserver.server.public import public_message
 
 logger = logging.getLogger(__name__)
@@ -148,7 +149,14 @@ class DirectTools(Provider):
     while this keeps a dict, so mounting is linear and lookup is constant.
     """
 
-    def __init__(self, pool: ChildPool, home: Path, reserved: set[str], list_limit: int = 1000):
+    def __init__(
+        self,
+        pool: ChildPool,
+        home: Path,
+        reserved: set[str],
+        list_limit: int = 1000,
+        documents: DirectDocuments | None = None,
+    ):
         """Manage direct tools.
 
         Args:
@@ -158,6 +166,8 @@ class DirectTools(Provider):
             list_limit: past this many tools, ``tools/list`` shows only the meta-tools (the
                 direct tools stay callable by name): clients degrade past ~100 listed tools,
                 and a listing of thousands costs seconds to serialise.
+            documents: where each mounted server's resources and prompts are passed through
+                (mounted and unmounted with its tools).
         """
         super().__init__()
         self._list_limit = list_limit
@@ -165,6 +175,7 @@ class DirectTools(Provider):
         self._pool = pool
         self._home = home
         self._reserved = reserved
+        self._documents = documents
         self._tools: dict[str, GeneratedTool] = {}
         # server name -> (its registration time, the names mounted for it)
         self._mounted: dict[str, tuple[float, list[str]]] = {}
@@ -208,6 +219,8 @@ class DirectTools(Provider):
             self._tools[name] = GeneratedTool.build(self._pool, record, tool, self._home)
             names.append(name)
         self._mounted[record.name] = (record.created_at, names)
+        if self._documents is not None:
+            self._documents.mount(record)
         return names
 
     def unmount(self, server: str) -> list[str]:
@@ -215,6 +228,8 @@ class DirectTools(Provider):
         _, names = self._mounted.pop(server, (0.0, []))
         for name in names:
             self._tools.pop(name, None)
+        if self._documents is not None:
+            self._documents.unmount(server)
         return names
 
     def sync(self, registry: Registry) -> bool:

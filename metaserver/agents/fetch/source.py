@@ -9,6 +9,9 @@ recognise. The accepted forms are those of the command line (docs/ARCHITECTURE.m
 * an existing local directory;
 * a local source archive (``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``, ``.zip``).
 
+A paper (``.pdf``, ``.md``, ``.markdown``, ``.txt``) is a SOURCE too, but not one this module
+parses: :mod:`.paper` reads it and each repository link it holds is parsed here, as any SOURCE.
+
 Everything that git would treat as an option (a leading ``-``) or hand to a remote helper
 (``transport::address``, such as ``ext::sh -c id``) is refused here, before git sees it.
 """
@@ -21,6 +24,7 @@ from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit
 
 from metaserver.agents.fetch.local_guard import check_project_directory
+from metaserver.agents.fetch.paper import PAPER_SUFFIXES
 from metaserver.contracts import Source
 from metaserver.exceptions import SourceError
 
@@ -238,7 +242,8 @@ def _parse_local(text: str) -> Path:
         return path.resolve()
     if path.exists():
         raise SourceError(
-            f"SOURCE is not a directory or a source archive ({', '.join(ARCHIVE_SUFFIXES)}): {text}"
+            f"SOURCE is not a directory or a source archive ({', '.join(ARCHIVE_SUFFIXES)}) "
+            f"or a paper ({', '.join(PAPER_SUFFIXES)}): {text}"
         )
     scheme = _SCHEME_RE.match(text)
     # ``javascript:...``, ``data:...``, ``ftp:...`` are not paths that happen to be missing.

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from metaserver import GENERATOR_VERSION
+from metaserver.agents.generate.documents import MANIFEST, collect, write_documents
 from metaserver.contracts import (
     JSON,
     Environment,
@@ -52,7 +53,8 @@ from pydantic import Field, JsonValue, WithJsonSchema  # noqa: E402
 from {runtime} import HandleTable, resolve, set_work_dir  # noqa: E402
 from {runtime} import invoke as _invoke  # noqa: E402  (a parameter may be named invoke)
 
-mcp = FastMCP({name!r}, instructions={instructions!r})
+_SERVER = {name!r}
+mcp = FastMCP(_SERVER, instructions={instructions!r})
 _handles = HandleTable()
 set_work_dir(Path(__file__).resolve().parent / "work")  # path arguments stay inside it
 _MAX_BYTES = {max_bytes!r}
@@ -78,8 +80,10 @@ def generate(
     environment: Environment,
     evidence: list[ToolEvidence] | None = None,
     max_bytes: int = 1_000_000,
+    paper: str | None = None,
 ) -> Path:
-    """Write the server directory (server.py, runtime, tools.json, tests/, README, mcp.json)."""
+    """Write the server directory (server.py, runtime, tools.json, tests/, README, mcp.json,
+    and the documents its resources and prompts serve: the README, tutorials, ``paper``)."""
     if not specs:
         raise GenerationError("no tools to generate")
     directory.mkdir(parents=True, exist_ok=True)
@@ -97,6 +101,8 @@ def generate(
     )
     _write_tests(directory, specs, evidence or [])
     _copy_notebook_data(directory, specs, workspace.path)
+    documents, prompts = collect(workspace.path, server_name, specs, paper)
+    write_documents(directory, server_name, documents, prompts)
     (directory / "mcp.json").write_text(
         json.dumps(mcp_snippet(server_name, environment, directory), indent=2)
     )
@@ -128,6 +134,7 @@ def render_server(
     if any(spec.kind == "notebook" for spec in specs):
         parts.append(_NOTEBOOK_IMPORT)
     parts.extend(render_tool(spec, workspace.path) for spec in specs)
+    parts.append(_DOCUMENTS_SECTION)
     parts.append(_FOOTER)
     return "\n".join(parts)
 
@@ -212,8 +219,16 @@ _NOTEBOOK_IMPORT = f"""\
 import json  # noqa: E402
 
 from fastmcp.tools.base import ToolResult  # noqa: E402
-from mcp.types import ImageContent, TextContent  # noqa: E402
+from mcp.types import (  # noqa: E402
+    BlobResourceContents,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
 
+from {RUNTIME_PACKAGE}.files import written_resources as _written_resources  # noqa: E402
 from {RUNTIME_PACKAGE}.notebooks import figure_images as _figure_images  # noqa: E402
 from {RUNTIME_PACKAGE}.notebooks import run_notebook as _run_notebook  # noqa: E402
 
@@ -222,11 +237,103 @@ _NOTEBOOK_DATA = Path(__file__).resolve().parent / {NOTEBOOK_DATA!r}
 
 
 def _notebook_result(result: dict[str, Any]) -> ToolResult:
-    \"\"\"The run as JSON (structured, as every tool's result), its figures as image content.\"\"\"
+    \"\"\"The run as JSON (structured, as every tool's result), its figures as image content,
+    the files it wrote as embedded resources (links to read later once the budget is spent).\"\"\"
     content: list[Any] = [TextContent(type="text", text=json.dumps(result))]
-    for data in _figure_images(result, _MAX_BYTES):
+    images = _figure_images(result, _MAX_BYTES)
+    for data in images:
         content.append(ImageContent(type="image", data=data, mime_type="image/png"))
+    left = max(_MAX_BYTES - sum(len(data) for data in images), 0)
+    for item in _written_resources(_SERVER, result.get("files") or [], left):
+        if "text" in item:
+            body: Any = TextResourceContents(
+                uri=item["uri"], mime_type=item["mime_type"], text=item["text"]
+            )
+        elif "blob" in item:
+            body = BlobResourceContents(
+                uri=item["uri"], mime_type=item["mime_type"], blob=item["blob"]
+            )
+        else:
+            content.append(
+                ResourceLink(
+                    type="resource_link",
+                    uri=item["uri"],
+                    name=item["name"],
+                    mime_type=item["mime_type"],
+                    size=item["size"],
+                )
+            )
+            continue
+        content.append(EmbeddedResource(type="resource", resource=body))
     return ToolResult(content=content, structured_content={{"result": result}})
+"""
+
+
+_DOCUMENTS_SECTION = f"""
+
+# Resources and prompts (ARCHITECTURE.md decision 14): the README, the tutorials and the
+# paper listed in {MANIFEST}, one prompt per tutorial, and the files tool runs wrote under
+# work/ (read through one template, confined to that directory).
+import json as _json  # noqa: E402
+
+from fastmcp.exceptions import ResourceError as _ResourceError  # noqa: E402
+from fastmcp.prompts import Prompt as _Prompt  # noqa: E402
+from fastmcp.resources import FileResource as _FileResource  # noqa: E402
+from fastmcp.resources import ResourceContent as _ResourceContent  # noqa: E402
+from fastmcp.resources import ResourceResult as _ResourceResult  # noqa: E402
+
+from {RUNTIME_PACKAGE}.files import WorkFileError as _WorkFileError  # noqa: E402
+from {RUNTIME_PACKAGE}.files import read_work_file as _read_work_file  # noqa: E402
+
+_HERE = Path(__file__).resolve().parent
+_DOCUMENTS = _json.loads((_HERE / {MANIFEST!r}).read_text(encoding="utf-8"))
+for _document in _DOCUMENTS["resources"]:
+    mcp.add_resource(
+        _FileResource(
+            uri=_document["uri"],
+            path=_HERE / _document["file"],
+            name=_document["name"],
+            title=_document["title"],
+            description=_document["description"],
+            mime_type=_document["mime_type"],
+        )
+    )
+
+
+def _static_prompt(text: str) -> Any:
+    def prompt() -> str:
+        return text
+
+    return prompt
+
+
+for _prompt in _DOCUMENTS["prompts"]:
+    mcp.add_prompt(
+        _Prompt.from_function(
+            _static_prompt(_prompt["text"]),
+            name=_prompt["name"],
+            title=_prompt["title"],
+            description=_prompt["description"],
+        )
+    )
+
+
+@mcp.resource(
+    _DOCUMENTS["work_template"],
+    name="work-file",
+    description="A file a tool run wrote into this server's work directory.",
+)
+def _work_file(path: str) -> _ResourceResult:
+    try:
+        data, mime = _read_work_file(path)
+    except _WorkFileError as exc:
+        raise _ResourceError(str(exc)) from None
+    if mime.startswith("text/") or mime == "application/json":
+        try:
+            return _ResourceResult([_ResourceContent(data.decode("utf-8"), mime_type=mime)])
+        except UnicodeDecodeError:
+            mime = "application/octet-stream"
+    return _ResourceResult([_ResourceContent(data, mime_type=mime)])
 """
 
 

@@ -17,10 +17,11 @@ from typing import Any, Literal
 from fastmcp import Client
 from jsonschema import Draft202012Validator
 
+from metaserver.agents.generate.documents import MANIFEST
 from metaserver.agents.repair.classify import classify
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.notebook_outputs import compare_outputs
-from metaserver.agents.validate.protocol import listing_problems
+from metaserver.agents.validate.protocol import documents_problems, listing_problems
 from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
 from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
@@ -74,14 +75,25 @@ async def check_protocol(
     sandbox: Sandbox,
     eras: tuple[Era, ...] = ("legacy", "2026-07-28"),
 ) -> None:
-    """The server lists exactly ``specs``, with valid names and schemas, in each era.
+    """The server lists exactly ``specs``, with valid names and schemas, and the resources
+    and prompts of its ``documents.json``, well-formed, in each era.
 
     Raises:
         ValidationError: ``mcp_spec_violation`` with every problem found.
     """
+    manifest_path = server_dir / MANIFEST
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     for era in eras:
         async with connect(server_dir, environment, settings, sandbox, era) as client:
             _check_listing(await client.list_tools(), specs, era)
+            problems = documents_problems(
+                await client.list_resources(),
+                await client.list_resource_templates(),
+                await client.list_prompts(),
+                manifest,
+            )
+            if problems:
+                raise ValidationError(f"[{era}] " + "; ".join(problems))
 
 
 def _check_listing(tools: list[Any], specs: list[ToolSpec], era: str) -> None:
