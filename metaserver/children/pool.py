@@ -10,7 +10,9 @@ the newest one of a server can run side by side, and a new version gets a child 
 
 Each child is the sandboxed command of :func:`metaserver.children.launch.server_command`, the
 same one validation used, driven by a kept-alive FastMCP ``Client`` over stdio in the legacy
-(``initialize``) era: one standing session per child that concurrent calls share.
+(``initialize``) era: one standing session per child that concurrent calls share. An added
+server (``metaserver add``) is reached the same way, through its own sandboxed command or its
+HTTP endpoint (:func:`metaserver.children.connect.transport_for`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from mcp import MCPError
 
-from metaserver.children.launch import server_command, stdio_transport
+from metaserver.children.connect import transport_for
 from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
@@ -53,7 +55,7 @@ def error_result(message: str) -> mcp_types.CallToolResult:
 @dataclass(eq=False)
 class _Child:
     record: ServerRecord
-    client: Client[StdioTransport]
+    client: Client[Any]
     last_used: float = field(default_factory=time.monotonic)
     in_flight: int = 0
 
@@ -260,12 +262,10 @@ class ChildPool:
         settings = self._settings
         sandbox = self._sandbox or get_sandbox(settings.sandbox)
         # The sandbox's timeout is a start-up budget; this pool bounds the child's life.
-        command = server_command(
-            sandbox, record.python_path, record.output_dir, settings.timeouts.server_start
-        )
-        transport = stdio_transport(command)
-        transport.log_file = self._log_file(record.ref)
-        client: Client[StdioTransport] = Client(
+        transport = transport_for(record, sandbox, settings.timeouts.server_start)
+        if isinstance(transport, StdioTransport):
+            transport.log_file = self._log_file(record.ref)
+        client: Client[Any] = Client(
             transport, mode="legacy", init_timeout=settings.timeouts.server_start
         )
         try:
