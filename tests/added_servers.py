@@ -81,7 +81,7 @@ if __name__ == "__main__":
 '''
 
 # A server whose listing breaks the MCP specification: a tool's input schema is no schema.
-BAD_SCHEMA_SCRIPT = '''\
+BAD_SCHEMA_SCRIPT = """\
 from fastmcp import FastMCP
 from fastmcp.tools import Tool
 from fastmcp.tools import ToolResult
@@ -98,7 +98,7 @@ mcp.add_tool(Broken(name="broken", description="A tool.",
 
 if __name__ == "__main__":
     mcp.run(show_banner=False)
-'''
+"""
 
 UNITS_TOOLS = {"celsius_to_fahrenheit", "kilometres_to_miles", "kilograms_to_pounds"}
 
