@@ -121,7 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv, server_command = _split_add_command(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
+    if server_command is not None:
+        args.server_command = [*args.server_command, *server_command]
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -162,6 +165,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # -v logs where).
         logger.debug("unexpected failure", exc_info=True)
         return _fail(args, RuntimeError(f"internal error: {type(exc).__name__}: {exc}"), 1)
+
+
+def _split_add_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """For ``add``: the words after ``--`` are the server's command, kept apart from argparse,
+    which takes a ``*`` positional as soon as it sees NAME and would refuse them after an
+    option (``add NAME --allow-network -- COMMAND``)."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    if first != "add" or "--" not in argv:
+        return argv, None
+    split = argv.index("--")
+    return argv[:split], argv[split + 1 :]
 
 
 def _port(text: str) -> int:
