@@ -75,6 +75,9 @@ class _Child:
         change, a dead child is still found by the failed call, one call later.
         """
         transport = self.client.transport
+        if not isinstance(transport, StdioTransport):
+            # An added HTTP server: no process of ours; the session is what can be lost.
+            return not self.client.is_connected()
         task = getattr(transport, "_connect_task", None)
         if task is None or task.done() or not self.client.is_connected():
             return True

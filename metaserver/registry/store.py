@@ -271,6 +271,8 @@ def _keep_private(path: Path) -> None:
         try:
             if file.stat().st_mode & 0o077:
                 file.chmod(0o600)
+        except PermissionError:
+            pass  # another user's registry, opened to read: its owner keeps it
         except FileNotFoundError:
             if file == path:
                 # Created private and empty, before SQLite opens it (an empty file is a new

@@ -116,6 +116,8 @@ async def test_an_http_server_is_added_with_its_secret_header(
                 registry.get("remote"), "kilometres_to_miles", {"kilometres": 1.609344}
             )
             assert result.structured_content == {"result": 1.0}
+            # One standing session, kept for the next call.
+            assert pool.is_alive(record.ref)
         finally:
             await pool.close()
         assert await call_tool(settings, "remote", "celsius_to_fahrenheit", {"celsius": 0}) == (
