@@ -95,13 +95,48 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="serve one registered server over stdio, sandboxed")
     run.add_argument("server", metavar="SERVER", help="NAME (its newest version) or NAME@VERSION")
 
+    add = commands.add_parser(
+        "add",
+        help="register an existing MCP server (stdio command or streamable HTTP URL)",
+        usage="metaserver add NAME [--allow-network] -- COMMAND [ARGS...]\n"
+        '       metaserver add NAME --url URL [--header "K: V"]...',
+        description="Register an existing MCP server: its tools are listed through an MCP "
+        "client, checked, indexed for search, and callable as NAME_TOOL, by call_generated and "
+        "by `metaserver call`. A stdio COMMAND runs in the sandbox like a generated server, "
+        "with no network unless --allow-network; no shell is involved, and files on its "
+        "command line must be absolute paths (they are bound read-only). An HTTP server is "
+        "called at URL with the given headers, whose values are kept secret. Exit 2 when the "
+        "server cannot be added (nothing is registered then).",
+    )
+    add.add_argument("name", metavar="NAME", help="the server's name (a-z, 0-9, '-', '_')")
+    add.add_argument("--url", help="a streamable HTTP server's http(s) URL")
+    add.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar='"K: V"',
+        help="HTTP: a header to send with every request (repeatable; the value is a secret)",
+    )
+    add.add_argument(
+        "--allow-network", action="store_true", help="stdio: let the command reach the network"
+    )
+    add.add_argument(
+        "server_command",
+        nargs="*",
+        metavar="COMMAND",
+        help="after --: the stdio server's command",
+    )
+
     remove = commands.add_parser("remove", help="unregister a server and delete its files")
     remove.add_argument("server", metavar="SERVER", help="NAME (every version) or NAME@VERSION")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv, server_command = _split_add_command(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
+    if server_command is not None:
+        args.server_command = [*args.server_command, *server_command]
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -124,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "list": _list,
             "call": _call,
             "remove": _remove,
+            "add": _add,
             "batch": _batch,
             "run": _run,
             "bundle": _bundle,
@@ -145,6 +181,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # -v logs where).
         logger.debug("unexpected failure", exc_info=True)
         return _fail(args, RuntimeError(f"internal error: {type(exc).__name__}: {exc}"), 1)
+
+
+def _split_add_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """For ``add``: the words after ``--`` are the server's command, kept apart from argparse,
+    which takes a ``*`` positional as soon as it sees NAME and would refuse them after an
+    option (``add NAME --allow-network -- COMMAND``)."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    if first != "add" or "--" not in argv:
+        return argv, None
+    split = argv.index("--")
+    return argv[:split], argv[split + 1 :]
 
 
 def _port(text: str) -> int:
@@ -302,7 +349,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
     if not servers:
         print("no servers registered", file=sys.stderr)
     for server in servers:
-        print(f"{server.name}  ({server.source}, {len(server.tools)} tools)")
+        print(f"{server.name}  ({server.kind}: {server.source}, {len(server.tools)} tools)")
         for version in versions.get(server.name, []):
             newest = "newest" if version.version == server.version_id else "      "
             commit = (version.commit or version.source_version or "-")[:12]
@@ -317,6 +364,8 @@ def _server_json(server: ServerRecord, versions: list[VersionSummary]) -> dict[s
     """A server for ``list --json``: its newest version's tools, and all its versions."""
     return {
         "name": server.name,
+        "kind": server.kind,
+        "endpoint": None if server.endpoint is None else server.endpoint.public(),
         "source": server.source,
         "commit": server.commit,
         "version": server.version,
@@ -363,6 +412,31 @@ def _json_arguments(text: str) -> Any:
         raise UserError(f"JSON_ARGS is not valid JSON: {exc.msg}") from None
     except RecursionError:
         raise UserError("JSON_ARGS is nested too deeply to read") from None
+
+
+def _add(args: argparse.Namespace, settings: Settings) -> int:
+    from metaserver.agents.add.add import add_server
+    from metaserver.agents.add.endpoint import header_map, http_endpoint, stdio_endpoint
+
+    if (args.url is None) == (not args.server_command):
+        raise UserError("give either -- COMMAND [ARGS...] (a stdio server) or --url URL")
+    if args.url is not None:
+        if args.allow_network:
+            raise UserError("--allow-network is for a stdio server, not --url")
+        endpoint = http_endpoint(args.url, header_map(args.header))
+    else:
+        if args.header:
+            raise UserError("--header is for an HTTP server (--url), not a command")
+        endpoint = stdio_endpoint(args.server_command, args.allow_network)
+    # The MCP client logs each line a failing command prints as an error with a traceback;
+    # the one error that matters is the UserError below.
+    logging.getLogger("mcp.client.stdio").setLevel(logging.CRITICAL)
+    record = asyncio.run(add_server(settings, args.name, endpoint))
+    print(f"added {record.name} ({record.source}): {len(record.tools)} tools")
+    for tool in record.tools:
+        summary = tool.description.splitlines()[0][:70] if tool.description else ""
+        print(f"  {record.name + '_' + tool.name:32} {summary}")
+    return EXIT_OK
 
 
 def _remove(args: argparse.Namespace, settings: Settings) -> int:

@@ -9,14 +9,28 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from metaserver.exceptions import FailureType
+from metaserver.exceptions import FailureType, UserError
 
 JSON = Any  # a value json.dumps accepts; pydantic cannot check recursion cheaply
+
+# What a registered server may be called, converted or added.
+SERVER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+
+
+def check_server_name(name: str) -> str:
+    """``name`` when it is a valid server name, else a UserError saying what one is."""
+    if not SERVER_NAME.match(name):
+        raise UserError(
+            f"invalid server name {name!r}: use 1-48 of a-z, 0-9, '-' and '_', "
+            "starting with a letter or digit"
+        )
+    return name
 
 
 class Source(BaseModel):

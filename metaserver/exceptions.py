@@ -4,7 +4,8 @@ The tree, in the manner of httpx::
 
     MetaServerError
     ├── UserError                 bad input or configuration (exit code 2)
-    │   └── SourceError           a SOURCE that is malformed, unsafe or does not exist
+    │   ├── SourceError           a SOURCE that is malformed, unsafe or does not exist
+    │   └── NameTakenError        an added server's name is a registered server's already
     ├── FetchError                a valid source that could not be fetched
     ├── EnvironmentBuildError     the isolated environment could not be built
     ├── AnalysisError             the probe could not import or describe the package
@@ -48,6 +49,10 @@ class UserError(MetaServerError):
 
 class SourceError(UserError):
     """A SOURCE is malformed, unsafe, or names something that does not exist."""
+
+
+class NameTakenError(UserError):
+    """``metaserver add`` was given the name of a server already registered."""
 
 
 class FetchError(MetaServerError):

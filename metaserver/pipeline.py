@@ -51,6 +51,7 @@ from metaserver.contracts import (
     ToolEvidence,
     ToolSpec,
     Workspace,
+    check_server_name,
 )
 from metaserver.exceptions import (
     EnvironmentBuildError,
@@ -72,22 +73,12 @@ Progress = Callable[[str, float, float], Awaitable[None]]
 STAGES = ("fetch", "environment", "analysis", "generate", "validate", "register")
 # Designs kept in reserve, to stand in for tools that fail validation beyond repair.
 RESERVE_TOOLS = 6
-_SERVER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
 
 def server_name_for(text: str) -> str:
     """A registry name from a distribution or directory name: lowercase, [a-z0-9_-]."""
     name = re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-_")[:48]
     return name or "server"
-
-
-def check_server_name(name: str) -> str:
-    if not _SERVER_NAME.match(name):
-        raise UserError(
-            f"invalid server name {name!r}: use 1-48 of a-z, 0-9, '-' and '_', "
-            "starting with a letter or digit"
-        )
-    return name
 
 
 class _Timer:

@@ -213,3 +213,56 @@ def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
     # Every file of the version goes with it: server, environment, workspace.
     for parent in ("servers", "environments", "workspaces"):
         assert not [p for p in (home / parent).iterdir() if "calcpack" in p.name], parent
+
+
+@pytest.mark.integration
+def test_add_list_call_remove_an_http_server(tmp_path: Path) -> None:
+    from added_servers import http_server, write_script
+
+    home = tmp_path / "home"
+    secret = "cli-key-93ab1f"
+    script = write_script(tmp_path / "third-party")
+    with http_server(script, api_key=secret) as url:
+        added = run_cli(home, "add", "units", "--url", url, "--header", f"X-Api-Key: {secret}")
+        assert added.returncode == 0, added.stderr
+        assert "units_celsius_to_fahrenheit" in added.stdout
+        listed = run_cli(home, "list", "--json")
+        servers = json.loads(listed.stdout)
+        assert [(s["name"], s["kind"]) for s in servers] == [("units", "added")]
+        assert servers[0]["endpoint"]["headers"] == ["X-Api-Key"]
+        text = run_cli(home, "list")
+        for output in (added, listed, text):
+            assert secret not in output.stdout + output.stderr
+        called = run_cli(home, "call", "units", "kilometres_to_miles", '{"kilometres": 1.609344}')
+        assert called.returncode == 0 and called.stdout.strip() == "1.0", called.stderr
+        again = run_cli(home, "add", "units", "--url", url)
+        assert again.returncode == 2 and "registered already" in again.stderr
+    assert run_cli(home, "remove", "units").returncode == 0
+    assert json.loads(run_cli(home, "list", "--json").stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("add", "x"), "either -- COMMAND"),
+        (("add", "x", "--url", "http://127.0.0.1:9/mcp", "--", "true"), "either -- COMMAND"),
+        (("add", "Bad", "--", "true"), "invalid server name"),
+        (("add", "x", "--", "no-such-command-4f2a"), "not found on PATH"),
+        (("add", "x", "--url", "ftp://example.org/mcp"), "http:// or https://"),
+        (("add", "x", "--url", "http://127.0.0.1:9/mcp", "--header", "NoColon"), "Name: value"),
+        (("add", "x", "--header", "A: b", "--", "true"), "--header is for an HTTP server"),
+        (("add", "x", "--url", "http://127.0.0.1:9/mcp"), "did not answer initialize"),
+        (("add", "x", "--", "true"), "did not answer initialize"),
+        (("add", "x", "--allow-network", "--", "true", "-x"), "did not answer initialize"),
+    ],
+)
+def test_add_refusals_exit_2_and_leave_nothing_registered(
+    tmp_path: Path, args: tuple[str, ...], why: str
+) -> None:
+    home = tmp_path / "home"
+    result = run_cli(home, *args)
+    assert result.returncode == 2 and why in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (home / "servers").exists() or not any((home / "servers").iterdir())
+    listed = run_cli(home, "list", "--json")
+    assert json.loads(listed.stdout) == []

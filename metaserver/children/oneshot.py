@@ -1,7 +1,7 @@
 """Calling a registered tool from a process that is not the meta-server (``metaserver call``).
 
 The server is started through the sandbox exactly as validation started it, called once over
-stdio, and stopped.
+stdio, and stopped; an added HTTP server is called once at its URL.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 
 from fastmcp import Client
 
-from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
+from metaserver.children.connect import transport_for
+from metaserver.children.launch import error_text, result_value
 from metaserver.exceptions import NotFoundError
-from metaserver.registry import Registry
+from metaserver.registry import Registry, ServerRecord
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
 
@@ -31,14 +32,10 @@ async def call_tool(
     if tool not in {t.name for t in record.tools}:
         names = ", ".join(t.name for t in record.tools)
         raise NotFoundError(f"server {server!r} has no tool {tool!r} (it has: {names})")
-    command = server_command(
-        get_sandbox(settings.sandbox),
-        record.python_path,
-        record.output_dir,
-        settings.timeouts.tool_call,
-    )
+    sandbox = None if _is_http(record) else get_sandbox(settings.sandbox)
+    transport = transport_for(record, sandbox, settings.timeouts.tool_call, keep_alive=False)
     client: Client[Any] = Client(
-        stdio_transport(command, keep_alive=False),
+        transport,
         init_timeout=settings.timeouts.server_start,
         timeout=settings.timeouts.tool_call,
     )
@@ -47,3 +44,7 @@ async def call_tool(
     if raw.is_error:
         return False, error_text(raw)
     return True, result_value(raw)
+
+
+def _is_http(record: ServerRecord) -> bool:
+    return record.endpoint is not None and record.endpoint.transport == "http"

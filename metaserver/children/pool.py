@@ -10,7 +10,9 @@ the newest one of a server can run side by side, and a new version gets a child 
 
 Each child is the sandboxed command of :func:`metaserver.children.launch.server_command`, the
 same one validation used, driven by a kept-alive FastMCP ``Client`` over stdio in the legacy
-(``initialize``) era: one standing session per child that concurrent calls share.
+(``initialize``) era: one standing session per child that concurrent calls share. An added
+server (``metaserver add``) is reached the same way, through its own sandboxed command or its
+HTTP endpoint (:func:`metaserver.children.connect.transport_for`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from mcp import MCPError
 
-from metaserver.children.launch import server_command, stdio_transport
+from metaserver.children.connect import transport_for
 from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
@@ -60,7 +62,7 @@ def error_result(message: str) -> mcp_types.CallToolResult:
 @dataclass(eq=False)
 class _Child:
     record: ServerRecord
-    client: Client[StdioTransport]
+    client: Client[Any]
     last_used: float = field(default_factory=time.monotonic)
     in_flight: int = 0
 
@@ -80,6 +82,9 @@ class _Child:
         change, a dead child is still found by the failed call, one call later.
         """
         transport = self.client.transport
+        if not isinstance(transport, StdioTransport):
+            # An added HTTP server: no process of ours; the session is what can be lost.
+            return not self.client.is_connected()
         task = getattr(transport, "_connect_task", None)
         if task is None or task.done() or not self.client.is_connected():
             return True
@@ -328,12 +333,10 @@ class ChildPool:
         settings = self._settings
         sandbox = self._sandbox or get_sandbox(settings.sandbox)
         # The sandbox's timeout is a start-up budget; this pool bounds the child's life.
-        command = server_command(
-            sandbox, record.python_path, record.output_dir, settings.timeouts.server_start
-        )
-        transport = stdio_transport(command)
-        transport.log_file = self._log_file(record.ref)
-        client: Client[StdioTransport] = Client(
+        transport = transport_for(record, sandbox, settings.timeouts.server_start)
+        if isinstance(transport, StdioTransport):
+            transport.log_file = self._log_file(record.ref)
+        client: Client[Any] = Client(
             transport, mode="legacy", init_timeout=settings.timeouts.server_start
         )
         try:

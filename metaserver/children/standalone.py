@@ -20,7 +20,9 @@ import threading
 from typing import IO
 
 from metaserver.children.bad_lines import encoded, judge
+from metaserver.children.connect import added_command
 from metaserver.children.launch import server_command
+from metaserver.exceptions import UserError
 from metaserver.registry import Registry
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
@@ -31,14 +33,17 @@ def serve_stdio(settings: Settings, ref: str) -> int:
 
     Raises:
         NotFoundError: no such server or version.
+        UserError: an added HTTP server (a client reaches it at its own URL).
     """
     record = Registry(settings.registry_path).resolve(ref)
-    command = server_command(
-        get_sandbox(settings.sandbox),
-        record.python_path,
-        record.output_dir,
-        settings.timeouts.server_start,
-    )
+    sandbox, budget = get_sandbox(settings.sandbox), settings.timeouts.server_start
+    endpoint = record.endpoint
+    if endpoint is None:
+        command = server_command(sandbox, record.python_path, record.output_dir, budget)
+    elif endpoint.transport == "stdio":
+        command = added_command(sandbox, endpoint, record.output_dir, budget)
+    else:
+        raise UserError(f"server {ref!r} is an HTTP server: a client reaches it at its own URL")
     command.cwd.mkdir(parents=True, exist_ok=True)
     with (command.cwd / "server.log").open("ab") as log:
         process = subprocess.Popen(

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
 from metaserver.contracts import ToolChanges
 
 __all__ = [
+    "Endpoint",
     "Registration",
     "ServerRecord",
     "ServerSummary",
@@ -32,10 +33,49 @@ class ToolRecord(BaseModel):
     evidence: dict[str, Any] | None = None
 
 
+ServerKind = Literal["converted", "added"]
+
+
+class Endpoint(BaseModel):
+    """How an added (existing, third-party) MCP server is reached.
+
+    ``stdio``: ``command`` (an absolute executable, then its arguments, no shell) runs in the
+    sandbox, with the host's network only when ``allow_network``. ``http``: streamable HTTP at
+    ``url``, with ``headers``, whose values are secrets: kept in the registry database
+    (mode 0600), never listed or put into an error.
+    """
+
+    transport: Literal["stdio", "http"]
+    command: list[str] = Field(default_factory=list)
+    allow_network: bool = False
+    url: str | None = None
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+
+    def stored(self) -> dict[str, Any]:
+        """The endpoint as the registry stores it: with the header values in clear."""
+        data = self.model_dump(mode="json", exclude={"headers"})
+        data["headers"] = {k: v.get_secret_value() for k, v in self.headers.items()}
+        return data
+
+    def public(self) -> dict[str, Any]:
+        """The endpoint as listings show it: header names, never their values."""
+        data = self.model_dump(mode="json", exclude={"headers"})
+        data["headers"] = sorted(self.headers)
+        return data
+
+
 class ServerRecord(BaseModel):
-    """One registered, validated version of a server, and how to start it."""
+    """One registered version of a server, and how to start it.
+
+    A converted server (``kind="converted"``) is a generated directory run with its
+    environment's Python. An added server (``kind="added"``, ``metaserver add``) has an
+    ``endpoint``; its ``output_dir`` (``servers/<name>-<version>``) holds only the ``work/``
+    directory of its sandboxed child, and ``python_path`` and ``venv`` name that directory too.
+    """
 
     name: str
+    kind: ServerKind = "converted"
+    endpoint: Endpoint | None = None
     version_id: str = Field(
         default="",
         description="The version's id; empty in a record not registered yet, which then gets "
@@ -76,6 +116,7 @@ class ServerSummary(BaseModel):
     name: str
     source: str
     versions: list[VersionSummary]
+    kind: ServerKind = "converted"
 
     def listing(self) -> dict[str, Any]:
         """The server as ``list_servers`` and ``metaserver list --json`` show it: the newest
@@ -83,6 +124,7 @@ class ServerSummary(BaseModel):
         newest = self.versions[0]
         return {
             "name": self.name,
+            "kind": self.kind,
             "source": self.source,
             "latest": newest.version,
             "commit": newest.commit,

@@ -1,16 +1,22 @@
 """The registry's SQLite schema, and the migration from earlier schemas.
 
-Version 4 (this one) keeps every version of a server::
+Version 5 (this one) keeps every version of a server::
 
     servers   name -> latest (the version a bare name resolves to), created_at (first seen)
     versions  (server, version) -> source, commit, source version, identity, paths,
-              environment lock, generator version, report, created_at
+              environment lock, generator version, report, created_at, kind (``converted``
+              or ``added``) and, for an added server, its endpoint (JSON: a sandboxed
+              command, or a URL and headers; header values are secrets, which is why the
+              database file is kept mode 0600, :mod:`metaserver.registry.store`)
     tools     (server, version, name) -> description, target, schema, definition hash, evidence,
               embedding (the tool's sentence vector, :mod:`metaserver.registry.embeddings`)
               and the model that computed it
     tools_fts the search index: the tools of each server's *latest* version only
     search_state  a generation number that every change to the searchable tools bumps, so a
               process caching the vectors knows when to read them again
+
+Version 4 had no added servers: its versions get ``kind`` (``converted``) and an empty
+endpoint.
 
 Version 3 had no embeddings: its tools get the two columns (empty), and search computes the
 missing vectors once, on first use.
@@ -25,7 +31,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # The search index is kept by triggers, in the writer's own transaction, whichever process
 # writes: search never sees a half-registered server and never needs a rebuild. Only the
@@ -58,6 +64,12 @@ _INDEX_LATEST = (
 _TOOL_EVENTS = ("INSERT", "DELETE", "UPDATE")
 _SERVER_EVENTS = ("INSERT", "DELETE", "UPDATE OF latest")
 
+# The columns every version has had since version 3, in the order writers give them.
+VERSION_COLUMNS = (
+    "server, version, source, commit_sha, source_version, identity, output_dir, python_path,"
+    " venv, workspace, environment_lock, generator_version, report, created_at"
+)
+
 STATEMENTS: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS servers (
         name TEXT PRIMARY KEY,
@@ -79,6 +91,8 @@ STATEMENTS: tuple[str, ...] = (
         generator_version TEXT NOT NULL,
         report TEXT NOT NULL DEFAULT '{}',
         created_at REAL NOT NULL,
+        kind TEXT NOT NULL DEFAULT 'converted',
+        endpoint TEXT,
         PRIMARY KEY (server, version)
     )""",
     # An explicit INTEGER PRIMARY KEY: it is the search index's rowid, which VACUUM would be
@@ -164,6 +178,10 @@ def ensure_schema(db: sqlite3.Connection) -> None:
                 db.execute("ALTER TABLE tools ADD COLUMN embedding_model TEXT")
             for statement in STATEMENTS:
                 db.execute(statement)
+            if "kind" not in _columns(db, "versions"):
+                # Versions 3 and 4: every server was converted.
+                db.execute("ALTER TABLE versions ADD COLUMN kind TEXT NOT NULL DEFAULT 'converted'")
+                db.execute("ALTER TABLE versions ADD COLUMN endpoint TEXT")
             if legacy:
                 _copy_legacy(db)
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -210,7 +228,7 @@ def _copy_legacy(db: sqlite3.Connection) -> None:
             (name, version, created_at),
         )
         db.execute(
-            "INSERT INTO versions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO versions ({VERSION_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",  # noqa: S608
             (
                 name,
                 version,

@@ -22,8 +22,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from metaserver.exceptions import NotFoundError, RegistryError
+from metaserver.exceptions import NameTakenError, NotFoundError, RegistryError
 from metaserver.registry.records import (
+    Endpoint,
     Registration,
     ServerRecord,
     ServerSummary,
@@ -32,7 +33,12 @@ from metaserver.registry.records import (
     split_ref,
     tool_changes,
 )
-from metaserver.registry.schema import SCHEMA_VERSION, ensure_schema, identity_of
+from metaserver.registry.schema import (
+    SCHEMA_VERSION,
+    VERSION_COLUMNS,
+    ensure_schema,
+    identity_of,
+)
 
 __all__ = ["SCHEMA_VERSION", "Registry"]
 
@@ -49,6 +55,7 @@ class Registry:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _keep_private(self.path)
             connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise RegistryError(f"cannot open the registry at {self.path}: {exc}") from exc
@@ -61,8 +68,11 @@ class Registry:
         finally:
             connection.close()
 
-    def register(self, record: ServerRecord) -> Registration:
+    def register(self, record: ServerRecord, new_server: bool = False) -> Registration:
         """Add ``record`` as the newest version of its server, atomically.
+
+        With ``new_server`` (an added server), a server of that name must not exist yet: the
+        check is made under the write lock, so two adds of one name cannot both succeed.
 
         A registered version of the same source and commit (or source version, see
         :func:`~metaserver.registry.schema.identity_of`), or with the same version id, is
@@ -88,6 +98,8 @@ class Registry:
             db.execute("BEGIN IMMEDIATE")
             try:
                 previous = _latest(db, record.name)
+                if new_server and previous is not None:
+                    raise NameTakenError(f"a server named {record.name!r} is registered already")
                 changes = (
                     tool_changes(previous, _hashes(db, record.name, previous), hashes)
                     if previous is not None
@@ -165,15 +177,15 @@ class Registry:
         with self._connect() as db:
             rows = db.execute(
                 "SELECT v.server, v.source, v.version, v.commit_sha, v.source_version,"
-                " v.created_at, (SELECT count(*) FROM tools AS t"
+                " v.created_at, v.kind, (SELECT count(*) FROM tools AS t"
                 "   WHERE t.server = v.server AND t.version = v.version)"
                 " FROM versions AS v JOIN servers AS s ON s.name = v.server"
                 " ORDER BY v.server, v.version = s.latest DESC, v.created_at DESC, v.version DESC"
             ).fetchall()
         summaries: dict[str, ServerSummary] = {}
-        for server, source, version, commit, source_version, created_at, count in rows:
+        for server, source, version, commit, source_version, created_at, kind, count in rows:
             summary = summaries.setdefault(
-                server, ServerSummary(name=server, source=source, versions=[])
+                server, ServerSummary(name=server, source=source, versions=[], kind=kind)
             )
             summary.versions.append(
                 VersionSummary(
@@ -249,6 +261,25 @@ class Registry:
             return [_load(db, row) for row in rows]
 
 
+def _keep_private(path: Path) -> None:
+    """Make the database and its journal files readable by their owner only (0600).
+
+    The registry holds added servers' header values (secrets). SQLite creates the ``-wal``
+    and ``-shm`` files with the database file's mode, so a private database keeps them private.
+    """
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+        except PermissionError:
+            pass  # another user's registry, opened to read: its owner keeps it
+        except FileNotFoundError:
+            if file == path:
+                # Created private and empty, before SQLite opens it (an empty file is a new
+                # database to SQLite).
+                file.touch(mode=0o600, exist_ok=True)
+
+
 def _version_for(record: ServerRecord) -> str:
     # A conversion's directories are <name>-<token>: the token names the version, so that
     # a version's files are found from its id alone.
@@ -296,7 +327,8 @@ def _insert_version(
     model: str | None,
 ) -> None:
     db.execute(
-        "INSERT INTO versions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        f"INSERT INTO versions ({VERSION_COLUMNS}, kind, endpoint)"  # noqa: S608 - a constant
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             record.name,
             record.version_id,
@@ -312,6 +344,8 @@ def _insert_version(
             record.generator_version,
             json.dumps(record.report),
             record.created_at,
+            record.kind,
+            None if record.endpoint is None else json.dumps(record.endpoint.stored()),
         ),
     )
     db.executemany(
@@ -340,8 +374,11 @@ def _load(db: sqlite3.Connection, row: sqlite3.Row) -> ServerRecord:
         "SELECT * FROM tools WHERE server = ? AND version = ? ORDER BY name",
         (row["server"], row["version"]),
     ).fetchall()
+    endpoint = row["endpoint"]
     return ServerRecord(
         name=row["server"],
+        kind=row["kind"],
+        endpoint=None if endpoint is None else Endpoint.model_validate_json(endpoint),
         version_id=row["version"],
         source=row["source"],
         commit=row["commit_sha"],

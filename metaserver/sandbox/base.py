@@ -55,6 +55,9 @@ class Policy:
         kind: ``install`` children may write the package cache named by ``UV_CACHE_DIR``
             (a cache of the sandbox's own, see :mod:`metaserver.sandbox.identity`); for
             every other kind the cache is neither readable nor writable.
+        internet: the host's network, unfiltered (no network namespace of its own). Only for
+            an existing MCP server the operator added with ``--allow-network``
+            (``metaserver add``); never for repository code, and never with ``network``.
         tenant: whom the child acts for (a generated server's directory name). Children of
             one tenant share a uid of their own; different tenants never share one, so one
             tenant's process limit, processes and files are out of another's reach. None:
@@ -69,6 +72,7 @@ class Policy:
     env: Mapping[str, str] = field(default_factory=dict)
     kind: PolicyKind = "run"
     tenant: str | None = None
+    internet: bool = False
 
 
 @dataclass(frozen=True)

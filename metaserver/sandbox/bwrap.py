@@ -29,7 +29,9 @@ confined ``/bin/true``. It runs on the host, so where it lives does not matter t
 ``setpriv``, which runs inside, is named by its real path under ``/usr``.
 
 Installs (``Policy.network``) keep ``--unshare-net`` too: the only way out is the bridge to
-the host's allow-list proxy (:mod:`metaserver.sandbox.proxy`).
+the host's allow-list proxy (:mod:`metaserver.sandbox.proxy`). Only ``Policy.internet`` (an
+added server the operator allowed the network, ``metaserver add --allow-network``) shares the
+host's network namespace, with the host's resolver configuration bound read-only.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ SECCOMP_FD = 9  # dash redirects single-digit descriptors only
 # A constant script: the filter file arrives as $0 and is opened on fd 9 for bwrap's
 # --seccomp; nothing from the command line is ever interpolated into shell text.
 FD_SCRIPT = f'exec "$@" {SECCOMP_FD}<"$0"'
+# What name resolution reads, for a child with the host's network (``Policy.internet``).
+RESOLVER_FILES = (Path("/etc/resolv.conf"), Path("/etc/gai.conf"))
 
 
 def host_python() -> Path:
@@ -138,6 +142,8 @@ class BwrapSandbox(Sandbox):
         extra: list[Path] = []
         if policy.kind == "install":
             extra += [Path(p) for p in _local_links(policy.env)]
+        if policy.internet:
+            extra += [p for p in RESOLVER_FILES if p.exists()]
         inner = [*argv]
         proxy_options: list[str] = []
         if policy.network:
@@ -198,7 +204,7 @@ class BwrapSandbox(Sandbox):
             "--unshare-pid",
             "--unshare-ipc",
             "--unshare-uts",
-            "--unshare-net",
+            *([] if policy.internet else ["--unshare-net"]),
             "--unshare-cgroup-try",
             "--hostname",
             "sandbox",

@@ -83,7 +83,7 @@ class DockerSandbox(Sandbox):
             "--name",
             f"metaserver-{uuid.uuid4().hex[:12]}",
             "--network",
-            "none",
+            "bridge" if policy.internet else "none",
             "--read-only",
             "--tmpfs",
             "/tmp:rw,exec,size=512m",  # noqa: S108 - the container's own tmpfs

@@ -9,7 +9,8 @@ nothing outside the standard library), so it works with any Python 3 interpreter
    child exits or the supervisor is killed (``PR_SET_PDEATHSIG``), every process the
    repository started dies with it, even those that called ``setsid`` to escape a process
    group kill. Loopback is brought up; with ``bridge=SOCKET`` a root-owned bridge to the
-   host's index proxy listens on 127.0.0.1:3128 (the install's only way out);
+   host's index proxy listens on 127.0.0.1:3128 (the install's only way out); with
+   ``net=host`` (an added server allowed the network) only the pid namespace is new;
 3. ``uid=U gid=G``: groups cleared, gid and uid switched (only when run as root);
 4. ``no_new_privs`` and, with ``seccomp=FILE``, the BPF filter of ``seccomp.py``;
 5. exec of ARGV.
@@ -161,7 +162,9 @@ def main(argv: list[str]) -> None:
     set_limits(pairs)
     if pairs.get("ns") == "1":
         uid, gid = os.getuid(), os.getgid()
-        flags = CLONE_NEWNET | CLONE_NEWPID
+        # net=host: an added server the operator allowed the network keeps the host's.
+        own_network = pairs.get("net") != "host"
+        flags = (CLONE_NEWNET if own_network else 0) | CLONE_NEWPID
         if uid != 0:
             flags |= CLONE_NEWUSER
         unshare(flags)
@@ -170,7 +173,8 @@ def main(argv: list[str]) -> None:
         child = os.fork()
         if child != 0:
             supervise(child)
-        loopback_up()
+        if own_network:
+            loopback_up()
         if "bridge" in pairs:
             start_bridge(pairs["bridge"])
     confine_and_exec(pairs, command)

@@ -116,6 +116,8 @@ class ProcessSandbox(Sandbox):
             )
         if self.namespaces:
             arguments.append("ns=1")
+            if policy.internet:
+                arguments.append("net=host")  # a pid namespace, the host's network
             if policy.network:
                 for key in list(env):
                     if key.lower() in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):

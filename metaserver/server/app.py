@@ -3,7 +3,7 @@
 Tools (the contract in docs/ARCHITECTURE.md, "Contracts"): ``convert_repo``,
 ``conversion_status``, ``cancel_conversion`` (conversions run as jobs,
 :mod:`metaserver.server.jobs`), ``list_tools``, ``call_generated``, ``list_servers``,
-``remove_server``; and, unless
+``remove_server``, ``add_server`` (an existing MCP server joins the registry); and, unless
 ``settings.expose_direct_tools`` is off, every registered tool as ``<server>_<tool>``
 (:mod:`metaserver.server.direct`). Generated servers run as lazily started, sandboxed children
 (:mod:`metaserver.children.pool`); tool-list changes are announced by
@@ -31,6 +31,7 @@ from metaserver import __version__
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
+from metaserver.server.adding import add_adding_tools
 from metaserver.server.bearer_errors import BearerErrors
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools
@@ -52,7 +53,8 @@ a local directory or pypi:NAME into a validated server and mounts its tools as
 <server>_<tool>. A conversion goes on if the call is abandoned: conversion_status(source)
 tells how it stands or ended, cancel_conversion(job) stops it. list_tools(query) searches
 every registered tool; call_generated(server, tool, arguments) calls one without relying on
-the tool list."""
+the tool list. add_server(name, command=..., args=...) or add_server(name, url=...) registers
+an existing MCP server the same way."""
 
 
 def build_server(settings: Settings) -> FastMCP[Any]:
@@ -107,6 +109,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     mcp.add_provider(documents)  # their resources and prompts, mounted with their tools
     add_conversion_tools(mcp, state, as_task=enable_tasks(mcp))
     add_registry_tools(mcp, state)
+    add_adding_tools(mcp, state)
     add_find_tools(mcp, state.registry, state.direct)
 
     # Mounted after the meta-tools, which therefore come first in tools/list.

@@ -117,7 +117,7 @@ class _SayWhyEmpty(Middleware):
 
 def _empty_sentence(tool: str, arguments: dict[str, Any]) -> str:
     if tool == "list_servers":
-        return "no servers are registered; convert_repo(source) adds one"
+        return "no servers are registered; convert_repo(source) or add_server(name, ...) adds one"
     query, server = arguments.get("query"), arguments.get("server")
     where = f" of server {server!r}" if server else ""
     if query:

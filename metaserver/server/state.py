@@ -26,6 +26,7 @@ META_TOOLS = frozenset(
         "call_generated",
         "list_servers",
         "remove_server",
+        "add_server",
     }
 )
 

@@ -250,3 +250,22 @@ def test_a_version_2_registry_is_migrated(tmp_path: Path) -> None:
         assert not {"legacy_servers", "legacy_tools"} & tables
         assert check.execute("SELECT count(*) FROM tools_fts").fetchone()[0] == 4
     assert json.loads(json.dumps(registry.summaries()[0].listing()))["latest"] == "99"
+
+
+def test_a_version_4_registry_is_migrated_and_kept_private(settings: Settings) -> None:
+    registry = Registry(settings.registry_path)
+    registry.register(_version(settings, "calc", "aa", "c0", [_tool("mean")]))
+    with sqlite3.connect(settings.registry_path) as db:
+        # Version 4 had neither column.
+        db.execute("ALTER TABLE versions DROP COLUMN endpoint")
+        db.execute("ALTER TABLE versions DROP COLUMN kind")
+        db.execute("PRAGMA user_version=4")
+    settings.registry_path.chmod(0o644)
+
+    calc = registry.get("calc")
+    assert calc.kind == "converted" and calc.endpoint is None
+    assert [s.listing()["kind"] for s in registry.summaries()] == ["converted"]
+    with sqlite3.connect(settings.registry_path) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    # Added servers' header values live in this file: only its owner may read it.
+    assert settings.registry_path.stat().st_mode & 0o777 == 0o600
