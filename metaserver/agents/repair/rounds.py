@@ -56,6 +56,7 @@ async def validate_and_repair(
         if fresh:
             logger.info("validate: %s stand in for dropped tools", ", ".join(s.name for s in fresh))
             specs.extend(fresh)
+        if fresh:
             draft.render(specs)
         attempts = await _apply(draft, repairs, specs, state)
         touched = {r.tool for r in repairs} | {spec.name for spec in fresh}
@@ -103,4 +104,8 @@ async def _apply(
             spec.timeout = max(repair.timeout or current * TIMEOUT_FACTOR, current)
         elif repair.kind == "next_example":
             attempts[spec.name] = repair.examples
+    if any(r.kind == "longer_timeout" for r in repairs):
+        # A script or notebook tool times its own run with the budget written in server.py:
+        # a longer budget for the client's call alone timed out at the old one again.
+        draft.render(specs)
     return attempts

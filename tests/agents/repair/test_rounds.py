@@ -10,7 +10,7 @@ from draft_helpers import draft, spec
 from metaserver.agents.repair import rounds
 from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState
 from metaserver.agents.repair.rounds import _apply
-from metaserver.contracts import Example
+from metaserver.contracts import Example, NotebookCell, NotebookTarget, ToolSpec
 from metaserver.exceptions import EnvironmentBuildError
 
 
@@ -64,3 +64,25 @@ async def test_a_notebooks_companions_that_cannot_install_leave_the_missing_modu
     await _apply(draft(tmp_path), [repair], [spec()], state)
     assert asked == [["matplotlib", "corner", "mpl_toolkits"], ["matplotlib"]]
     assert state.installed == {"matplotlib"}
+
+
+async def test_a_longer_timeout_reaches_the_budget_a_notebook_tool_times_itself_with(
+    tmp_path: Path,
+) -> None:
+    cells = [NotebookCell(cell=0, source="import time\ntime.sleep(40)")]
+    slow = ToolSpec(
+        name="tour",
+        description="A slow tutorial.",
+        target="docs/tour.ipynb",
+        parameters=[],
+        kind="notebook",
+        notebook=NotebookTarget(path="docs/tour.ipynb", cells=cells),
+    )
+    work = draft(tmp_path)
+    work.render([slow])
+    assert "timeout=None" in (work.server_dir / "server.py").read_text()
+
+    repair = Repair(tool="tour", kind="longer_timeout", timeout=100.0, reason="slow")
+    await _apply(work, [repair], [slow], RepairState())
+
+    assert "timeout=100.0" in (work.server_dir / "server.py").read_text()
