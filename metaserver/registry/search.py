@@ -28,6 +28,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -66,6 +67,8 @@ _DENSE_FLOOR = 0.2
 # What a place lower in a need's ranking costs (a need's best tool scores 1): 0.25 let each
 # need's top tools in ahead of another need's tail (recall@10 0.593 -> 0.614).
 _TURN = 0.25
+# Where requests are embedded: concurrent searches share the one model session.
+_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="metaserver-embed")
 
 
 class ToolHit(BaseModel):
@@ -113,17 +116,22 @@ def search_tools(
     model = embedder()
     with registry._connect() as db:
         dense: list[list[int]] = [[] for _ in needs]
-        if model is not None:
-            vectors = searchable_vectors(db, registry.path)
-            if len(vectors.ids):
-                dense = vectors.nearest(model.embed(needs), server, depth, _DENSE_FLOOR)
+        vectors = searchable_vectors(db, registry.path) if model is not None else None
+        # The needs' embedding (onnxruntime) runs on another thread while SQLite ranks them by
+        # BM25 on this one: both release the GIL, so a search costs the longer of the two.
+        embedding = (
+            _EMBEDDING.submit(model.embed, needs)
+            if model is not None and vectors is not None and len(vectors.ids)
+            else None
+        )
+        lexical = [_bm25(db, need, server, depth) for need in needs]
+        if vectors is not None and embedding is not None:
+            dense = vectors.nearest(embedding.result(), server, depth, _DENSE_FLOOR)
         merged: dict[int, float] = {}
         whole: dict[int, float] = {}
         turn: dict[int, int] = {}  # a tool's best place (0 = first) in any need's ranking
-        for need, nearest in zip(needs, dense, strict=True):
-            fused = _fuse(
-                ((_BM25_WEIGHT, _bm25(db, need, server, depth)), (_DENSE_WEIGHT, nearest))
-            )
+        for words, nearest in zip(lexical, dense, strict=True):
+            fused = _fuse(((_BM25_WEIGHT, words), (_DENSE_WEIGHT, nearest)))
             if fused:
                 best = max(fused.values())
                 for rank, tool in enumerate(sorted(fused, key=lambda t: -fused[t])):
