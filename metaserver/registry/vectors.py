@@ -102,17 +102,13 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
             generation = _generation(db)
         rows = db.execute(
             "SELECT t.id, t.server, t.embedding" + _SEARCHABLE + " WHERE t.embedding_model = ?"
-            " AND length(t.embedding) > 0 ORDER BY t.id",
+            " AND length(t.embedding) > 0",
             (MODEL_ID,),
         ).fetchall()
         counts = np.array([blob_rows(row[2]) for row in rows], dtype=np.int64)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        matrix = np.array(from_blobs([row[2] for row in rows]), dtype=np.float32)
-        centroids = (
-            np.add.reduceat(matrix, starts, axis=0) / counts[:, None]
-            if len(rows)
-            else np.zeros((0, matrix.shape[1]), dtype=np.float32)
-        )
+        matrix = from_blobs([row[2] for row in rows])
+        centroids = _means(matrix, starts, counts)
         vectors = ToolVectors(
             generation=generation,
             ids=np.array([row[0] for row in rows], dtype=np.int64),
@@ -124,6 +120,19 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
         )
         _CACHE[path] = vectors
         return vectors
+
+
+def _means(
+    matrix: Vectors, starts: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
+) -> Vectors:
+    """Each tool's mean row, computed for the tools of each row count at once (a tool has a
+    few rows; np.add.reduceat along rows took 2.6 s at 20,000 tools)."""
+    means = np.zeros((len(starts), matrix.shape[1]), dtype=np.float32)
+    for count in np.unique(counts):
+        tools = np.flatnonzero(counts == count)
+        rows = starts[tools][:, None] + np.arange(count)
+        means[tools] = matrix[rows].mean(axis=1)
+    return means
 
 
 def _generation(db: sqlite3.Connection) -> int:
