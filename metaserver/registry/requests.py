@@ -12,7 +12,7 @@ any, they are written here, deterministically, from what the tool says of itself
 - its name as words with its parameters' names ("get current stock price by symbol"): what a
   request supplies.
 
-Measured on the tool-retrieval set (bench/retrieval.py; ARCHITECTURE.md, "Tool retrieval").
+Measured on the tool-retrieval set (bench/retrieval.py; ARCHITECTURE.md, decision 13).
 """
 
 from __future__ import annotations

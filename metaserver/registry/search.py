@@ -19,7 +19,7 @@ place below the top of the tool's best need: the needs take turns at the top ins
 longest need taking every place. Ties go to the tool the whole request ranks higher. Without
 an embedding model the same runs on BM25 alone. Only each server's newest version is
 searched: an older version stays callable as ``name@version`` but is not offered. Weights and
-depths were measured with bench/retrieval.py (ARCHITECTURE.md, "Tool retrieval").
+depths were measured with bench/retrieval.py (ARCHITECTURE.md, decision 13).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def search_tools(
         registry: the registry to search.
         query: a plain-language need, or words; matched by meaning (embeddings) and by words
             (as prefixes, stemmed) against tool names, descriptions, parameter names and
-            descriptions, server names and import targets. An exact tool name (``tool`` or
+            descriptions, server names, import targets and example requests. An exact tool name (``tool`` or
             ``server_tool``) ranks that tool first. None, or text with no words, lists tools
             in server/tool order with no score.
         server: only tools of this server.

@@ -5,7 +5,7 @@ Each tool has several vectors (its document and each example request,
 consecutive rows of one contiguous float32 matrix. A tool's similarity to a request is the mean
 of its best row's cosine and its rows' average: the best row finds a tool that one of its
 phrasings fits, the average keeps a tool whose texts all fit ahead of one that a single stray
-phrase does (measured, ARCHITECTURE.md "Tool retrieval").
+phrase does (measured: ARCHITECTURE.md, decision 13).
 
 The average part is linear, so each tool's mean row is kept too (``centroids``), and search
 runs in two steps: every need against every tool's mean (one matrix product over one row per
