@@ -94,9 +94,9 @@ def search_tools(
         registry: the registry to search.
         query: a plain-language need, or words; matched by meaning (embeddings) and by words
             (as prefixes, stemmed) against tool names, descriptions, parameter names and
-            descriptions, server names, import targets and example requests. An exact tool name (``tool`` or
-            ``server_tool``) ranks that tool first. None, or text with no words, lists tools
-            in server/tool order with no score.
+            descriptions, server names, import targets and example requests. An exact tool
+            name (``tool`` or ``server_tool``) ranks that tool first. None, or text with no
+            words, lists tools in server/tool order with no score.
         server: only tools of this server.
         limit: at most this many hits (values below 1 give none).
 
