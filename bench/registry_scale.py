@@ -9,7 +9,13 @@ Start times assume compiled bytecode (`make setup`); with PYTHONDONTWRITEBYTECOD
 .pyc files every start compiles its imports (about +0.6 s here).
 
     make setup && uv run python bench/registry_scale.py [--servers 1000] [--tools 20]
-        [--search-only] [--home DIR]
+        [--search-only] [--home DIR] [--distinct N]
+
+With --distinct N only N servers are registered through Registry.register (embeddings
+included); the others are copies of their rows under new server names, written in SQL (the
+triggers index them as any registration does). Search then costs what it costs over that
+many tools and vectors, and the fill takes seconds instead of the embedding of every tool's
+texts (an hour on a loaded 2-core machine).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import argparse
 import asyncio
 import os
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -32,6 +39,7 @@ from fake_children import SERVER_SCRIPT, TOOLS
 
 from metaserver.registry import Registry, ServerRecord, ToolRecord
 from metaserver.registry.embeddings import embedder, tool_vectors
+from metaserver.registry.requests import template_requests
 from metaserver.registry.search import search_tools
 from metaserver.settings import Settings
 
@@ -54,9 +62,11 @@ QUERIES = [
 ]
 
 
-def populate(settings: Settings, servers: int, tools: int, rng: random.Random) -> None:
+def populate(
+    settings: Settings, servers: int, tools: int, rng: random.Random, distinct: int | None = None
+) -> None:
     registry = Registry(settings.registry_path)
-    for index in range(servers):
+    for index in range(min(servers, distinct or servers)):
         name = f"srv{index:04d}"
         output_dir = settings.servers_dir / name
         output_dir.mkdir(parents=True, exist_ok=True)
@@ -92,6 +102,36 @@ def populate(settings: Settings, servers: int, tools: int, rng: random.Random) -
                 tools=records,
             )
         )
+
+    if distinct and distinct < servers:
+        copy_servers(registry.path, distinct, servers)
+
+
+def copy_servers(path: Path, distinct: int, servers: int) -> None:
+    """Servers ``distinct`` to ``servers - 1``: copies of the rows of server ``i % distinct``."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN IMMEDIATE")
+    for index in range(distinct, servers):
+        name, model = f"srv{index:04d}", f"srv{index % distinct:04d}"
+        db.execute(
+            "INSERT INTO versions SELECT ?, version, source || ?, commit_sha, source_version,"
+            " identity || ?, output_dir, python_path, venv, workspace, environment_lock,"
+            " generator_version, report, created_at FROM versions WHERE server = ?",
+            (name, name, name, model),
+        )
+        db.execute(
+            "INSERT INTO servers SELECT ?, latest, created_at FROM servers WHERE name = ?",
+            (name, model),
+        )
+        db.execute(
+            "INSERT INTO tools (server, version, name, description, target, input_schema,"
+            " definition_hash, evidence, requests, embedding, embedding_model)"
+            " SELECT ?, version, name, description, target, input_schema, definition_hash,"
+            " evidence, requests, embedding, embedding_model FROM tools WHERE server = ?",
+            (name, model),
+        )
+    db.execute("COMMIT")
+    db.close()
 
 
 def percentiles(samples: list[float]) -> str:
@@ -151,9 +191,11 @@ async def main(servers: int, tools: int, options: argparse.Namespace) -> None:
         print(f"registry: {len(registry.summaries())} servers, reused from {home}")
     else:
         started = time.perf_counter()
-        populate(settings, servers, tools, random.Random(7))  # noqa: S311 - reproducible data
+        rng = random.Random(7)  # noqa: S311 - reproducible data
+        populate(settings, servers, tools, rng, options.distinct)
+        copied = f", {options.distinct} distinct" if options.distinct else ""
         print(
-            f"registry: {servers} servers, {servers * tools} tools, "
+            f"registry: {servers} servers, {servers * tools} tools{copied}, "
             f"written in {time.perf_counter() - started:.1f} s (embeddings included)"
         )
 
@@ -202,8 +244,12 @@ def embedding_costs(settings: Settings, registry: Registry) -> None:
     embedder()
     load = time.perf_counter() - began
     tools = [
-        (name, description + " Returns the result as JSON; raises on invalid input.")
-        for name, (description, _) in list(TOOLS.items()) * 2
+        (
+            name,
+            description + " Returns the result as JSON; raises on invalid input.",
+            template_requests("zz_extra", name, schema),  # what registration embeds too
+        )
+        for name, (description, schema) in list(TOOLS.items()) * 2
     ]
     samples = []
     for _ in range(5):
@@ -225,7 +271,7 @@ def embedding_costs(settings: Settings, registry: Registry) -> None:
             ToolRecord(
                 name=n, description=d, target=f"fake:{n}", input_schema={}, definition_hash=n
             )
-            for n, d in tools[: len(TOOLS)]
+            for n, d, _ in tools[: len(TOOLS)]
         ],
     )
     began = time.perf_counter()
@@ -263,6 +309,11 @@ if __name__ == "__main__":
     parser.add_argument("--tools", type=int, default=20)
     parser.add_argument(
         "--home", type=Path, help="a home to fill, or to reuse when it has a registry already"
+    )
+    parser.add_argument(
+        "--distinct",
+        type=int,
+        help="register only this many servers for real; the rest are copies of their rows",
     )
     parser.add_argument(
         "--search-only", action="store_true", help="stop after the search and embedding figures"

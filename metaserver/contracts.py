@@ -251,6 +251,12 @@ class ToolSpec(BaseModel):
     notebook: NotebookTarget | None = Field(
         default=None, description="For kind notebook: the code cells the tool runs."
     )
+    requests: list[str] = Field(
+        default_factory=list,
+        description="Example requests a user might make that this tool answers, written by "
+        "the model (agents/llm/requests.py); registered for search. Empty: the registry "
+        "writes deterministic ones.",
+    )
 
     @property
     def input_schema(self) -> dict[str, JSON]:

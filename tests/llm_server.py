@@ -222,6 +222,12 @@ def sensible(
         if name == "tool_example":
             arguments = schema["properties"]["arguments"]
             return answer({"arguments": instance(arguments)}, delay)
+        if name == "tool_requests":
+            tools = []
+            for target in schema["properties"]["tools"]["items"]["properties"]["target"]["enum"]:
+                function = target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+                tools.append({"target": target, "requests": [f"please {function} my values"]})
+            return answer({"tools": tools}, delay)
         if name == "tool_diagnosis":
             return answer(
                 {

@@ -57,6 +57,7 @@ def register(
                 input_schema=spec.input_schema,
                 definition_hash=spec.definition_hash(),
                 evidence=seen.evidence.model_dump(mode="json") if seen.evidence else None,
+                requests=spec.requests,
             )
         )
     record = ServerRecord(

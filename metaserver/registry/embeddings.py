@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import re
 import threading
 from collections.abc import Sequence
 from functools import cache
@@ -26,24 +25,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from metaserver.registry.requests import name_words
+
 logger = logging.getLogger(__name__)
 
-MODEL_ID = "all-MiniLM-L6-v2-int8"
+# What the stored vectors are: the model, and the texts of a tool it embeds (its document, then
+# each of its example requests). A registry whose vectors were made otherwise gets new ones on
+# its first search (:mod:`metaserver.registry.vectors`).
+MODEL_ID = "all-MiniLM-L6-v2-int8+requests"
 DIMENSION = 384
 # Tokens per text: a tool's name and the start of its description say what it does; the model
 # was trained on 128-token pieces, and longer inputs cost time without helping.
 _MAX_TOKENS = 128
 _BATCH = 32
 _TOKENIZER = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEPARATORS = re.compile(r"[_\-.\s]+")
 
 Vectors = npt.NDArray[np.float32]
-
-
-def name_words(name: str) -> str:
-    """A tool name as words: ``getRecipeById`` and ``get_recipe-by.id`` -> "get Recipe By Id"."""
-    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", name)).strip()
 
 
 def tool_document(name: str, description: str) -> str:
@@ -159,15 +156,33 @@ def to_blob(vector: Vectors) -> bytes:
 
 
 def from_blobs(blobs: Sequence[bytes]) -> Vectors:
-    """Stored vectors as one matrix (one row per blob)."""
+    """Stored vectors as one matrix: each blob's vectors, one row each, blob after blob."""
     if not blobs:
         return np.zeros((0, DIMENSION), dtype=np.float32)
-    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), DIMENSION)
+    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, DIMENSION)
 
 
-def tool_vectors(tools: Sequence[tuple[str, str]]) -> list[bytes] | None:
-    """The stored vectors of ``(name, description)`` pairs; None when there is no model."""
+def blob_rows(blob: bytes) -> int:
+    """How many vectors a stored blob holds."""
+    return len(blob) // (4 * DIMENSION)
+
+
+def tool_texts(name: str, description: str, requests: Sequence[str]) -> list[str]:
+    """What a tool is embedded as: its document, then each of its example requests."""
+    return [tool_document(name, description), *requests]
+
+
+def tool_vectors(tools: Sequence[tuple[str, str, Sequence[str]]]) -> list[bytes] | None:
+    """The stored vectors of ``(name, description, example requests)`` triples, one blob per
+    tool holding one vector per text of :func:`tool_texts`; None when there is no model.
+    All the tools' texts run through the model together (batched by length)."""
     model = embedder()
     if model is None:
         return None
-    return [to_blob(row) for row in model.embed([tool_document(n, d) for n, d in tools])]
+    texts = [tool_texts(*tool) for tool in tools]
+    rows = model.embed([text for group in texts for text in group])
+    blobs, start = [], 0
+    for group in texts:
+        blobs.append(to_blob(rows[start : start + len(group)]))
+        start += len(group)
+    return blobs

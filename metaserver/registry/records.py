@@ -31,6 +31,11 @@ class ToolRecord(BaseModel):
     input_schema: dict[str, Any]
     definition_hash: str
     evidence: dict[str, Any] | None = None
+    requests: list[str] = Field(
+        default_factory=list,
+        description="Example requests this tool answers, for search; empty in a record not "
+        "registered yet, which then gets deterministic ones (metaserver.registry.requests).",
+    )
 
 
 ServerKind = Literal["converted", "added"]

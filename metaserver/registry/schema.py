@@ -1,6 +1,6 @@
 """The registry's SQLite schema, and the migration from earlier schemas.
 
-Version 5 (this one) keeps every version of a server::
+Version 6 (this one) keeps every version of a server::
 
     servers   name -> latest (the version a bare name resolves to), created_at (first seen)
     versions  (server, version) -> source, commit, source version, identity, paths,
@@ -9,17 +9,24 @@ Version 5 (this one) keeps every version of a server::
               command, or a URL and headers; header values are secrets, which is why the
               database file is kept mode 0600, :mod:`metaserver.registry.store`)
     tools     (server, version, name) -> description, target, schema, definition hash, evidence,
-              embedding (the tool's sentence vector, :mod:`metaserver.registry.embeddings`)
+              example requests (a JSON list of strings, :mod:`metaserver.registry.requests`),
+              embedding (the tool's sentence vectors, :mod:`metaserver.registry.embeddings`)
               and the model that computed it
     tools_fts the search index: the tools of each server's *latest* version only
     search_state  a generation number that every change to the searchable tools bumps, so a
               process caching the vectors knows when to read them again
 
-Version 4 had no added servers: its versions get ``kind`` (``converted``) and an empty
-endpoint.
-
-Version 3 had no embeddings: its tools get the two columns (empty), and search computes the
-missing vectors once, on first use.
+Version 5 existed in two forms while both were being built, one with added servers and one
+with example requests; version 6 has both, and the migration below looks at columns, not at
+the number, so either form (and 3 and 4) becomes 6:
+- no ``kind`` in ``versions`` (3, 4, 5 with requests): every server was converted; versions
+  get ``kind`` (``converted``) and an empty endpoint;
+- no ``requests`` in ``tools`` (3, 4, 5 with added servers): tools get them written from
+  their names, parameters and servers (deterministically, as a registration without them
+  does), the search index is rebuilt with their column, and their vectors are computed
+  again on the next search (the stored model id changed);
+- no ``embedding`` (3): tools also get the two vector columns (empty), and search computes
+  the missing vectors once, on first use.
 
 Versions 1 and 2 had one row per server in ``servers`` and tools keyed by server; version 2
 added the search index. Both become one version per server, named after the suffix of its
@@ -28,16 +35,18 @@ output directory (``servers/<name>-<token>``), else ``v1``.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # The search index is kept by triggers, in the writer's own transaction, whichever process
 # writes: search never sees a half-registered server and never needs a rebuild. Only the
 # latest version of a server is indexed (an older version stays callable by name@version, but
 # is not offered). Columns: the tool name split into words, its description, the names and
-# descriptions of its parameters, and where it comes from (server name, import target).
+# descriptions of its parameters, where it comes from (server name, import target), and its
+# example requests.
 _FTS_ROW = """
 SELECT {t}.id, {t}.server, {t}.name,
     replace(replace({t}.name, '_', ' '), '-', ' '),
@@ -49,9 +58,14 @@ SELECT {t}.id, {t}.server, {t}.name,
         FROM json_each({t}.input_schema, '$.properties') AS p
         WHERE p.type = 'object'
     ), '') ELSE '' END,
-    replace(replace({t}.server, '_', ' '), '-', ' ') || ' ' || {t}.target
+    replace(replace({t}.server, '_', ' '), '-', ' ') || ' ' || {t}.target,
+    CASE WHEN json_valid({t}.requests) THEN coalesce((
+        SELECT group_concat(r.value, ' ') FROM json_each({t}.requests) AS r
+    ), '') ELSE '' END
 """
-_FTS_INSERT = "INSERT INTO tools_fts(rowid, server, tool, words, description, parameters, origin)"
+_FTS_INSERT = (
+    "INSERT INTO tools_fts(rowid, server, tool, words, description, parameters, origin, requests)"
+)
 _NEW_IS_LATEST = " WHERE new.version = (SELECT latest FROM servers WHERE name = new.server)"
 _INDEX_NEW_TOOL = _FTS_INSERT + _FTS_ROW.format(t="new") + _NEW_IS_LATEST + ";"
 _INDEX_LATEST = (
@@ -107,6 +121,7 @@ STATEMENTS: tuple[str, ...] = (
         input_schema TEXT NOT NULL,
         definition_hash TEXT NOT NULL,
         evidence TEXT NOT NULL DEFAULT 'null',
+        requests TEXT NOT NULL DEFAULT '[]',
         embedding BLOB,
         embedding_model TEXT,
         UNIQUE (server, version, name),
@@ -115,7 +130,7 @@ STATEMENTS: tuple[str, ...] = (
     # Exact tool names rank first in search: found by this index, not a scan.
     "CREATE INDEX IF NOT EXISTS tools_by_name ON tools(name)",
     """CREATE VIRTUAL TABLE IF NOT EXISTS tools_fts USING fts5(
-        server UNINDEXED, tool UNINDEXED, words, description, parameters, origin,
+        server UNINDEXED, tool UNINDEXED, words, description, parameters, origin, requests,
         tokenize = 'porter unicode61'
     )""",
     f"""CREATE TRIGGER IF NOT EXISTS tools_fts_insert AFTER INSERT ON tools BEGIN
@@ -170,12 +185,16 @@ def ensure_schema(db: sqlite3.Connection) -> None:
         # Re-checked under the write lock: another process may have done it meanwhile.
         if _user_version(db) < SCHEMA_VERSION:
             legacy = _has_legacy_tables(db)
+            columns = _columns(db, "tools")
             if legacy:
                 _rename_legacy(db)
-            elif _columns(db, "tools") and "embedding" not in _columns(db, "tools"):
-                # Version 3: the same tables, less the vectors.
-                db.execute("ALTER TABLE tools ADD COLUMN embedding BLOB")
-                db.execute("ALTER TABLE tools ADD COLUMN embedding_model TEXT")
+            elif columns and "requests" not in columns:
+                # Versions 3 and 4: the same tables, less the vectors (3) and the requests.
+                if "embedding" not in columns:
+                    db.execute("ALTER TABLE tools ADD COLUMN embedding BLOB")
+                    db.execute("ALTER TABLE tools ADD COLUMN embedding_model TEXT")
+                db.execute("ALTER TABLE tools ADD COLUMN requests TEXT NOT NULL DEFAULT '[]'")
+                drop_search_index(db)
             for statement in STATEMENTS:
                 db.execute(statement)
             if "kind" not in _columns(db, "versions"):
@@ -184,6 +203,9 @@ def ensure_schema(db: sqlite3.Connection) -> None:
                 db.execute("ALTER TABLE versions ADD COLUMN endpoint TEXT")
             if legacy:
                 _copy_legacy(db)
+            if legacy or (columns and "requests" not in columns):
+                _write_requests(db)
+                _reindex(db)
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
@@ -204,6 +226,48 @@ def _columns(db: sqlite3.Connection, table: str) -> set[str]:
 def _has_legacy_tables(db: sqlite3.Connection) -> bool:
     columns = _columns(db, "servers")
     return bool(columns) and "latest" not in columns
+
+
+def drop_search_index(db: sqlite3.Connection) -> None:
+    """Drop the search index and the triggers that write it (recreated with the schema)."""
+    for trigger in (
+        "tools_fts_insert",
+        "tools_fts_delete",
+        "tools_fts_update",
+        "servers_fts_insert",
+        "servers_fts_latest",
+    ):
+        db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    db.execute("DROP TABLE IF EXISTS tools_fts")
+
+
+def _write_requests(db: sqlite3.Connection) -> None:
+    """Give every tool without example requests the deterministic ones."""
+    from metaserver.registry.requests import template_requests
+
+    rows = db.execute(
+        "SELECT id, server, name, input_schema FROM tools WHERE requests = '[]'"
+    ).fetchall()
+    updates = []
+    for tool_id, server, name, schema in rows:
+        try:
+            parsed = json.loads(schema)
+        except ValueError:
+            parsed = {}
+        requests = template_requests(server, name, parsed if isinstance(parsed, dict) else {})
+        updates.append((json.dumps(requests), tool_id))
+    db.executemany("UPDATE tools SET requests = ? WHERE id = ?", updates)
+
+
+def _reindex(db: sqlite3.Connection) -> None:
+    """Fill the (new, empty) search index with every server's latest tools."""
+    db.execute("DELETE FROM tools_fts")
+    db.execute(
+        _FTS_INSERT
+        + _FTS_ROW.format(t="tools")
+        + " FROM tools JOIN servers ON servers.name = tools.server"
+        " AND servers.latest = tools.version"
+    )
 
 
 def _rename_legacy(db: sqlite3.Connection) -> None:

@@ -8,16 +8,18 @@ searchable tools are made and fused by weighted reciprocal rank (each tool score
 
 - BM25 over the ``tools_fts`` FTS5 index, which :mod:`metaserver.registry.schema` keeps in step
   with the ``tools`` table through triggers (a word in the tool's name counts most, then its
-  description, then its parameters, then where it comes from), common English words left out;
-- cosine similarity of the need's embedding with each tool's, stored at registration
+  description, then its parameters, then where it comes from and its example requests),
+  common English words left out;
+- the similarity of the need's embedding with each tool's vectors (its description and each
+  of its example requests, :mod:`metaserver.registry.requests`), stored at registration
   (:mod:`metaserver.registry.embeddings`, :mod:`metaserver.registry.vectors`).
 
-The needs' fused scores, each divided by its need's best, merge by maximum: every need puts its
-best tools near the top instead of the longest need taking every place. Ties (each need's
-best scores 1) go to the tool the whole request ranks higher. Without an embedding
-model the same runs on BM25 alone. Only each server's newest version is searched: an older
-version stays callable as ``name@version`` but is not offered. Weights and depths were measured
-with bench/retrieval.py (README, "Tool search").
+The needs' fused scores, each divided by its need's best, merge by maximum, less a cost per
+place below the top of the tool's best need: the needs take turns at the top instead of the
+longest need taking every place. Ties go to the tool the whole request ranks higher. Without
+an embedding model the same runs on BM25 alone. Only each server's newest version is
+searched: an older version stays callable as ``name@version`` but is not offered. Weights and
+depths were measured with bench/retrieval.py (ARCHITECTURE.md, decision 17).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -34,8 +37,9 @@ from metaserver.registry.needs import sub_needs
 from metaserver.registry.store import Registry
 
 # bm25 weights, one per tools_fts column in order: server and tool are UNINDEXED (their
-# weight is unused), then words (the split tool name), description, parameters, origin.
-_WEIGHTS = (0.0, 0.0, 8.0, 3.0, 1.5, 1.0)
+# weight is unused), then words (the split tool name), description, parameters, origin,
+# example requests.
+_WEIGHTS = (0.0, 0.0, 8.0, 3.0, 1.5, 1.0, 1.0)
 _MAX_TERMS = 32
 _WORD = re.compile(r"[^\W_]+")
 # Words that say nothing about a tool. Left in, each matched (as a prefix) most descriptions,
@@ -60,6 +64,11 @@ _DEPTH = 100
 # A tool less similar than this to a need is no dense match for it (unrelated text scores about
 # 0 to 0.15 with this model): a query for "slug" must not list every tool.
 _DENSE_FLOOR = 0.2
+# What a place lower in a need's ranking costs (a need's best tool scores 1): 0.25 let each
+# need's top tools in ahead of another need's tail (recall@10 0.593 -> 0.614).
+_TURN = 0.25
+# Where requests are embedded: concurrent searches share the one model session.
+_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="metaserver-embed")
 
 
 class ToolHit(BaseModel):
@@ -85,9 +94,9 @@ def search_tools(
         registry: the registry to search.
         query: a plain-language need, or words; matched by meaning (embeddings) and by words
             (as prefixes, stemmed) against tool names, descriptions, parameter names and
-            descriptions, server names and import targets. An exact tool name (``tool`` or
-            ``server_tool``) ranks that tool first. None, or text with no words, lists tools
-            in server/tool order with no score.
+            descriptions, server names, import targets and example requests. An exact tool
+            name (``tool`` or ``server_tool``) ranks that tool first. None, or text with no
+            words, lists tools in server/tool order with no score.
         server: only tools of this server.
         limit: at most this many hits (values below 1 give none).
 
@@ -107,25 +116,34 @@ def search_tools(
     model = embedder()
     with registry._connect() as db:
         dense: list[list[int]] = [[] for _ in needs]
-        if model is not None:
-            vectors = searchable_vectors(db, registry.path)
-            if len(vectors.ids):
-                dense = [
-                    [tool for tool, _ in vectors.nearest(row, server, depth, _DENSE_FLOOR)]
-                    for row in model.embed(needs)
-                ]
+        vectors = searchable_vectors(db, registry.path) if model is not None else None
+        # The needs' embedding (onnxruntime) runs on another thread while SQLite ranks them by
+        # BM25 on this one: both release the GIL, so a search costs the longer of the two.
+        embedding = (
+            _EMBEDDING.submit(model.embed, needs)
+            if model is not None and vectors is not None and len(vectors.ids)
+            else None
+        )
+        lexical = [_bm25(db, need, server, depth) for need in needs]
+        if vectors is not None and embedding is not None:
+            dense = vectors.nearest(embedding.result(), server, depth, _DENSE_FLOOR)
         merged: dict[int, float] = {}
         whole: dict[int, float] = {}
-        for need, nearest in zip(needs, dense, strict=True):
-            fused = _fuse(
-                ((_BM25_WEIGHT, _bm25(db, need, server, depth)), (_DENSE_WEIGHT, nearest))
-            )
+        turn: dict[int, int] = {}  # a tool's best place (0 = first) in any need's ranking
+        for words, nearest in zip(lexical, dense, strict=True):
+            fused = _fuse(((_BM25_WEIGHT, words), (_DENSE_WEIGHT, nearest)))
             if fused:
                 best = max(fused.values())
+                for rank, tool in enumerate(sorted(fused, key=lambda t: -fused[t])):
+                    turn[tool] = min(turn.get(tool, rank), rank)
                 for tool, score in fused.items():
                     merged[tool] = max(merged.get(tool, 0.0), score / best)
                 if not whole:
                     whole = {tool: score / best for tool, score in fused.items()}
+        # Interleave the needs: a tool loses _TURN per place it stands below the top of its
+        # best need, so each need's first tools come before any need's later ones.
+        for tool in merged:
+            merged[tool] -= _TURN * turn[tool]
         exact = _exact_matches(db, "_".join(terms), server)
         for tool in exact:
             merged[tool] = 1.0
@@ -134,7 +152,7 @@ def search_tools(
             key=lambda tool: (tool not in exact, -merged[tool], -whole.get(tool, 0.0), tool),
         )[:limit]
         rows = _rows(db, ranked)
-    return [_hit(rows[tool], score=round(merged[tool], 6)) for tool in ranked]
+    return [_hit(rows[tool], score=round(max(merged[tool], 0.0), 6)) for tool in ranked]
 
 
 def _fuse(rankings: Iterable[tuple[float, list[int]]]) -> dict[int, float]:

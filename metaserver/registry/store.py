@@ -33,6 +33,7 @@ from metaserver.registry.records import (
     split_ref,
     tool_changes,
 )
+from metaserver.registry.requests import clean_requests, template_requests
 from metaserver.registry.schema import (
     SCHEMA_VERSION,
     VERSION_COLUMNS,
@@ -91,7 +92,8 @@ class Registry:
         # vectors are computed before the write lock is taken, so no writer waits for them.
         from metaserver.registry.embeddings import MODEL_ID, tool_vectors
 
-        vectors = tool_vectors([(tool.name, tool.description) for tool in record.tools])
+        record = _with_requests(record)
+        vectors = tool_vectors([(t.name, t.description, t.requests) for t in record.tools])
         model = MODEL_ID if vectors is not None else None
         with self._connect() as db:
             db.row_factory = sqlite3.Row
@@ -319,6 +321,21 @@ def _delete_versions(db: sqlite3.Connection, name: str, versions: list[str]) -> 
         )
 
 
+def _with_requests(record: ServerRecord) -> ServerRecord:
+    """``record`` with every tool's example requests cleaned, and written from its name,
+    parameters and server where it has none."""
+    tools = [
+        tool.model_copy(
+            update={
+                "requests": clean_requests(tool.requests)
+                or template_requests(record.name, tool.name, tool.input_schema)
+            }
+        )
+        for tool in record.tools
+    ]
+    return record.model_copy(update={"tools": tools})
+
+
 def _insert_version(
     db: sqlite3.Connection,
     record: ServerRecord,
@@ -350,7 +367,8 @@ def _insert_version(
     )
     db.executemany(
         "INSERT INTO tools (server, version, name, description, target, input_schema,"
-        " definition_hash, evidence, embedding, embedding_model) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        " definition_hash, evidence, requests, embedding, embedding_model)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         [
             (
                 record.name,
@@ -361,6 +379,7 @@ def _insert_version(
                 json.dumps(tool.input_schema),
                 tool.definition_hash,
                 json.dumps(tool.evidence),
+                json.dumps(tool.requests),
                 None if vectors is None else vectors[index],
                 model,
             )
@@ -399,6 +418,7 @@ def _load(db: sqlite3.Connection, row: sqlite3.Row) -> ServerRecord:
                 input_schema=json.loads(tool["input_schema"]),
                 definition_hash=tool["definition_hash"],
                 evidence=json.loads(tool["evidence"]),
+                requests=json.loads(tool["requests"]),
             )
             for tool in tools
         ],

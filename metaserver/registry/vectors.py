@@ -1,18 +1,30 @@
 """The stored vectors of the searchable tools, held in memory between searches.
 
-Search compares a request's vector with every searchable tool's (a brute-force dot product:
-20,000 tools x 384 dimensions is a few milliseconds, so no vector index is needed; see
-bench/registry_scale.py). Reading 20,000 vectors from SQLite takes longer than that, so the
+Each tool has several vectors (its document and each example request,
+:func:`metaserver.registry.embeddings.tool_texts`), stored as one blob and held here as
+consecutive rows of one contiguous float32 matrix. A tool's similarity to a request is the mean
+of its best row's cosine and its rows' average: the best row finds a tool that one of its
+phrasings fits, the average keeps a tool whose texts all fit ahead of one that a single stray
+phrase does (measured: ARCHITECTURE.md, decision 17).
+
+The average part is linear, so each tool's mean row is kept too (``centroids``), and search
+runs in two steps: every need against every tool's mean (one matrix product over one row per
+tool: the rows of all of them would triple the memory read per search, which is what a
+brute-force search costs on a loaded machine), then the exact score over the rows of the
+best :data:`CANDIDATES` times the depth asked for. No vector index is needed at 20,000 tools
+(bench/registry_scale.py). Reading the vectors from SQLite takes longer than that, so the
 matrix is kept per registry file and read again only when the registry's ``search_state``
 generation (bumped by triggers on every change, :mod:`metaserver.registry.schema`) moved,
 whichever process made the change.
 
-Tools without a vector (a registry from before embeddings, or registered while no model was
-installed) get one here, once, written back in one transaction.
+Tools without vectors, or with vectors of another model or recipe (a registry from before,
+or registered while no model was installed), get them here, once, written back in one
+transaction.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -21,34 +33,55 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from metaserver.registry.embeddings import MODEL_ID, Vectors, from_blobs, tool_vectors
+from metaserver.registry.embeddings import MODEL_ID, Vectors, blob_rows, from_blobs, tool_vectors
 
+# How many tools, per tool asked for, the first step passes to the exact score.
+CANDIDATES = 3
 _SEARCHABLE = " FROM tools AS t JOIN servers AS s ON s.name = t.server AND s.latest = t.version"
 
 
 @dataclass(frozen=True)
 class ToolVectors:
-    """The searchable tools' ids, servers and unit vectors, row by row."""
+    """The searchable tools' ids and servers, and their unit vectors: tool ``i``'s rows are
+    ``matrix[starts[i] : starts[i] + counts[i]]``."""
 
     generation: int
     ids: npt.NDArray[np.int64]
     servers: npt.NDArray[np.str_]
+    starts: npt.NDArray[np.int64]
+    counts: npt.NDArray[np.int64]
     matrix: Vectors
+    centroids: Vectors
+
+    def similarity(self, tools: npt.NDArray[np.int64], query: Vectors) -> Vectors:
+        """The similarity of tools ``tools`` (row indices into ``ids``) to the unit vector
+        ``query``: the mean of their best row's cosine and their mean row's."""
+        counts = self.counts[tools]
+        # The rows of the chosen tools, tool after tool, and where each tool's rows begin.
+        begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rows = np.repeat(self.starts[tools] - begins, counts) + np.arange(counts.sum())
+        best = np.maximum.reduceat(self.matrix[rows] @ query, begins)
+        return np.asarray(0.5 * (best + self.centroids[tools] @ query), dtype=np.float32)
 
     def nearest(
-        self, query: Vectors, server: str | None, depth: int, floor: float
-    ) -> list[tuple[int, float]]:
-        """The ``depth`` tools most similar to the unit vector ``query`` (of ``server``'s only,
-        when given): (tool id, cosine) pairs, best first, none under ``floor``."""
-        similarity = self.matrix @ query
+        self, queries: Vectors, server: str | None, depth: int, floor: float
+    ) -> list[list[int]]:
+        """For each unit vector of ``queries``, the ids of the ``depth`` tools most similar to
+        it (of ``server``'s only, when given), best first, none under ``floor``."""
+        if not len(self.ids) or not len(queries):
+            return [[] for _ in queries]
+        coarse = self.centroids @ queries.T
         if server is not None:
-            similarity = np.where(self.servers == server, similarity, -1.0)
-        depth = min(depth, len(similarity))
-        if depth == 0:
-            return []
-        top = np.argpartition(-similarity, depth - 1)[:depth]
-        top = top[np.argsort(-similarity[top], kind="stable")]
-        return [(int(self.ids[i]), float(similarity[i])) for i in top if similarity[i] >= floor]
+            coarse[self.servers != server] = -2.0
+        wide = min(depth * CANDIDATES, len(self.ids))
+        found = []
+        for query, column in zip(queries, coarse.T, strict=True):
+            tools = np.argpartition(-column, wide - 1)[:wide]
+            tools = tools[column[tools] > -2.0]
+            scores = self.similarity(tools, query)
+            order = np.argsort(-scores, kind="stable")[:depth]
+            found.append([int(self.ids[tools[i]]) for i in order if scores[i] >= floor])
+        return found
 
 
 _CACHE: dict[Path, ToolVectors] = {}
@@ -68,17 +101,38 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
         if _fill_missing(db):
             generation = _generation(db)
         rows = db.execute(
-            "SELECT t.id, t.server, t.embedding" + _SEARCHABLE + " WHERE t.embedding_model = ?",
+            "SELECT t.id, t.server, t.embedding" + _SEARCHABLE + " WHERE t.embedding_model = ?"
+            " AND length(t.embedding) > 0",
             (MODEL_ID,),
         ).fetchall()
+        counts = np.array([blob_rows(row[2]) for row in rows], dtype=np.int64)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        matrix = from_blobs([row[2] for row in rows])
+        centroids = _means(matrix, starts, counts)
         vectors = ToolVectors(
             generation=generation,
             ids=np.array([row[0] for row in rows], dtype=np.int64),
             servers=np.array([row[1] for row in rows], dtype=np.str_),
-            matrix=from_blobs([row[2] for row in rows]),
+            starts=starts,
+            counts=counts,
+            matrix=matrix,
+            centroids=np.ascontiguousarray(centroids, dtype=np.float32),
         )
         _CACHE[path] = vectors
         return vectors
+
+
+def _means(
+    matrix: Vectors, starts: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
+) -> Vectors:
+    """Each tool's mean row, computed for the tools of each row count at once (a tool has a
+    few rows; np.add.reduceat along rows took 2.6 s at 20,000 tools)."""
+    means = np.zeros((len(starts), matrix.shape[1]), dtype=np.float32)
+    for count in np.unique(counts):
+        tools = np.flatnonzero(counts == count)
+        rows = starts[tools][:, None] + np.arange(count)
+        means[tools] = matrix[rows].mean(axis=1)
+    return means
 
 
 def _generation(db: sqlite3.Connection) -> int:
@@ -89,13 +143,15 @@ def _generation(db: sqlite3.Connection) -> int:
 def _fill_missing(db: sqlite3.Connection) -> bool:
     """Compute and store the vectors the searchable tools lack; True when any were."""
     missing = db.execute(
-        "SELECT t.id, t.name, t.description" + _SEARCHABLE + " WHERE t.embedding IS NULL"
-        " OR t.embedding_model IS NOT ?",
+        "SELECT t.id, t.name, t.description, t.requests" + _SEARCHABLE + " WHERE t.embedding"
+        " IS NULL OR t.embedding_model IS NOT ?",
         (MODEL_ID,),
     ).fetchall()
     if not missing:
         return False
-    vectors = tool_vectors([(name, description) for _, name, description in missing])
+    vectors = tool_vectors(
+        [(name, text, json.loads(requests)) for _, name, text, requests in missing]
+    )
     if vectors is None:
         return False
     db.execute("BEGIN IMMEDIATE")

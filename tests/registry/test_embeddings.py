@@ -7,12 +7,14 @@ import numpy as np
 from metaserver.registry.embeddings import (
     DIMENSION,
     MODEL_ID,
+    blob_rows,
     embedder,
     from_blobs,
     model_files,
     name_words,
     to_blob,
     tool_document,
+    tool_texts,
     tool_vectors,
 )
 
@@ -52,10 +54,18 @@ def test_documents_and_blobs() -> None:
     assert name_words("get-weibo_trending.now") == "get weibo trending now"
     assert tool_document("add_numbers", "Add two\n   integers.") == "add numbers: Add two integers."
     assert tool_document("ping", "") == "ping"
-    blobs = tool_vectors([("add_numbers", "Add two integers."), ("ping", "")])
-    assert blobs is not None and len(blobs) == 2 and len(blobs[0]) == DIMENSION * 4
+    blobs = tool_vectors(
+        [("add_numbers", "Add two integers.", ["sum two numbers", "add 2 and 3"]), ("ping", "", [])]
+    )
+    assert blobs is not None and len(blobs) == 2
+    # One vector for the document, one per example request, in that order.
+    assert [blob_rows(b) for b in blobs] == [3, 1] and len(blobs[1]) == DIMENSION * 4
     matrix = from_blobs(blobs)
-    assert matrix.shape == (2, DIMENSION)
-    assert to_blob(matrix[0]) == blobs[0]
+    assert matrix.shape == (4, DIMENSION)
+    assert to_blob(matrix[3]) == blobs[1]
+    model = embedder()
+    assert model is not None
+    assert np.allclose(model.embed(["sum two numbers"])[0], matrix[1], atol=1e-4)
+    assert tool_texts("add_numbers", "Add.", ["sum"]) == ["add numbers: Add.", "sum"]
     assert from_blobs([]).shape == (0, DIMENSION)
     assert MODEL_ID

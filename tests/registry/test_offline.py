@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from metaserver.registry.embeddings import MODEL_ID
+
 pytestmark = pytest.mark.integration
 
 _SCRIPT = """
@@ -60,4 +62,4 @@ def test_register_and_search_with_no_network(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     # Found by meaning alone (no shared word), with the vector computed inside the namespace.
-    assert result.stdout.split() == ["forecast", "all-MiniLM-L6-v2-int8"]
+    assert result.stdout.split() == ["forecast", MODEL_ID]

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from metaserver.registry.embeddings import MODEL_ID, tool_vectors
+from metaserver.registry.embeddings import MODEL_ID, blob_rows, tool_vectors
 from metaserver.registry.records import ServerRecord, ToolRecord
+from metaserver.registry.schema import drop_search_index
 from metaserver.registry.search import ToolHit, search_tools
 from metaserver.registry.store import SCHEMA_VERSION, Registry
 from metaserver.settings import Settings
@@ -197,9 +198,32 @@ def test_registration_stores_each_tools_embedding(settings: Settings) -> None:
     registry = _registry(settings)
     stored = _stored(registry.path)
     assert len(stored) == 6
-    expected = tool_vectors([("integrate", "Integrate a symbolic expression.")])
+    # No requests were given: the registry wrote them from the name, server and parameters,
+    # and embedded them after the description.
+    requests = ["integrate with mathlib", "integrate by expr"]
+    tool = {t.name: t for t in registry.get("mathlib").tools}["integrate"]
+    assert tool.requests == requests
+    expected = tool_vectors([("integrate", "Integrate a symbolic expression.", requests)])
     assert expected is not None
     assert stored["integrate"] == (expected[0], MODEL_ID)
+
+
+def test_given_example_requests_are_stored_indexed_and_embedded(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = _registry(settings)
+    tool = _tool("forecast", "Temperature outlook for a city.").model_copy(
+        update={"requests": ["  will it rain in Paris\ntomorrow ", "", "umbrella needed today"]}
+    )
+    registry.register(_server(settings, "weather", [tool]))
+    stored = {t.name: t for t in registry.get("weather").tools}["forecast"]
+    assert stored.requests == ["will it rain in Paris tomorrow", "umbrella needed today"]
+    assert blob_rows(_stored(registry.path)["forecast"][0] or b"") == 3
+    # BM25 alone (no model) finds the tool by a word only its requests hold.
+    import metaserver.registry.embeddings as embeddings
+
+    monkeypatch.setattr(embeddings, "embedder", lambda: None)
+    assert _names(search_tools(registry, "umbrella"))[0] == "weather/forecast"
 
 
 def test_a_request_without_shared_words_is_found_by_meaning(settings: Settings) -> None:
@@ -228,7 +252,7 @@ def test_ranking_uses_the_stored_vectors(settings: Settings) -> None:
     assert _names(search_tools(registry, query))[0] == "mathlib/mean"
     # Give `slugify` the stored vector of the query itself and `mean` an unrelated one: the
     # ranking follows what is stored (bumping the generation, as any write does).
-    vectors = tool_vectors([("x", query), ("x", "make a URL slug")])
+    vectors = tool_vectors([("x", query, []), ("x", "make a URL slug", [])])
     assert vectors is not None
     with sqlite3.connect(registry.path) as db:
         db.execute("UPDATE tools SET embedding = ? WHERE name = 'slugify'", (vectors[0],))
@@ -274,8 +298,11 @@ def test_a_version_3_registry_gets_embeddings(settings: Settings) -> None:
         ).fetchall():
             db.execute(f"DROP TRIGGER {trigger[0]}")
         db.execute("DROP TABLE search_state")
+        drop_search_index(db)
         db.execute("ALTER TABLE tools DROP COLUMN embedding")
         db.execute("ALTER TABLE tools DROP COLUMN embedding_model")
+        db.execute("ALTER TABLE tools DROP COLUMN requests")
+        _create_v4_index(db)
         db.execute("PRAGMA user_version=3")
     reopened = Registry(settings.registry_path)
     assert _names(search_tools(reopened, "arithmetic average"))[0] == "mathlib/mean"
@@ -284,10 +311,51 @@ def test_a_version_3_registry_gets_embeddings(settings: Settings) -> None:
         assert db.execute("SELECT generation FROM search_state").fetchone()[0] > 0
     stored = _stored(registry.path)
     assert len(stored) == 6 and all(model == MODEL_ID for _, model in stored.values())
-    # And it keeps working as a version 4 registry: the index follows new registrations.
+    # And it keeps working as a current registry: the index follows new registrations.
     reopened.register(_server(settings, "chem", [_tool("isotope_mass", "Mass of an isotope.")]))
     assert _names(search_tools(reopened, "isotope"))[0] == "chem/isotope_mass"
     assert _stored(registry.path)["isotope_mass"][1] == MODEL_ID
+
+
+def _create_v4_index(db: sqlite3.Connection) -> None:
+    """The search index as versions 2 to 4 had it (no requests column), filled."""
+    db.execute(
+        "CREATE VIRTUAL TABLE tools_fts USING fts5(server UNINDEXED, tool UNINDEXED, words,"
+        " description, parameters, origin, tokenize = 'porter unicode61')"
+    )
+    db.execute(
+        "INSERT INTO tools_fts (rowid, server, tool, words, description, parameters, origin)"
+        " SELECT id, server, name, replace(name, '_', ' '), description,"
+        " '', server FROM tools"
+    )
+
+
+def test_a_version_4_registry_gets_example_requests(settings: Settings) -> None:
+    registry = _registry(settings)
+    # Make it what version 4 wrote: no requests, an index without them, vectors of one text.
+    old_vectors = tool_vectors([("mean", "Arithmetic mean of values.", [])])
+    assert old_vectors is not None
+    with sqlite3.connect(registry.path) as db:
+        drop_search_index(db)
+        db.execute("ALTER TABLE tools DROP COLUMN requests")
+        _create_v4_index(db)
+        db.execute(
+            "UPDATE tools SET embedding = ?, embedding_model = 'all-MiniLM-L6-v2-int8'",
+            (old_vectors[0],),
+        )
+        db.execute("PRAGMA user_version=4")
+    reopened = Registry(settings.registry_path)
+    tools = {t.name: t for t in reopened.get("mathlib").tools}
+    assert tools["mean"].requests == ["mean with mathlib", "mean by values"]
+    with sqlite3.connect(registry.path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        indexed = dict(db.execute("SELECT tool, requests FROM tools_fts").fetchall())
+    assert indexed["mean"] == "mean with mathlib mean by values"
+    assert _names(search_tools(reopened, "arithmetic average"))[0] == "mathlib/mean"
+    # The first search embedded every tool again, with its requests.
+    stored = _stored(registry.path)
+    assert all(model == MODEL_ID for _, model in stored.values())
+    assert blob_rows(stored["mean"][0] or b"") == 3
 
 
 def test_multi_part_requests_get_a_tool_for_each_part(settings: Settings) -> None:

@@ -1,6 +1,6 @@
 """The model's part of a conversion: refine the deterministic design, never replace it.
 
-    design(code) ──► select ──► describe ──► add_examples ──► specs
+    design(code) ──► select ──► describe ──► add_examples ──► write_requests ──► specs
 
 Each step starts from the previous step's specs and returns them unchanged when the model
 fails, answers nonsense, or the conversion's time budget runs out, so the worst a model can
@@ -17,6 +17,7 @@ from metaserver.agents.analysis.usage import Usage
 from metaserver.agents.llm.describe import describe
 from metaserver.agents.llm.examples import add_examples
 from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.llm.requests import write_requests
 from metaserver.agents.llm.select import select
 from metaserver.contracts import CodeReport, LLMUsage, ToolSpec
 from metaserver.models import Model, ModelConfigError, Stage, model_for
@@ -52,28 +53,32 @@ async def refine_specs(
     if not settings.enabled or not specs:
         return specs
     ledger = Ledger(usage, settings.max_failures)
-    steps: list[tuple[Stage, Step]] = [
+    # (what the step is called in the report, the stage whose model it uses, the step)
+    steps: list[tuple[str, Stage, Step]] = [
         (
+            "selection",
             "selection",
             lambda s, m, ledger: select(
                 code, s, max_tools, m, ledger, settings.selection_pool, mined
             ),
         ),
-        ("descriptions", lambda s, m, ledger: describe(s, code, m, ledger)),
-        ("examples", lambda s, m, ledger: add_examples(s, code, m, ledger)),
+        ("descriptions", "descriptions", lambda s, m, ledger: describe(s, code, m, ledger)),
+        ("examples", "examples", lambda s, m, ledger: add_examples(s, code, m, ledger)),
+        # Search's example requests: the describing model knows the tools' words best.
+        ("requests", "descriptions", lambda s, m, ledger: write_requests(s, code, m, ledger)),
     ]
     loop = asyncio.get_running_loop()
     deadline = loop.time() + settings.budget_seconds
-    for stage, step in steps:
+    for label, stage, step in steps:
         if ledger.gave_up:
-            ledger.failed(f"{stage}: skipped after {usage.failed_calls} failed calls")
+            ledger.failed(f"{label}: skipped after {usage.failed_calls} failed calls")
             continue
         try:
             async with asyncio.timeout_at(deadline):
                 async with model_for(settings, stage) as model:
                     specs = await step(specs, model, ledger)
         except TimeoutError:
-            ledger.failed(f"{stage}: the budget of {settings.budget_seconds:g} s was spent")
+            ledger.failed(f"{label}: the budget of {settings.budget_seconds:g} s was spent")
             break
         except ModelConfigError as exc:
             # A configuration mistake must not fail conversions the pipeline can do alone.
@@ -81,6 +86,6 @@ async def refine_specs(
             ledger.failed(str(exc))
             break
         except Exception:  # the last guard of "never worse": a bug here keeps the design
-            logger.exception("llm %s step failed; keeping the deterministic result", stage)
-            ledger.failed(f"{stage}: internal error (see the log)")
+            logger.exception("llm %s step failed; keeping the deterministic result", label)
+            ledger.failed(f"{label}: internal error (see the log)")
     return specs

@@ -17,6 +17,7 @@ from llm_server import Reply, ScriptedLLM, answer, by_schema, in_turn, llm_setti
 
 from metaserver.contracts import ConversionReport
 from metaserver.pipeline import convert
+from metaserver.registry import Registry
 from metaserver.settings import LLMSettings, Settings
 
 MAX_TOOLS = 4
@@ -70,15 +71,26 @@ async def test_a_model_improves_tools_and_a_bad_model_changes_nothing(tmp_path: 
     assert "Add two integers a and b and return their sum." in server
     tools = json.dumps(json.loads((Path(improved.output_dir or "") / "tools.json").read_text()))
     assert "add_integers" in tools
-    assert improved.llm.calls == 2 and improved.llm.failed_calls == 0
-    assert improved.llm.contributed == {"selected": 2, "renamed": 1, "described": 4}
+    # The model's example requests are registered for search; without a model, the
+    # deterministic ones (the name with the parameters' names).
+    good = Registry(Settings(home=tmp_path / "good").registry_path).get(improved.server)
+    assert {t.name: t.requests for t in good.tools}["add_integers"] == ["please add my values"]
+    alone = Registry(Settings(home=tmp_path / "plain").registry_path).get(plain.server)
+    assert {t.name: t.requests for t in alone.tools}["add"][-1] == "add by a, b"
+    assert improved.llm.calls == 3 and improved.llm.failed_calls == 0
+    assert improved.llm.contributed == {
+        "selected": 2,
+        "renamed": 1,
+        "described": 4,
+        "requests": 4,
+    }
     assert improved.llm.tokens_in > 0 and improved.llm.tokens_out > 0
     assert improved.llm.model == "scripted" and "llm" in improved.seconds
 
     # The bad model: the same conversion as without a model, and the failures counted.
     assert outcome(spoiled) == outcome(plain)
-    assert spoiled.llm.calls == 2 and spoiled.llm.failed_calls == 2
+    assert spoiled.llm.calls == 3 and spoiled.llm.failed_calls == 3
     assert spoiled.llm.contributed == {}
     assert any("HTTP 500" in e or "no answer within" in e for e in spoiled.llm.errors)
     assert any("not JSON" in e for e in spoiled.llm.errors)
-    assert len(bad.requests) == 3
+    assert len(bad.requests) == 4

@@ -54,14 +54,17 @@ async def test_a_sensible_model_renames_describes_and_adds_examples() -> None:
     assert tools["pkg:shout"].examples[0].arguments == {"text": "hello"}
     assert [e.origin for e in tools["pkg:add"].examples] == ["doctest"]
     assert tools["pkg:ping"].examples == specs[-1].examples  # no parameters: nothing to ask
-    # Four candidates, four tools: no selection call. One description call, one example call.
+    assert tools["pkg:add"].requests == ["please add my values"]
+    # Four candidates, four tools: no selection call. One description call, one example call,
+    # one call for the example requests.
     assert [r["response_format"]["json_schema"]["name"] for r in server.requests] == [
         "tool_descriptions",
         "tool_example",
+        "tool_requests",
     ]
-    assert usage.calls == 2 and usage.failed_calls == 0 and usage.rejected == 0
+    assert usage.calls == 3 and usage.failed_calls == 0 and usage.rejected == 0
     assert usage.tokens_in > 0 and usage.tokens_out > 0
-    assert usage.contributed == {"renamed": 1, "described": 4, "examples": 1}
+    assert usage.contributed == {"renamed": 1, "described": 4, "examples": 1, "requests": 4}
 
 
 async def test_selection_chooses_among_all_candidates_and_tops_up() -> None:
@@ -149,7 +152,7 @@ async def test_one_stage_failing_keeps_the_others() -> None:
         specs, refined, usage = await refine(llm_settings(server.url), max_tools=3, extra=10)
     assert [s.target for s in refined] == [s.target for s in specs]
     assert refined[0].name == "add_integers"
-    assert usage.contributed == {"renamed": 1, "described": 3}
+    assert usage.contributed == {"renamed": 1, "described": 3, "requests": 3}
     assert usage.failed_calls == 2  # the selection (after its retry) and the one example
 
 
