@@ -6,9 +6,11 @@ stdio, and stopped; an added HTTP server is called once at its URL.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastmcp import Client
+from fastmcp.client.logging import LogMessage
 
 from metaserver.children.connect import transport_for
 from metaserver.children.launch import error_text, result_value
@@ -16,6 +18,8 @@ from metaserver.exceptions import NotFoundError
 from metaserver.registry import Registry, ServerRecord
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 
 async def call_tool(
@@ -38,12 +42,19 @@ async def call_tool(
         transport,
         init_timeout=settings.timeouts.server_start,
         timeout=settings.timeouts.tool_call,
+        log_handler=_server_log,
     )
     async with client:
         raw = await client.call_tool_mcp(tool, arguments)
     if raw.is_error:
         return False, error_text(raw)
     return True, result_value(raw)
+
+
+async def _server_log(message: LogMessage) -> None:
+    """A server's own log messages are for ``-v``: the client's default printed them framed,
+    between the command and its result (an added server's greeting, on every call)."""
+    logger.debug("%s: %s", message.logger or "server", message.data)
 
 
 def _is_http(record: ServerRecord) -> bool:
