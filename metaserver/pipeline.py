@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.coverage import readme_coverage
@@ -311,10 +312,16 @@ def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolE
 
 
 def _dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
+    """The cause most of the failed tools share (not the last one seen); on a tie, ours
+    (any other type) before the repository's, and then the first in the contract's order."""
     kinds = [e.failure_type for e in evidence if e.failure_type]
     if not kinds:
         return "untoolable_repo"
-    return max(set(kinds), key=kinds.count)
+    order = list(get_args(FailureType))
+    return max(
+        sorted(set(kinds), key=order.index),
+        key=lambda kind: (kinds.count(kind), kind != "repo_internal_bug"),
+    )
 
 
 def _finish(

@@ -128,9 +128,12 @@ def _repair_for(
 def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
     """Other arguments to try: the spec's own, the repository's text, then variants."""
     found = list(spec.examples)
-    found += find_examples(
-        workspace, spec.target.rsplit(":", 1)[-1].split(".")[-1], spec.parameters
-    )
+    if spec.kind != "method":
+        # A method's receiver is never a literal: a call found by its bare name elsewhere is
+        # another callable's (a module-level function of the same name), not this one's.
+        found += find_examples(
+            workspace, spec.target.rsplit(":", 1)[-1].split(".")[-1], spec.parameters
+        )
     found += synthesised_variants(spec.parameters)
     unique: dict[str, Example] = {}
     for example in found:
