@@ -8,8 +8,9 @@ import pytest
 from fixture_repos import make_calc_repo, make_repair_repo, make_spare_repo
 from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 
-from metaserver.exceptions import UserError
-from metaserver.pipeline import convert
+from metaserver.contracts import ToolEvidence
+from metaserver.exceptions import FailureType, UserError
+from metaserver.pipeline import _dominant_failure, convert
 from metaserver.registry import Registry
 from metaserver.settings import Settings
 
@@ -156,3 +157,20 @@ async def test_a_conversion_the_disk_cannot_hold_is_refused_before_anything_is_w
     with pytest.raises(UserError, match=r"MB free on the disk of METASERVER_HOME.* MB more"):
         await convert(str(repo), settings=settings)
     assert not (tmp_path / "home").exists()
+
+
+def test_the_conversion_fails_for_the_cause_most_tools_share() -> None:
+    def failed(name: str, kind: FailureType) -> ToolEvidence:
+        return ToolEvidence(name=name, target=f"p:{name}", status="failed", failure_type=kind)
+
+    passed = ToolEvidence(name="ok", target="p:ok", status="passed")
+    many_ours = [
+        failed("a", "api_inference_error"),
+        failed("b", "api_inference_error"),
+        passed,
+        failed("c", "repo_internal_bug"),  # the last one seen is not the cause
+    ]
+    assert _dominant_failure(many_ours) == "api_inference_error"
+    tie = [failed("a", "repo_internal_bug"), failed("b", "timeout")]
+    assert _dominant_failure(tie) == "timeout"  # a tie is not blamed on the repository
+    assert _dominant_failure([passed]) == "untoolable_repo"
