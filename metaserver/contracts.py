@@ -340,6 +340,11 @@ class EnvironmentSummary(BaseModel):
     installed_version: str | None = None
     cached: bool = False
     attempts: list[EnvironmentAttempt] = Field(default_factory=list)
+    added: list[str] = Field(
+        default_factory=list,
+        description="Distributions installed because the import probe found their modules "
+        "missing (imported by the package, not declared).",
+    )
 
 
 class LLMUsage(BaseModel):

@@ -34,6 +34,7 @@ from metaserver.agents.fetch.staging import OWNER_SUFFIX, staging_lease
 from metaserver.agents.fetch.workspace_cache import WorkspaceCache
 from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
+from metaserver.agents.repair.imports import probe_installer
 from metaserver.agents.repair.rounds import validate_and_repair
 from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
@@ -196,7 +197,9 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
 
     await timer.announce("analysis")
     with timer.stage("analysis"):
-        code = await analyse(workspace, draft.environment, settings, conversion.sandbox)
+        code = await analyse(
+            workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
+        )
         usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         specs = design(code, conversion.max_tools, usage)

@@ -406,3 +406,46 @@ def make_session_repo(root: Path) -> Path:
     """Methods proven only by their doctest sessions: a receiver built in the example, a
     stateful walk-through, a same-named function, and a documented value that is wrong."""
     return make_package_repo(root, "sessionpack", "sessionpack", SESSION_MODULE)
+
+
+UNDECLARED_MODULE = '''\
+"""Text helpers that import a distribution their pyproject never declares: a fixture."""
+
+from __future__ import annotations
+
+import six  # undeclared: the first import probe fails until the repair installs it
+
+__all__ = ["shout", "whisper", "joined"]
+
+
+def shout(text: str) -> str:
+    """Upper case, with a bang.
+
+    >>> shout("hi")
+    'HI!'
+    """
+    return six.ensure_str(text).upper() + "!"
+
+
+def whisper(text: str) -> str:
+    """Lower case.
+
+    >>> whisper("HI")
+    'hi'
+    """
+    return six.ensure_str(text).lower()
+
+
+def joined(words: list[str]) -> str:
+    """Words joined by spaces.
+
+    >>> joined(["a", "b"])
+    'a b'
+    """
+    return " ".join(six.ensure_str(w) for w in words)
+'''
+
+
+def make_undeclared_repo(root: Path) -> Path:
+    """A package whose top-level import needs ``six``, which it does not declare."""
+    return make_package_repo(root, "loudpack", "loudpack", UNDECLARED_MODULE)

@@ -52,6 +52,11 @@ DISTRIBUTIONS = {
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
 
 
+def distribution_of(module: str) -> str:
+    """The distribution that provides top-level ``module`` (usually its own name)."""
+    return DISTRIBUTIONS.get(module, module)
+
+
 class Repair(BaseModel):
     tool: str
     kind: RepairKind
@@ -99,7 +104,7 @@ def _repair_for(
         missing = _MISSING_MODULE.search(error)
         if missing:
             top = missing.group(1).split(".")[0]
-            package = DISTRIBUTIONS.get(top, top)
+            package = distribution_of(top)
             if package not in state.installed:
                 return Repair(
                     tool=spec.name,
