@@ -93,6 +93,11 @@ class SessionStep(BaseModel):
     arguments: dict[str, JSON] = Field(
         default_factory=dict, description="Its literal arguments, the receiver excluded."
     )
+    attribute: str | None = Field(
+        default=None,
+        description="The receiver is this class attribute (``Geodesic.WGS84``), passed as "
+        '{"attribute": NAME}; no tool call.',
+    )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
         default=None, description="That tool's handle parameter (None: it builds the receiver)."

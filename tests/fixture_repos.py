@@ -323,7 +323,7 @@ SESSION_MODULE = '''\
 
 from __future__ import annotations
 
-__all__ = ["Gauge", "Grid", "Tally", "total"]
+__all__ = ["Ellipsoid", "Gauge", "Grid", "Tally", "total"]
 
 
 class Grid:
@@ -392,6 +392,26 @@ class Gauge:
         return self.level * 100
 
 
+class Ellipsoid:
+    """An ellipsoid by its equatorial radius and flattening; the class holds a standard one."""
+
+    EARTH: Ellipsoid
+
+    def __init__(self, radius: float, flattening: float) -> None:
+        self.radius, self.flattening = radius, flattening
+
+    def polar(self) -> float:
+        """The polar radius.
+
+        >>> Ellipsoid.EARTH.polar()
+        75.0
+        """
+        return self.radius * (1 - self.flattening)
+
+
+Ellipsoid.EARTH = Ellipsoid(100.0, 0.25)
+
+
 def total(values: list[int]) -> int:
     """Twice the sum of some numbers (not Tally.total).
 
@@ -404,7 +424,8 @@ def total(values: list[int]) -> int:
 
 def make_session_repo(root: Path) -> Path:
     """Methods proven only by their doctest sessions: a receiver built in the example, a
-    stateful walk-through, a same-named function, and a documented value that is wrong."""
+    stateful walk-through, a class attribute as receiver, a same-named function, and a
+    documented value that is wrong."""
     return make_package_repo(root, "sessionpack", "sessionpack", SESSION_MODULE)
 
 

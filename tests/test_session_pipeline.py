@@ -18,7 +18,7 @@ async def test_methods_are_proven_by_the_session_that_built_their_receiver(
     repo = make_session_repo(tmp_path / "sessionpack")
     settings = Settings(home=tmp_path / "home")
 
-    report = await convert(str(repo), settings=settings, max_tools=12)
+    report = await convert(str(repo), settings=settings, max_tools=14)
 
     assert report.status == "success", report.failure
     tools = {t.target.rpartition(":")[2]: t for t in report.tools}
@@ -41,6 +41,14 @@ async def test_methods_are_proven_by_the_session_that_built_their_receiver(
     assert [s.line for s in tally.evidence.session] == ["acc = Tally()", "acc.add(1)", "acc.add(5)"]
     assert tools["total"].evidence is not None
     assert tools["total"].evidence.result == 14
+
+    # Ellipsoid.EARTH.polar() -> 75.0: the class's own instance is the receiver.
+    polar = tools["Ellipsoid.polar"]
+    assert polar.status == "passed", polar.error
+    assert polar.evidence is not None
+    assert polar.evidence.check == "expected-value"
+    assert polar.evidence.result == 75.0
+    assert polar.evidence.arguments[polar.evidence.receiver or ""] == {"attribute": "EARTH"}
 
     # A value shown for a receiver the docstring never built is not ours to check.
     area = tools["Grid.area"]

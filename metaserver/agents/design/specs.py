@@ -52,7 +52,7 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         """The tools the candidate's proving session calls before it (doc_examples)."""
         proof = next((e for e in candidate.examples if e.has_expected and e.session), None)
         steps = proof.session if proof is not None else []
-        return [by_target[s.target] for s in steps if s.target in by_target]
+        return [by_target[s.target] for s in steps if s.attribute is None and s.target in by_target]
 
     chosen = select(ranked, constructors, max_tools, usable, replayed)
     used: set[str] = set()
@@ -184,9 +184,11 @@ def _unique(name: str, used: set[str], target: str = "") -> str:
 
 def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) -> list[Example]:
     # A session is replayed through its tools: one whose tools are not published cannot be.
-    examples = [e for e in candidate.examples if all(s.target in targets for s in e.session)] or [
-        synthesise_example(candidate.parameters)
-    ]
+    examples = [
+        e
+        for e in candidate.examples
+        if all(s.attribute is not None or s.target in targets for s in e.session)
+    ] or [synthesise_example(candidate.parameters)]
     if candidate.kind == "method" and candidate.parameters:
         # A method's first parameter is the instance. A session example's receiver is the
         # one its session built (validation replays it); any other example, which never

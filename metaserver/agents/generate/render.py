@@ -379,7 +379,12 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
             "result": e.evidence.result,
             # A method proven by a doctest session: its receiver is rebuilt by these calls.
             "session": [
-                {"tool": step.tool, "arguments": step.arguments, "receiver": step.receiver}
+                {
+                    "tool": step.tool,
+                    "arguments": step.arguments,
+                    "receiver": step.receiver,
+                    "attribute": step.attribute,
+                }
                 for step in e.evidence.session
             ],
             "receiver": e.evidence.receiver,

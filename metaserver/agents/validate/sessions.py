@@ -36,6 +36,10 @@ async def replay_session(
     handle: dict[str, JSON] | None = None
     replayed: list[SessionStep] = []
     for step in example.session:
+        if step.attribute is not None:  # Geodesic.WGS84: the class's own instance, by name
+            handle = {"attribute": step.attribute}
+            replayed.append(step)
+            continue
         tool = by_target.get(step.target)
         if tool is None:
             raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")

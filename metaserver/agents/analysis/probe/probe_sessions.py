@@ -6,8 +6,9 @@ then ``g.code()`` -> ``4328`` is a call of ``Grid.code`` on ``Grid("A1")``, and
 ``acc = Tally(); acc.add(1); acc.add(5); acc.total()`` -> ``6`` a call of ``Tally.total``
 after those two setup calls. Each example carries the lines that build and set up its
 receiver (the session), so validation replays them through their own tools; the expected
-value binds only to the line that printed it. A call on a receiver the session did not
-build (or one it cannot replay) yields arguments, never an expected value.
+value binds only to the line that printed it. A class attribute that holds an instance
+(``Geodesic.WGS84``) is a receiver too. A call on a receiver the session did not build (or
+one it cannot replay) yields arguments, never an expected value.
 """
 
 import ast
@@ -115,7 +116,16 @@ def _resolve(node, namespace):
 
 def _construction(node, owner, owner_target, namespace, source):
     """[the step that builds an ``owner``] when ``node`` calls its constructor with
-    literals; None otherwise (a receiver this session cannot replay through tools)."""
+    literals, or names an instance the class holds (``Geodesic.WGS84``); None otherwise (a
+    receiver this session cannot replay through tools)."""
+    if (
+        isinstance(node, ast.Attribute)
+        and _resolve(node.value, namespace) is owner
+        and not node.attr.startswith("_")
+        and isinstance(_resolve(node, namespace), owner)
+    ):
+        step = {"line": source, "target": f"{owner_target}.{node.attr}", "member": None}
+        return [dict(step, arguments={}, attribute=node.attr)]
     if not isinstance(node, ast.Call) or _resolve(node.func, namespace) is not owner:
         return None
     try:

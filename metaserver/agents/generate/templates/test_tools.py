@@ -42,6 +42,9 @@ async def receiver(client, session):
     """The handle a doctest session builds: its constructor, then its setup calls."""
     handle = None
     for step in session:
+        if step.get("attribute"):  # an instance the class holds: passed by its name
+            handle = {"attribute": step["attribute"]}
+            continue
         arguments = dict(step["arguments"])
         if step["receiver"]:
             arguments[step["receiver"]] = handle
