@@ -62,6 +62,24 @@ class Tally:
         return sum(self.values)
 
 
+class Ellipsoid:
+    def __init__(self, radius, flattening):
+        self.radius, self.flattening = radius, flattening
+
+    def polar(self):
+        """Polar radius.
+
+        >>> e = Ellipsoid.EARTH
+        >>> e.polar()
+        75.0
+        """
+        return self.radius * (1 - self.flattening)
+
+
+Ellipsoid.EARTH = Ellipsoid(100.0, 0.25)
+Ellipsoid.NAME = "earth"
+
+
 def make_grid():
     return Grid()
 
@@ -136,3 +154,22 @@ def test_a_function_of_the_same_name_keeps_only_its_own_line(module: ModuleType)
     assert [(e["arguments"], e["expected"], e["line"]) for e in candidate["examples"]] == [
         ({"values": [1, 2]}, 3, "total([1, 2])")
     ]
+
+
+def test_a_class_attribute_holding_an_instance_is_a_receiver(module: ModuleType) -> None:
+    (proof,) = [e for e in examples(module, "Ellipsoid", "polar") if e["has_expected"]]
+    assert proof["expected"] == 75.0
+    assert proof["session"] == [
+        {
+            "line": "e = Ellipsoid.EARTH",
+            "target": "sessionfx:Ellipsoid.EARTH",
+            "member": None,
+            "arguments": {},
+            "attribute": "EARTH",
+        }
+    ]
+    # The receiver parameter offers the instances the class holds, and only those.
+    described = describe_class(module.Ellipsoid, "Ellipsoid", module, True, "sessionfx")
+    (polar,) = [c for c, _, t in described if t == "sessionfx:Ellipsoid.polar"]
+    arms = polar["parameters"][0]["json_schema"]["anyOf"]
+    assert arms[-1]["properties"] == {"attribute": {"enum": ["EARTH"]}}
