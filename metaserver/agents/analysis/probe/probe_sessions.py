@@ -21,6 +21,7 @@ except ImportError:
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _bound, _item, _parsed, _statement
 
 MAX_STEPS = 12
+READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
 
 
 def method_examples(owner, owner_target, method, doc, signature, exposed):
@@ -50,6 +51,8 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
         if not isinstance(statement, ast.Expr):
             _forget(statement, receivers)
             continue
+        if _reads_only(statement.value):
+            continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
         node, wrapper = statement.value, None
         if (
             isinstance(node, ast.Call)
@@ -158,6 +161,25 @@ def _setup(owner, owner_target, name, call, steps, source):
         return None
     step = {"line": source, "target": f"{owner_target}.{name}", "member": name}
     return [*steps, dict(step, arguments=arguments)]
+
+
+def _reads_only(node):
+    """An expression that shows a value without calling anything of it but builtins that
+    only read (``acc``, ``acc.size``, ``acc[0]``, ``len(acc)``, ``list(acc)``)."""
+    if isinstance(node, ast.Call):
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id in READERS
+            and not node.keywords
+            and all(_reads_only(a) for a in node.args)
+        )
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _reads_only(node.value)
+    if isinstance(node, ast.Subscript):
+        return _reads_only(node.value) and _reads_only(node.slice)
+    return False
 
 
 def _forget(statement, receivers):

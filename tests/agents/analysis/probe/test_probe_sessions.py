@@ -44,6 +44,10 @@ class Tally:
 
     >>> acc = Tally()
     >>> acc.add(1)
+    >>> acc
+    <Tally>
+    >>> len(acc.values)
+    1
     >>> acc.add(5)
     >>> acc.total()
     6
@@ -145,7 +149,8 @@ def test_a_stateful_session_replays_its_setup_calls(module: ModuleType) -> None:
         ("acc.add(1)", "add", {"value": 1}),
         ("acc.add(5)", "add", {"value": 5}),
     ]
-    # After acc.values = [] the session cannot be replayed through tools: no second proof.
+    # Showing acc or len(acc.values) changes nothing; after acc.values = [] the session
+    # cannot be replayed through tools: no second proof.
 
 
 def test_a_function_of_the_same_name_keeps_only_its_own_line(module: ModuleType) -> None:
