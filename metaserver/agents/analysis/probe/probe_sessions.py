@@ -86,7 +86,12 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
                     if item["has_expected"]:
                         item["line"] = source
                 found.append(item)
-        if variable is not None and variable in receivers and steps is not None:
+        if (
+            variable is not None
+            and variable in receivers
+            and steps is not None
+            and not example.exc_msg  # a line that raises is shown, not replayed
+        ):
             # The call may change the receiver: later lines see it, so their replay does too.
             receivers[variable] = _setup(owner, owner_target, name, node, steps, source)
     found.sort(key=lambda e: not e["has_expected"])
