@@ -31,6 +31,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
     """
     namespace = _namespace(owner)
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
+    bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
     for example in _parsed(doc):
         if len(found) >= MAX_EXAMPLES:
@@ -44,9 +45,17 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
             and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name)
         ):
-            receivers[statement.targets[0].id] = _construction(
-                statement.value, owner, owner_target, namespace, source
+            name = statement.targets[0].id
+            bound.pop(name, None)
+            method_of = _bound_method(
+                statement.value, owner, owner_target, namespace, receivers, source
             )
+            if method_of is not None:  # the object behind it lives on: a receiver of its own
+                key, steps, member = method_of
+                receivers.setdefault(key, steps)
+                bound[name] = (key, member)
+                continue
+            receivers[name] = _construction(statement.value, owner, owner_target, namespace, source)
             continue
         if not isinstance(statement, ast.Expr):
             _forget(statement, receivers)
@@ -62,6 +71,10 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
             and not node.keywords
         ):
             wrapper, node = node.func.id, node.args[0]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in bound:
+            key, member = bound[node.func.id]  # compare("egg", "eggs"): a call of that method
+            method_call = ast.Attribute(value=ast.Name(id=key, ctx=ast.Load()), attr=member)
+            node = ast.Call(func=method_call, args=node.args, keywords=node.keywords)
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             _forget(statement, receivers)
             continue
@@ -145,6 +158,22 @@ def _construction(node, owner, owner_target, namespace, source):
     if arguments is None:
         return None
     return [{"line": source, "target": owner_target, "member": None, "arguments": arguments}]
+
+
+def _bound_method(node, owner, owner_target, namespace, receivers, source):
+    """(receiver variable, its steps, method name) when ``node`` is a method of a receiver
+    the session built (``engine().compare``, ``acc.add``); None otherwise."""
+    if not isinstance(node, ast.Attribute) or node.attr.startswith("_"):
+        return None
+    if not inspect.isfunction(inspect.getattr_static(owner, node.attr, None)):
+        return None
+    target = node.value
+    if isinstance(target, ast.Name) and receivers.get(target.id) is not None:
+        return target.id, receivers[target.id], node.attr
+    steps = _construction(target, owner, owner_target, namespace, source)
+    if steps is None:
+        return None
+    return f"<{ast.unparse(node)}>", steps, node.attr
 
 
 def _setup(owner, owner_target, name, call, steps, source):

@@ -27,6 +27,10 @@ class Grid:
     def code(self):
         """The code.
 
+        >>> code = Grid("B2").code
+        >>> code()
+        4355
+
         >>> g = Grid("A1")
         >>> g.code()
         4328
@@ -135,8 +139,13 @@ def test_a_method_example_carries_the_receiver_its_session_built(module: ModuleT
         }
     ]
     assert proofs['Grid("C3").code()']["expected"] == 4380
+    # code = Grid("B2").code; code(): the bound method's object is the receiver.
+    assert proofs["code()"]["expected"] == 4355
+    assert [(s["line"], s["arguments"]) for s in proofs["code()"]["session"]] == [
+        ('code = Grid("B2").code', {"name": "B2"})
+    ]
     # other.code() and a receiver made by another function: arguments, never their output.
-    assert set(proofs) == {"g.code()", 'Grid("C3").code()'}
+    assert set(proofs) == {"g.code()", 'Grid("C3").code()', "code()"}
     assert all(not e.get("session") for e in found if not e["has_expected"])
 
 
