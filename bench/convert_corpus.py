@@ -81,6 +81,14 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
         "rounds": report.rounds,
         "repaired": len([t for t in published if t.repaired]),
         "repo_bugs": len([t for t in report.tools if t.failure_type == "repo_internal_bug"]),
+        # A verdict against the repository must carry the replay of its own example.
+        "repo_bugs_unreplayed": len(
+            [
+                t
+                for t in report.tools
+                if t.failure_type == "repo_internal_bug" and not (t.evidence and t.evidence.replay)
+            ]
+        ),
         "coverage": report.coverage.model_dump(),
         "seconds": {**report.seconds, "wall": round(time.monotonic() - started, 1)},
         "tools": [

@@ -94,6 +94,30 @@ class Environment(BaseModel):
     cached: bool = Field(default=False, description="Copied from a stored environment.")
 
 
+class SessionStep(BaseModel):
+    """One line of a doctest session replayed before the documented call: the receiver's
+    construction, or a call on it that changes its state.
+    """
+
+    line: str = Field(description="The doctest line as the repository writes it.")
+    target: str = Field(description="The constructor or method it calls (module:qualname).")
+    member: str | None = Field(
+        default=None, description="The method's name on the receiver; None: the constructor."
+    )
+    arguments: dict[str, JSON] = Field(
+        default_factory=dict, description="Its literal arguments, the receiver excluded."
+    )
+    attribute: str | None = Field(
+        default=None,
+        description="The receiver is this class attribute (``Geodesic.WGS84``), passed as "
+        '{"attribute": NAME}; no tool call.',
+    )
+    tool: str | None = Field(default=None, description="The tool validation replayed it with.")
+    receiver: str | None = Field(
+        default=None, description="That tool's handle parameter (None: it builds the receiver)."
+    )
+
+
 class Example(BaseModel):
     """Arguments for one call, and the value the source says it returns (if it says)."""
 
@@ -104,6 +128,16 @@ class Example(BaseModel):
         default=None, description="How the doctest consumed the result: list, sorted, set..."
     )
     origin: Literal["doctest", "usage", "synthesised", "llm", "notebook"] = "doctest"
+    line: str | None = Field(
+        default=None,
+        description="The repository's own line whose output is documented, when the example "
+        "is that line unchanged (its receiver, if any, built by ``session``).",
+    )
+    session: list[SessionStep] = Field(
+        default_factory=list,
+        description="For a method: the doctest lines before ``line`` that build its receiver "
+        "and set it up, replayed through their tools before the call.",
+    )
 
 
 class Parameter(BaseModel):
@@ -289,6 +323,18 @@ class Evidence(BaseModel):
         description="notebook-outputs: each stored output beside the rerun's, and whether "
         "they matched.",
     )
+    replay: list[str] = Field(
+        default_factory=list,
+        description="The repository's own example as replayed (session lines, then the line "
+        "whose output is documented); ``result`` is what it returned. Present on every "
+        "repo_internal_bug verdict.",
+    )
+    session: list[SessionStep] = Field(
+        default_factory=list, description="The calls that built and set up the receiver."
+    )
+    receiver: str | None = Field(
+        default=None, description="The parameter that took the session's receiver handle."
+    )
 
 
 class ToolEvidence(BaseModel):
@@ -319,6 +365,11 @@ class EnvironmentSummary(BaseModel):
     installed_version: str | None = None
     cached: bool = False
     attempts: list[EnvironmentAttempt] = Field(default_factory=list)
+    added: list[str] = Field(
+        default_factory=list,
+        description="Distributions installed because the import probe found their modules "
+        "missing (imported by the package, not declared).",
+    )
 
 
 class LLMUsage(BaseModel):

@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.coverage import readme_coverage
@@ -34,6 +35,7 @@ from metaserver.agents.fetch.staging import OWNER_SUFFIX, staging_lease
 from metaserver.agents.fetch.workspace_cache import WorkspaceCache
 from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
+from metaserver.agents.repair.imports import probe_installer
 from metaserver.agents.repair.rounds import validate_and_repair
 from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
@@ -257,7 +259,9 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
 
     await timer.announce("analysis")
     with timer.stage("analysis"):
-        code = await analyse(workspace, draft.environment, settings, conversion.sandbox)
+        code = await analyse(
+            workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
+        )
         usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         specs = design(code, conversion.max_tools, usage)
@@ -373,10 +377,16 @@ def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolE
 
 
 def _dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
+    """The cause most of the failed tools share (not the last one seen); on a tie, ours
+    (any other type) before the repository's, and then the first in the contract's order."""
     kinds = [e.failure_type for e in evidence if e.failure_type]
     if not kinds:
         return "untoolable_repo"
-    return max(set(kinds), key=kinds.count)
+    order = list(get_args(FailureType))
+    return max(
+        sorted(set(kinds), key=order.index),
+        key=lambda kind: (kinds.count(kind), kind != "repo_internal_bug"),
+    )
 
 
 def _finish(

@@ -316,3 +316,157 @@ def shared_calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Se
         fingerprint=f"git:{repo}@{commit}",
     )
     return space, Settings(home=root / "home")
+
+
+SESSION_MODULE = '''\
+"""Grids, tallies, gauges and totals: a metaserver test fixture for doctest sessions."""
+
+from __future__ import annotations
+
+__all__ = ["Ellipsoid", "Gauge", "Grid", "Tally", "total"]
+
+
+class Grid:
+    """A named cell of a grid.
+
+    >>> Grid("C3").name
+    'C3'
+    """
+
+    def __init__(self, name: str = "Z9") -> None:
+        self.name = name
+
+    def code(self) -> int:
+        """The cell's numeric code.
+
+        >>> g = Grid("A1")
+        >>> g.code()
+        4328
+        """
+        return 4327 + (ord(self.name[0]) - ord("A")) * 26 + int(self.name[1:])
+
+    def area(self) -> int:
+        """Cells in the grid up to this one, on a receiver this docstring never builds.
+
+        >>> big.area()
+        2600
+        """
+        return (ord(self.name[0]) - ord("A") + 1) * int(self.name[1:])
+
+
+class Tally:
+    """A running total of numbers.
+
+    >>> acc = Tally()
+    >>> acc.add(1)
+    >>> acc.add(5)
+    >>> acc.total()
+    6
+    """
+
+    def __init__(self) -> None:
+        self.values: list[int] = []
+
+    def add(self, value: int) -> None:
+        """Count one more number."""
+        self.values.append(value)
+
+    def total(self) -> int:
+        """The sum so far."""
+        return sum(self.values)
+
+
+class Gauge:
+    """A gauge whose documented reading is wrong (a real bug of this repository).
+
+    >>> gauge = Gauge(3)
+    >>> gauge.read()
+    30
+    """
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+
+    def read(self) -> int:
+        """The reading."""
+        return self.level * 100
+
+
+class Ellipsoid:
+    """An ellipsoid by its equatorial radius and flattening; the class holds a standard one."""
+
+    EARTH: Ellipsoid
+
+    def __init__(self, radius: float, flattening: float) -> None:
+        self.radius, self.flattening = radius, flattening
+
+    def polar(self) -> float:
+        """The polar radius.
+
+        >>> Ellipsoid.EARTH.polar()
+        75.0
+        """
+        return self.radius * (1 - self.flattening)
+
+
+Ellipsoid.EARTH = Ellipsoid(100.0, 0.25)
+
+
+def total(values: list[int]) -> int:
+    """Twice the sum of some numbers (not Tally.total).
+
+    >>> total([1, 2, 4])
+    14
+    """
+    return 2 * sum(values)
+'''
+
+
+def make_session_repo(root: Path) -> Path:
+    """Methods proven only by their doctest sessions: a receiver built in the example, a
+    stateful walk-through, a class attribute as receiver, a same-named function, and a
+    documented value that is wrong."""
+    return make_package_repo(root, "sessionpack", "sessionpack", SESSION_MODULE)
+
+
+UNDECLARED_MODULE = '''\
+"""Text helpers that import a distribution their pyproject never declares: a fixture."""
+
+from __future__ import annotations
+
+import six  # undeclared: the first import probe fails until the repair installs it
+
+__all__ = ["shout", "whisper", "joined"]
+
+
+def shout(text: str) -> str:
+    """Upper case, with a bang.
+
+    >>> shout("hi")
+    'HI!'
+    """
+    return six.ensure_str(text).upper() + "!"
+
+
+def whisper(text: str) -> str:
+    """Lower case.
+
+    >>> whisper("HI")
+    'hi'
+    """
+    return six.ensure_str(text).lower()
+
+
+def joined(words: list[str]) -> str:
+    """Words joined by spaces.
+
+    >>> joined(["a", "b"])
+    'a b'
+    """
+    return " ".join(six.ensure_str(w) for w in words)
+'''
+
+
+def make_undeclared_repo(root: Path) -> Path:
+    """A package whose top-level import needs ``six``, which it does not declare."""
+    return make_package_repo(root, "loudpack", "loudpack", UNDECLARED_MODULE)

@@ -9,9 +9,9 @@ from fixture_repos import make_calc_repo, make_package_repo, make_repair_repo, m
 from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 
 from metaserver.agents.environment.cache import EnvironmentCache
-from metaserver.contracts import ConversionReport
-from metaserver.exceptions import UserError
-from metaserver.pipeline import convert
+from metaserver.contracts import ConversionReport, ToolEvidence
+from metaserver.exceptions import FailureType, UserError
+from metaserver.pipeline import _dominant_failure, convert
 from metaserver.registry import Registry
 from metaserver.settings import Settings
 
@@ -210,3 +210,20 @@ async def test_a_failed_conversion_keeps_its_report_and_server_and_nothing_else(
     assert {p.name for p in (entry / "server" / "work").iterdir()} <= {"server.log"}
     # The registry never heard of it.
     assert Registry(settings.registry_path).list_servers() == []
+
+
+def test_the_conversion_fails_for_the_cause_most_tools_share() -> None:
+    def failed(name: str, kind: FailureType) -> ToolEvidence:
+        return ToolEvidence(name=name, target=f"p:{name}", status="failed", failure_type=kind)
+
+    passed = ToolEvidence(name="ok", target="p:ok", status="passed")
+    many_ours = [
+        failed("a", "api_inference_error"),
+        failed("b", "api_inference_error"),
+        passed,
+        failed("c", "repo_internal_bug"),  # the last one seen is not the cause
+    ]
+    assert _dominant_failure(many_ours) == "api_inference_error"
+    tie = [failed("a", "repo_internal_bug"), failed("b", "timeout")]
+    assert _dominant_failure(tie) == "timeout"  # a tie is not blamed on the repository
+    assert _dominant_failure([passed]) == "untoolable_repo"

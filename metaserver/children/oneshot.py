@@ -21,6 +21,10 @@ from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)
 
+# The prefix of handle ids (runtime/handles.py HANDLE_PREFIX); runtime/ is what generated
+# servers import, and the rest of metaserver does not import it (ARCHITECTURE.md section 2).
+HANDLE_PREFIX = "h_"
+
 
 async def call_tool(
     settings: Settings, server: str, tool: str, arguments: dict[str, Any]
@@ -47,7 +51,7 @@ async def call_tool(
     async with client:
         raw = await client.call_tool_mcp(tool, arguments)
     if raw.is_error:
-        return False, error_text(raw)
+        return False, explain_handles(error_text(raw), arguments)
     return True, result_value(raw)
 
 
@@ -59,3 +63,34 @@ async def _server_log(message: LogMessage) -> None:
 
 def _is_http(record: ServerRecord) -> bool:
     return record.endpoint is not None and record.endpoint.transport == "http"
+
+
+def explain_handles(error: str, arguments: dict[str, Any]) -> str:
+    """``error``, said plainly when it is a handle this process never made.
+
+    A handle lives in the server process that made it, and each ``metaserver call`` starts
+    a new one, so a handle from an earlier call is unknown here whether or not it expired.
+    """
+    if "unknown or expired handle" not in error:
+        return error
+    handles = sorted(_handles(arguments))
+    if not handles:
+        return error
+    return (
+        f"{', '.join(handles)} is a handle from another server process: a handle lives in "
+        "the server process that made it, and each `metaserver call` starts a new one. "
+        "Make the object and use it in one session (`metaserver serve`, or `metaserver run` "
+        "from an MCP client), or pass the value the object was built from instead."
+    )
+
+
+def _handles(value: Any) -> set[str]:
+    """The handle ids in ``value``: ``{"handle": id}`` descriptors and bare ``h_`` ids."""
+    if isinstance(value, dict):
+        found = {value["handle"]} if isinstance(value.get("handle"), str) else set()
+        return found.union(*(_handles(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_handles(v) for v in value))
+    if isinstance(value, str) and value.startswith(HANDLE_PREFIX):
+        return {value}
+    return set()

@@ -57,6 +57,8 @@ def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
         return from_json(value, handles)
     if codec is not None and (handles.holds_id(value) or (_takes_handle(codec) and _id(value))):
         return handles.get(value)  # a bare id, as clients often pass it; unknown ids say so
+    if _class_attribute(value, codec):
+        return _attribute(value["attribute"], codec.partition(":")[2])
     if codec is None or value is None:
         return from_json(value, handles)
     name, _, target = codec.partition(":")
@@ -70,6 +72,26 @@ def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
         raise
     except (TypeError, ValueError, ArithmeticError, InvalidOperation) as exc:
         raise CodecError(f"cannot decode {_short(value)} as {codec}: {exc}") from exc
+
+
+def _class_attribute(value: Any, codec: str | None) -> bool:
+    """``{"attribute": NAME}`` for a class of the package (codecs new and handle)."""
+    return (
+        isinstance(value, dict)
+        and set(value) == {"attribute"}
+        and isinstance(value["attribute"], str)
+        and codec is not None
+        and codec.partition(":")[0] in ("new", "handle")
+    )
+
+
+def _attribute(name: str, target: str) -> Any:
+    """The instance a class holds as a public attribute (``Geodesic.WGS84``), nothing else."""
+    cls = _resolve(target)
+    value = getattr(cls, name, None) if not name.startswith("_") else None
+    if not _already(value, cls):
+        raise CodecError(f"{target} has no instance attribute {name!r}")
+    return value
 
 
 def _takes_handle(codec: str) -> bool:

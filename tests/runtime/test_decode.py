@@ -44,6 +44,9 @@ class Box:
         self.width, self.height = width, height
 
 
+Box.UNIT = Box(1)  # type: ignore[attr-defined]
+Box.LABEL = "not a box"  # type: ignore[attr-defined]
+
 HERE = f"{__name__}:"
 
 
@@ -233,3 +236,15 @@ def test_invoke_decodes_by_codec_and_keeps_constructed_objects() -> None:
     assert set(box) == {"handle", "type", "repr"}
     width = invoke(lambda b: b.width, ["b"], {"b": box}, handles, codecs={"b": f"new:{HERE}Box"})
     assert width == 2
+
+
+def test_a_class_attribute_that_holds_an_instance_is_a_receiver() -> None:
+    handles = HandleTable()
+    for codec in (f"new:{HERE}Box", f"handle:{HERE}Box"):
+        assert decode({"attribute": "UNIT"}, codec, handles) is Box.UNIT  # type: ignore[attr-defined]
+    # Only the class's own instances: no other attribute, nothing private, no other codec.
+    with pytest.raises(CodecError, match="no instance attribute 'LABEL'"):
+        decode({"attribute": "LABEL"}, f"new:{HERE}Box", handles)
+    with pytest.raises(CodecError):
+        decode({"attribute": "__class__"}, f"new:{HERE}Box", handles)
+    assert decode({"attribute": "UNIT"}, None, handles) == {"attribute": "UNIT"}

@@ -7,8 +7,10 @@ the sandbox; metaserver never imports target code into its own process.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from pydantic import ValidationError as PydanticValidationError
@@ -23,16 +25,62 @@ from metaserver.settings import Settings
 PROBE = Path(__file__).with_name("probe") / "probe_script.py"
 
 
+# Install the distributions of these missing top-level modules; True when it did.
+Installer = Callable[[list[str]], Awaitable[bool]]
+_MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+
+
 async def analyse(
-    workspace: Workspace, environment: Environment, settings: Settings, sandbox: Sandbox
+    workspace: Workspace,
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+    install: Installer | None = None,
 ) -> CodeReport:
     """Run the probe and return its CodeReport.
+
+    A package that imports a module it does not declare fails at the probe; with
+    ``install``, those modules' distributions are installed (the validation repair's
+    install, repair/imports.py) and the probe runs once more.
 
     Raises:
         AnalysisError: the probe crashed or nothing could be imported.
         UntoolableError: the package imports but exposes no callable that can be a tool.
         SandboxTimeout: the import did not finish in time.
     """
+    report = await _probe(workspace, environment, settings, sandbox)
+    missing = missing_modules(report)
+    if missing and install is not None and await install(missing):
+        report = await _probe(workspace, environment, settings, sandbox)
+    return _finish(report, workspace)
+
+
+def missing_modules(report: CodeReport) -> list[str]:
+    """Top-level modules a package's own import needed and the environment lacks; never the
+    package's own (a distribution of that name on the index would be someone else's).
+
+    Only a package that does not import at all counts: a submodule that needs an optional
+    extra (a plotting backend) leaves the rest of the package to tools, and installing a
+    framework for it would cost more than it gives.
+    """
+    own = set(report.packages)
+    found: list[str] = []
+    for skipped in report.skipped:
+        match = _MISSING_MODULE.search(skipped.reason)
+        if skipped.target not in own or not skipped.reason.startswith("import failed"):
+            continue
+        if match is None:
+            continue
+        top = match.group(1).partition(".")[0]
+        if top not in own and top not in found:
+            found.append(top)
+    return found
+
+
+async def _probe(
+    workspace: Workspace, environment: Environment, settings: Settings, sandbox: Sandbox
+) -> CodeReport:
+    """The probe's report, as it wrote it."""
     workdir = Path(tempfile.mkdtemp(prefix="probe-", dir=environment.venv.parent))
     try:
         output = workdir / "report.json"
@@ -63,6 +111,10 @@ async def analyse(
             raise AnalysisError(f"the analysis probe wrote an unreadable report: {exc}") from exc
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    return report
+
+
+def _finish(report: CodeReport, workspace: Workspace) -> CodeReport:
     # Command-line entry points, read statically (issue #4): tools of their own.
     report = add_scripts(report, workspace.path)
     # Executed notebooks, read statically too (issue #14): a tool each.

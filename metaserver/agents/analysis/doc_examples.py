@@ -8,6 +8,7 @@ often show the call a function's own docstring lacks. Read statically; nothing i
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,21 +19,23 @@ TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt")
 MAX_FILES = 2000
 MAX_FILE_BYTES = 1_000_000
 WRAPPERS = ("list", "tuple", "sorted", "set", "frozenset")
+_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=[^=]")
 
 
 def find_examples(root: Path, name: str, parameters: list[Parameter]) -> list[Example]:
     """Literal calls of ``name`` shown as ``>>>`` lines under ``root``, bound to parameters."""
     found: list[Example] = []
-    for source, want in _sessions(root):
-        example = _example(source, want, name, parameters)
+    for source, want, bound in _sessions(root):
+        example = _example(source, want, name, parameters, bound)
         if example is not None and example not in found:
             found.append(example)
     found.sort(key=lambda e: not e.has_expected)
     return found
 
 
-def _sessions(root: Path) -> Iterator[tuple[str, str]]:
-    """(source, expected output) for each ``>>>`` statement in the repository's text files."""
+def _sessions(root: Path) -> Iterator[tuple[str, str, frozenset[str]]]:
+    """(source, expected output, names bound by the file's earlier ``>>>`` lines) for each
+    ``>>>`` statement in the repository's text files."""
     files = 0
     for path in sorted(root.rglob("*")):
         if files >= MAX_FILES:
@@ -43,6 +46,7 @@ def _sessions(root: Path) -> Iterator[tuple[str, str]]:
             continue
         files += 1
         lines = [line.strip() for line in path.read_text(errors="replace").splitlines()]
+        bound: frozenset[str] = frozenset()
         for index, line in enumerate(lines):
             if not line.startswith(">>> "):
                 continue
@@ -60,10 +64,15 @@ def _sessions(root: Path) -> Iterator[tuple[str, str]]:
                 if closing:  # the docstring ends here, and so does the expected output
                     break
                 cursor += 1
-            yield source, "\n".join(want)
+            yield source, "\n".join(want), bound
+            assigned = _ASSIGNED.match(source)
+            if assigned:
+                bound |= {assigned.group(1)}
 
 
-def _example(source: str, want: str, name: str, parameters: list[Parameter]) -> Example | None:
+def _example(
+    source: str, want: str, name: str, parameters: list[Parameter], bound: frozenset[str]
+) -> Example | None:
     try:
         node = ast.parse(source.strip(), mode="eval").body
     except SyntaxError:
@@ -82,6 +91,9 @@ def _example(source: str, want: str, name: str, parameters: list[Parameter]) -> 
     called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
     if called != name:
         return None
+    receiver = getattr(node.func, "value", None)
+    if isinstance(receiver, ast.Name) and receiver.id in bound:
+        return None  # ``acc.total()`` after ``acc = Tally()``: a method of acc, not ``total``
     arguments = _bind(node, parameters)
     if arguments is None:
         return None

@@ -162,9 +162,11 @@ def select(
     constructors: dict[str, Candidate],
     max_tools: int,
     usable: Callable[[Candidate], bool],
+    requires: Callable[[Candidate], list[Candidate]] | None = None,
 ) -> list[Candidate]:
     """Up to ``max_tools`` candidates from ``ranked`` (best first), each method preceded by
-    its class's constructor; a first pass within the caps, a second to fill what is left.
+    its class's constructor and by the tools its proving session replays (``requires``); a
+    first pass within the caps, a second to fill what is left.
     """
     caps = _Caps(max_tools)
     chosen: list[Candidate] = []
@@ -186,11 +188,20 @@ def select(
             if capped and not caps.allow(candidate, documented=candidate.documented is not None):
                 continue
             owner = constructors.get(candidate.owner or "") if candidate.kind == "method" else None
-            if owner is not None and owner.target not in taken and usable(owner):
-                if len(chosen) + 2 > max_tools:
-                    continue
-                chosen.append(owner)  # the tool that makes the handle the method takes
-                taken.add(owner.target)
+            needs = [owner] if owner is not None and usable(owner) else []
+            needs += requires(candidate) if requires else []
+            needs = [
+                n
+                for i, n in enumerate(needs)
+                if n.target not in taken
+                and n.target != candidate.target
+                and n.target not in {m.target for m in needs[:i]}
+            ]
+            if needs and len(chosen) + len(needs) + 1 > max_tools:
+                continue
+            for need in needs:  # the tools that make and set up the handle the method takes
+                chosen.append(need)
+                taken.add(need.target)
             chosen.append(candidate)
             taken.add(candidate.target)
             caps.count(candidate)

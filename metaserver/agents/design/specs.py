@@ -48,17 +48,25 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
     )
     ranked = collapse_duplicates(usable_ranked, constructors)
+    by_target = {c.target: c for c in usable_ranked}
+
+    def replayed(candidate: Candidate) -> list[Candidate]:
+        """The tools the candidate's proving session calls before it (doc_examples)."""
+        proof = next((e for e in candidate.examples if e.has_expected and e.session), None)
+        steps = proof.session if proof is not None else []
+        return [by_target[s.target] for s in steps if s.attribute is None and s.target in by_target]
+
     # A tutorial is a workflow, not an entry point: ranked with the API, it always lost to
     # the names the README calls first, and a converted tutorial never became a tool. So
     # notebooks get a share of the tools of their own; what they leave unused goes to the API.
     notebooks = [c for c in ranked if c.kind == "notebook"]
     share = min(len(notebooks), max(1, max_tools // NOTEBOOK_SHARE))
-    api = select(
-        [c for c in ranked if c.kind != "notebook"], constructors, max_tools - share, usable
-    )
-    chosen = api + notebooks[: max_tools - len(api)]
+    api = [c for c in ranked if c.kind != "notebook"]
+    chosen = select(api, constructors, max_tools - share, usable, replayed)
+    chosen += notebooks[: max_tools - len(chosen)]
     used: set[str] = set()
-    return [_spec(c, constructors, used) for c in chosen]
+    targets = {c.target for c in chosen}
+    return [_spec(c, constructors, used, targets) for c in chosen]
 
 
 def usable(candidate: Candidate) -> bool:
@@ -142,7 +150,9 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
     )
 
 
-def _spec(candidate: Candidate, constructors: dict[str, Candidate], used: set[str]) -> ToolSpec:
+def _spec(
+    candidate: Candidate, constructors: dict[str, Candidate], used: set[str], targets: set[str]
+) -> ToolSpec:
     codecs = {p.codec.partition(":")[0] for p in candidate.parameters if p.codec}
     if candidate.kind == "constructor":
         codecs.add("handle")
@@ -151,7 +161,7 @@ def _spec(candidate: Candidate, constructors: dict[str, Candidate], used: set[st
         description=_description(candidate),
         target=candidate.target,
         parameters=candidate.parameters,
-        examples=_examples(candidate, constructors.get(candidate.owner or "")),
+        examples=_examples(candidate, constructors.get(candidate.owner or ""), targets),
         codecs=sorted(codecs),
         kind=candidate.kind,
         script=candidate.script,
@@ -181,16 +191,30 @@ def _unique(name: str, used: set[str], target: str = "") -> str:
     return name
 
 
-def _examples(candidate: Candidate, owner: Candidate | None) -> list[Example]:
-    examples = candidate.examples or [synthesise_example(candidate.parameters)]
+def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) -> list[Example]:
+    # A session is replayed through its tools: one whose tools are not published cannot be.
+    examples = [
+        e
+        for e in candidate.examples
+        if all(s.attribute is not None or s.target in targets for s in e.session)
+    ] or [synthesise_example(candidate.parameters)]
     if candidate.kind == "method" and candidate.parameters:
-        # A method's first parameter is the instance: built from the constructor's example.
+        # A method's first parameter is the instance. A session example's receiver is the
+        # one its session built (validation replays it); any other example, which never
+        # carries an expected value (probe_sessions.py), gets one from the constructor's.
         handle = candidate.parameters[0]
         value = _instance_value(handle, owner)
         examples = [
             e
-            if handle.name in e.arguments and e.origin != "synthesised"
-            else e.model_copy(update={"arguments": {**e.arguments, handle.name: value}})
+            if e.session or (handle.name in e.arguments and e.origin != "synthesised")
+            else e.model_copy(
+                update={
+                    "arguments": {**e.arguments, handle.name: value},
+                    "expected": None,
+                    "has_expected": False,
+                    "line": None,
+                }
+            )
             for e in examples
         ]
     # Arguments the tool's own schema refuses cannot pass: keep the ones it accepts first
@@ -205,7 +229,8 @@ def _examples(candidate: Candidate, owner: Candidate | None) -> list[Example]:
     except jsonschema.SchemaError:
         validator = None
     if validator is not None:
-        examples = sorted(examples, key=lambda e: not _valid(validator, e.arguments))
+        # A session example's receiver arrives at validation, from its session's first tool.
+        examples = sorted(examples, key=lambda e: not (e.session or _valid(validator, e.arguments)))
     return examples[:MAX_EXAMPLES]
 
 

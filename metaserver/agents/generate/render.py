@@ -484,6 +484,17 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
             "check": e.evidence.check,
             "expected": e.evidence.expected,
             "result": e.evidence.result,
+            # A method proven by a doctest session: its receiver is rebuilt by these calls.
+            "session": [
+                {
+                    "tool": step.tool,
+                    "arguments": step.arguments,
+                    "receiver": step.receiver,
+                    "attribute": step.attribute,
+                }
+                for step in e.evidence.session
+            ],
+            "receiver": e.evidence.receiver,
         }
         for e in evidence
         if e.status == "passed" and e.evidence is not None and e.name in published

@@ -61,6 +61,11 @@ _MISSING_MODULE = re.compile(
 )
 
 
+def distribution_of(module: str) -> str:
+    """The distribution that provides top-level ``module`` (usually its own name)."""
+    return DISTRIBUTIONS.get(module, module)
+
+
 class Repair(BaseModel):
     tool: str
     kind: RepairKind
@@ -112,7 +117,7 @@ def _repair_for(
         missing = _MISSING_MODULE.search(error)
         if missing:
             top = (missing.group(1) or missing.group(2)).split(".")[0]
-            package = DISTRIBUTIONS.get(top, top)
+            package = distribution_of(top)
             if package not in state.installed:
                 companions = notebook_imports(spec, workspace) - state.installed - {package}
                 return Repair(
@@ -159,15 +164,18 @@ def notebook_imports(spec: ToolSpec, workspace: Path) -> set[str]:
     own = {n for n in names if (workspace / n).is_dir() or (workspace / f"{n}.py").is_file()}
     own |= {n for n in names if (workspace / "src" / n).is_dir()}
     outside = names - set(sys.stdlib_module_names) - own
-    return {DISTRIBUTIONS.get(name, name) for name in outside if name.isidentifier()}
+    return {distribution_of(name) for name in outside if name.isidentifier()}
 
 
 def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
     """Other arguments to try: the spec's own, the repository's text, then variants."""
     found = list(spec.examples)
-    found += find_examples(
-        workspace, spec.target.rsplit(":", 1)[-1].split(".")[-1], spec.parameters
-    )
+    if spec.kind != "method":
+        # A method's receiver is never a literal: a call found by its bare name elsewhere is
+        # another callable's (a module-level function of the same name), not this one's.
+        found += find_examples(
+            workspace, spec.target.rsplit(":", 1)[-1].split(".")[-1], spec.parameters
+        )
     found += synthesised_variants(spec.parameters)
     unique: dict[str, Example] = {}
     for example in found:

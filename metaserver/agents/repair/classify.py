@@ -17,7 +17,11 @@ _RULES: list[tuple[re.Pattern[str], FailureType]] = [
         re.compile(
             r"validation error|TypeError|unexpected keyword|missing \d+ required|"
             r"Input should be|AttributeError: 'dict'|not iterable|unknown or expired handle|"
-            r"exited with code 2: usage:"  # argparse refused a script tool's command line
+            r"exited with code 2: usage:|"  # argparse refused a script tool's command line
+            # The generated server's codecs could not build an argument (runtime/decode.py):
+            # our reading of the parameter's type, whatever the example.
+            r"cannot decode .* as [a-z]+(?::|\b)|expected a handle \(|unknown codec '|"
+            r"has no instance attribute '|is built from an object of its fields"
         ),
         "api_inference_error",
     ),

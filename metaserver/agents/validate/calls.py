@@ -19,13 +19,15 @@ from jsonschema import Draft202012Validator
 
 from metaserver.agents.generate.documents import MANIFEST
 from metaserver.agents.repair.classify import classify
+from metaserver.agents.validate.attribution import exact_replay
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.protocol import documents_problems, listing_problems
+from metaserver.agents.validate.sessions import SessionError, replay_session
 from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
 from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
-from metaserver.exceptions import ValidationError
+from metaserver.exceptions import FailureType, ValidationError
 from metaserver.sandbox import Sandbox
 from metaserver.settings import Settings
 
@@ -136,6 +138,7 @@ async def validate(
         tools = await client.list_tools()
         _check_listing(tools, specs, "legacy")
         schemas = {tool.name: tool.input_schema for tool in tools}
+        by_target = {spec.target: spec for spec in specs}
         try:
             for spec in specs:
                 if only is not None and spec.name not in only:
@@ -150,7 +153,9 @@ async def validate(
                     ]
                 calling(spec.name)
                 results.append(
-                    await _check_examples(client, spec, examples, schemas[spec.name], settings)
+                    await _check_examples(
+                        client, spec, examples, schemas[spec.name], settings, by_target
+                    )
                 )
         finally:
             calling(None)
@@ -163,13 +168,15 @@ async def _check_examples(
     examples: list[Example],
     schema: dict[str, Any],
     settings: Settings,
+    by_target: dict[str, ToolSpec],
 ) -> ToolEvidence:
     validator = Draft202012Validator(schema)
-    # Arguments the published schema refuses can only test the refusal: try them last.
-    ordered = sorted(examples, key=lambda e: not validator.is_valid(e.arguments))
+    # Arguments the published schema refuses can only test the refusal: try them last (a
+    # session example's receiver comes from its session, so its arguments lack it).
+    ordered = sorted(examples, key=lambda e: not (e.session or validator.is_valid(e.arguments)))
     first: ToolEvidence | None = None
     for example in ordered[:MAX_ATTEMPTS]:
-        result = await _check(client, spec, example, settings)
+        result = await _check(client, spec, example, settings, by_target)
         if result.status == "passed":
             return result
         first = first or result
@@ -182,7 +189,11 @@ async def _check_examples(
 
 
 async def _check(
-    client: Client[Any], spec: ToolSpec, example: Example, settings: Settings
+    client: Client[Any],
+    spec: ToolSpec,
+    example: Example,
+    settings: Settings,
+    by_target: dict[str, ToolSpec] | None = None,
 ) -> ToolEvidence:
     evidence = Evidence(
         arguments=example.arguments,
@@ -190,8 +201,17 @@ async def _check(
         check="expected-value" if example.has_expected else "no-error",
     )
     timeout = spec.timeout or settings.timeouts.tool_call
+    if example.session:
+        try:
+            evidence = await replay_session(
+                client, spec, example, evidence, by_target or {}, timeout
+            )
+        except SessionError as exc:
+            # Our replay of the session failed (a tool missing, a setup call refused): the
+            # example says nothing about the repository's code yet.
+            return _failed(spec, evidence, _short(str(exc)), example, ours=True)
     try:
-        raw = await client.call_tool_mcp(spec.name, example.arguments, timeout=timeout)
+        raw = await client.call_tool_mcp(spec.name, evidence.arguments, timeout=timeout)
     except Exception as exc:  # a timeout or a dead child: the tool failed, the run goes on
         error = _short(f"{type(exc).__name__}: {exc}")
         return _failed(spec, evidence, error, example)
@@ -202,20 +222,13 @@ async def _check(
     if example.wrapper == "notebook":
         return _check_notebook(spec, evidence)
     if example.has_expected and not matches(evidence.result, example.expected, example.wrapper):
-        return ToolEvidence(
-            name=spec.name,
-            target=spec.target,
-            status="failed",
-            evidence=evidence,
-            error=_short(
-                f"expected {json.dumps(normalise(example.expected))[:200]}, "
-                f"got {json.dumps(evidence.result, default=str)[:200]}"
-            ),
-            # A value the repository documents, and the code disagrees: the repository's bug;
-            # unless the value is our reading of a repr (reprs.py), which may be the wrong one.
-            failure_type="repo_internal_bug"
-            if example.origin != "synthesised" and example.wrapper != "repr"
-            else "api_inference_error",
+        return _verdict(
+            spec,
+            evidence,
+            example,
+            f"expected {json.dumps(normalise(example.expected))[:200]}, "
+            f"got {json.dumps(evidence.result, default=str)[:200]}",
+            "repo_internal_bug",
         )
     return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
 
@@ -224,6 +237,8 @@ def _check_notebook(spec: ToolSpec, evidence: Evidence) -> ToolEvidence:
     """``notebook-outputs``: the run reproduced the notebook's stored outputs, or not."""
     evidence.check = "notebook-outputs"
     evidence.compared, differences = compare_outputs(evidence.result, evidence.expected)
+    if spec.notebook is not None:  # the notebook as written, rerun: its cells are the replay
+        evidence.replay = [f"{spec.notebook.path}: {len(spec.notebook.cells)} code cells"]
     if not differences:
         return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
     return ToolEvidence(
@@ -241,19 +256,30 @@ def _best_example(spec: ToolSpec) -> Example:
     return (with_expected or spec.examples or [Example(arguments={}, origin="synthesised")])[0]
 
 
-def _failed(spec: ToolSpec, evidence: Evidence, error: str, example: Example) -> ToolEvidence:
-    failure = classify(error)
-    if failure == "repo_internal_bug" and not example.has_expected:
-        # Arguments with no documented result (guessed, or a bare call found in the
-        # repository): an exception says more about the arguments than about the code.
-        # Only a documented value the code fails to produce is the repository's bug.
-        failure = "api_inference_error"
+def _failed(
+    spec: ToolSpec, evidence: Evidence, error: str, example: Example, ours: bool = False
+) -> ToolEvidence:
+    failure = "api_inference_error" if ours else classify(error)
+    return _verdict(spec, evidence, example, error, failure)
+
+
+def _verdict(
+    spec: ToolSpec, evidence: Evidence, example: Example, error: str, failure: FailureType
+) -> ToolEvidence:
+    """A failed tool; blamed on the repository only when its own example, replayed as
+    written (attribution.py), disagreed, and then with that replay in the evidence."""
+    if failure == "repo_internal_bug":
+        replay = exact_replay(spec, example)
+        if replay is None:
+            failure = "api_inference_error"
+        else:
+            evidence.replay = replay
     return ToolEvidence(
         name=spec.name,
         target=spec.target,
         status="failed",
         evidence=evidence,
-        error=error,
+        error=_short(error),
         failure_type=failure,
     )
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from fixture_repos import shared_calc
 
-from metaserver.agents.analysis.analyse import analyse
+from metaserver.agents.analysis.analyse import analyse, missing_modules
 from metaserver.agents.environment.build import build_environment
-from metaserver.contracts import CodeReport, Environment, Source, Workspace
+from metaserver.contracts import CodeReport, Environment, SkippedCallable, Source, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
@@ -147,3 +147,18 @@ async def test_an_import_that_hangs_times_out(tmp_path: Path, isolated_home: Pat
     space = tree_with(tmp_path, {"slow.py": "import time\ntime.sleep(30)\n"})
     with pytest.raises(SandboxTimeout):
         await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+
+
+def test_missing_modules_are_those_a_package_itself_could_not_import() -> None:
+    report = CodeReport(
+        packages=["loud", "quiet"],
+        candidates=[],
+        skipped=[
+            SkippedCallable(target="loud", reason="import failed: No module named 'six.moves'"),
+            # A submodule's optional extra does not stop the package: no install for it.
+            SkippedCallable(target="quiet.plot", reason="import failed: No module named 'mpl'"),
+            # The package's own name is never looked up on the index.
+            SkippedCallable(target="quiet", reason="import failed: No module named 'quiet'"),
+        ],
+    )
+    assert missing_modules(report) == ["six"]

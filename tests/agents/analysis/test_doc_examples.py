@@ -23,3 +23,20 @@ def test_literal_repr_and_unreadable_outputs(tmp_path: Path) -> None:
         4: ("mpfr('2.0')", True, "repr"),
         9: (None, False, None),
     }
+
+
+def test_a_method_call_on_a_session_variable_is_not_the_function(tmp_path: Path) -> None:
+    values = Parameter(
+        name="values", kind="positional_or_keyword", json_schema={}, required=False, default=[]
+    )
+    (tmp_path / "guide.md").write_text(
+        ">>> acc = Tally()\n>>> acc.total()\n6\n\n>>> total([1, 2])\n3\n\n>>> pkg.total([4])\n4\n"
+    )
+    examples = find_examples(tmp_path, "total", [values])
+    # acc.total() is Tally.total's line: its 6 is never paired with the function total.
+    assert [(e.arguments, e.expected) for e in examples] == [
+        ({"values": [1, 2]}, 3),
+        ({"values": [4]}, 4),
+    ]
+    # Found by name elsewhere, never the line as written for this callable.
+    assert all(e.line is None for e in examples)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from metaserver.agents.analysis.usage import Usage, UsageCall
 from metaserver.agents.design.specs import design
-from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter
+from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, SessionStep
 
 HANDLE: dict[str, JSON] = {
     "anyOf": [
@@ -160,3 +160,43 @@ def test_a_method_gets_the_arguments_its_documented_calls_pass_but_not_their_res
     first, last = plural.examples
     assert first == Example(arguments={"text": "cat", "handle": {}}, origin="usage")
     assert last.arguments == {"handle": "I"}
+
+
+def test_a_session_proof_brings_the_tools_it_replays_and_keeps_its_own_receiver() -> None:
+    session = [
+        SessionStep(line="acc = Acc()", target="pkg.mod:Acc"),
+        SessionStep(
+            line="acc.add(1.5)", target="pkg.mod:Acc.add", member="add", arguments={"value": 1.5}
+        ),
+    ]
+    proof = Example(
+        arguments={}, expected=1.5, has_expected=True, line="acc.total()", session=session
+    )
+    acc, add, total = accumulator()
+    total = total.model_copy(update={"examples": [proof], "usage": 9})
+    # Only room for total and what its session replays: add comes in although it ranks
+    # below, before total, and total's proof is not given another receiver.
+    specs = design(CodeReport(packages=["pkg"], candidates=[acc, add, total]), max_tools=3)
+    assert [s.name for s in specs] == ["acc_new", "acc_add", "acc_total"]
+    (example,) = specs[2].examples
+    assert example.session == session
+    assert example.arguments == {}
+    assert example.expected == 1.5
+
+
+def test_a_session_whose_tools_cannot_all_be_chosen_is_not_used() -> None:
+    session = [
+        SessionStep(line="acc = Acc()", target="pkg.mod:Acc"),
+        SessionStep(line="acc.reset()", target="pkg.mod:Acc.reset", member="reset"),
+    ]
+    proof = Example(
+        arguments={}, expected=0, has_expected=True, line="acc.total()", session=session
+    )
+    acc, _, total = accumulator()
+    total = total.model_copy(update={"examples": [proof]})
+    specs = design(CodeReport(packages=["pkg"], candidates=[acc, total]), max_tools=3)
+    by_name = {s.name: s for s in specs}
+    # No tool replays acc.reset(): the example falls back to a receiver of our own, with
+    # nothing documented to compare.
+    assert all(not e.has_expected for e in by_name["acc_total"].examples)
+    assert by_name["acc_total"].examples[0].arguments == {"handle": {"start": 3.0}}

@@ -27,6 +27,12 @@ from metaserver.exceptions import FailureType
         ("f() got an unexpected keyword argument 'y'", "api_inference_error"),
         ("TypeError: 'int' object is not iterable", "api_inference_error"),
         ("KeyError: unknown or expired handle 'h_1'", "api_inference_error"),
+        (
+            "Error calling tool 'ordinal': cannot decode 1 as new:inflect:Word: "
+            "Word() takes no arguments",
+            "api_inference_error",
+        ),
+        ("expected a handle ({'handle': id}) for pkg:Grid", "api_inference_error"),
         ("ValueError: math domain error", "repo_internal_bug"),
         ("ZeroDivisionError: division by zero", "repo_internal_bug"),
         ("RuntimeError: something broke inside the library", "repo_internal_bug"),

@@ -73,7 +73,18 @@ def broken_specs(calc: Calc) -> list[ToolSpec]:
     wrong = calc.spec("add").model_copy(
         update={
             "name": "add_wrong",
-            "examples": [Example(arguments={"a": 2, "b": 3}, expected=6, has_expected=True)],
+            "examples": [
+                Example(arguments={"a": 2, "b": 3}, expected=6, has_expected=True, line="add(2, 3)")
+            ],
+        }
+    )
+    # The same disagreement, but the example is ours (found by name, not the line as written).
+    guessed = calc.spec("add").model_copy(
+        update={
+            "name": "add_guessed",
+            "examples": [
+                Example(arguments={"a": 2, "b": 3}, expected=6, has_expected=True, origin="usage")
+            ],
         }
     )
     empty_mean = calc.spec("mean").model_copy(
@@ -88,7 +99,7 @@ def broken_specs(calc: Calc) -> list[ToolSpec]:
         ],
         examples=[Example(arguments={"seconds": NAP_SECONDS})],
     )
-    return [wrong, empty_mean, nap]
+    return [wrong, empty_mean, nap, guessed]
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +108,9 @@ def outcome(
 ) -> tuple[list[ToolSpec], dict[str, ToolEvidence]]:
     """One validation of every case; the slow tool sits between tools that must pass."""
     assert [s.name for s in sorted(calc.specs, key=lambda s: s.name)] == CALC_FUNCTIONS
-    wrong, empty_mean, nap = broken_specs(calc)
+    wrong, empty_mean, nap, guessed = broken_specs(calc)
     fixture_specs = sorted(calc.specs, key=lambda s: s.name)
-    specs = [*fixture_specs[:2], nap, *fixture_specs[2:], wrong, empty_mean]
+    specs = [*fixture_specs[:2], nap, *fixture_specs[2:], wrong, empty_mean, guessed]
     directory = calc.server(tmp_path_factory.mktemp("validate") / "srv", specs)
     results = asyncio.run(
         validate(
@@ -156,6 +167,19 @@ def test_a_wrong_expected_value_fails_as_a_repository_bug(
     assert mismatch.error is not None
     assert "expected 6" in mismatch.error
     assert "got 5" in mismatch.error
+    # The repository's own line, replayed as written, is in the evidence of the verdict.
+    assert mismatch.evidence.replay == ["add(2, 3)"]
+
+
+def test_a_disagreement_with_an_example_we_assembled_is_ours(
+    outcome: tuple[list[ToolSpec], dict[str, ToolEvidence]],
+) -> None:
+    _, results = outcome
+    guessed = results["add_guessed"]
+    assert guessed.status == "failed"
+    assert guessed.failure_type == "api_inference_error"
+    assert guessed.evidence is not None
+    assert guessed.evidence.replay == []
 
 
 def test_a_function_that_raises_fails_with_its_error(

@@ -113,59 +113,105 @@ def call_in(node, names):
     return wrapper, node
 
 
-def examples_for(func, names, doc, signature, exposed):
-    """Literal calls of ``func`` in its doctests, bound to parameter names."""
-    found = []
+def _parsed(doc):
     try:
-        parsed = doctest.DocTestParser().get_examples(doc)
+        return doctest.DocTestParser().get_examples(doc)
     except ValueError:
-        return found
-    for example in parsed:
+        return []
+
+
+def _statement(source):
+    try:
+        tree = ast.parse(source.strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return tree.body[0] if len(tree.body) == 1 else None
+
+
+def _bound(call, signature, exposed):
+    """The call's literal arguments by parameter name, or None when they are not literals
+    or do not fit ``signature`` and the tool's ``exposed`` parameters."""
+    try:
+        if any(k.arg is None for k in call.keywords):
+            return None
+        args = [ast.literal_eval(a) for a in call.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        bound = signature.bind(*args, **kwargs)
+        arguments = {k: json_safe(v) for k, v in bound.arguments.items()}
+    except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError, MemoryError):
+        return None
+    return arguments if set(arguments) <= exposed else None
+
+
+def _assigned(statement):
+    """The names a doctest statement binds (``acc = Tally()``: acc)."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+def examples_for(func, names, doc, signature, exposed):
+    """Literal calls of ``func`` in its doctests, bound to parameter names.
+
+    A call on a name the session bound itself (``acc.total()`` after ``acc = Tally()``) is
+    a method of that object, not this function: its output belongs to the method.
+    """
+    found = []
+    variables = set()
+    for example in _parsed(doc):
         if len(found) >= MAX_EXAMPLES:
             break
-        try:
-            tree = ast.parse(example.source.strip(), mode="eval")
-        except SyntaxError:
+        statement = _statement(example.source)
+        if statement is None:
             continue
-        match = call_in(tree.body, names)
+        variables |= _assigned(statement)
+        if not isinstance(statement, ast.Expr):
+            continue  # an assignment shows nothing
+        match = call_in(statement.value, names)
         if match is None:
             continue
         wrapper, call = match
-        try:
-            args = [ast.literal_eval(a) for a in call.args]
-            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-            if any(k.arg is None for k in call.keywords):
-                continue
-            bound = signature.bind(*args, **kwargs)
-            arguments = {k: json_safe(v) for k, v in bound.arguments.items()}
-        except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError):
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name) and receiver.id in variables:
             continue
-        if not set(arguments) <= exposed:
+        arguments = _bound(call, signature, exposed)
+        if arguments is None:
             continue
-        item = {
-            "arguments": arguments,
-            "wrapper": wrapper,
-            "origin": "doctest",
-            "has_expected": False,
-            "expected": None,
-        }
-        want = example.want.strip()
-        if want and not example.exc_msg:
-            try:
-                value = ast.literal_eval(want)
-                if isinstance(value, (set, frozenset)):  # a set result, shown as one
-                    wrapper = "set"
-                item["expected"] = json_safe(sorted(value) if wrapper == "set" else value)
-                if wrapper in ("set", "frozenset"):
-                    item["wrapper"] = "set"
-                item["has_expected"] = True
-            except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError):
-                if wrapper is None and repr_shaped(want):
-                    # A library's own number or array printed as its constructor call:
-                    # validation compares what it shows (validate/reprs.py).
-                    item.update(expected=want, wrapper="repr", has_expected=True)
-        if example.exc_msg:
+        item = _item(arguments, wrapper, example.want.strip(), example.exc_msg)
+        if item is None:
             continue
+        if item["has_expected"]:
+            item["line"] = example.source.strip()
         found.append(item)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def _item(arguments, wrapper, want, exc_msg):
+    """One example: the arguments and, when the session shows it, the expected value."""
+    if exc_msg:
+        return None
+    item = {
+        "arguments": arguments,
+        "wrapper": wrapper,
+        "origin": "doctest",
+        "has_expected": False,
+        "expected": None,
+    }
+    if not want:
+        return item
+    try:
+        value = ast.literal_eval(want)
+        if isinstance(value, (set, frozenset)):  # a set result, shown as one
+            wrapper = "set"
+        item["expected"] = json_safe(sorted(value) if wrapper == "set" else value)
+        if wrapper in ("set", "frozenset"):
+            item["wrapper"] = "set"
+        item["has_expected"] = True
+    except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError, MemoryError):
+        if wrapper is None and repr_shaped(want):
+            # A library's own number or array printed as its constructor call:
+            # validation compares what it shows (validate/reprs.py).
+            item.update(expected=want, wrapper="repr", has_expected=True)
+    return item

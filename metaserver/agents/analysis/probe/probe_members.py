@@ -11,12 +11,14 @@ import keyword
 import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
-    from .probe_docs import examples_for, parameter_docs, summary_of
+    from .probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
     from .probe_scan import scan
+    from .probe_sessions import method_examples
     from .probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
 except ImportError:
-    from probe_docs import examples_for, parameter_docs, summary_of
+    from probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
     from probe_scan import scan
+    from probe_sessions import method_examples
     from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
 
 MAX_METHODS = 40
@@ -217,7 +219,9 @@ def describe_callable(
         "hidden_parameters": hidden,
         "doc": doc,
         "summary": summary_of(doc),
-        "examples": examples_for(func, call_names, doc, signature, exposed),
+        "examples": _examples(
+            func, call_names, doc, signature, exposed, kind, owner, public_name, module
+        ),
         "in_all": in_all,
         "top_level": "." not in module.__name__,
         "kind": kind,
@@ -228,6 +232,22 @@ def describe_callable(
         "annotated": len(annotated) / len(signature.parameters) if signature.parameters else 1.0,
     }
     return candidate, None, target
+
+
+def _examples(func, names, doc, signature, exposed, kind, owner, public_name, module):
+    if kind != "method":
+        return examples_for(func, names, doc, signature, exposed)
+    # A method's output belongs to the receiver its session built: its own docstring's
+    # sessions first, then the class's (where a stateful walk-through usually lives).
+    owner_target = f"{module.__name__}:{public_name.partition('.')[0]}"
+    method = getattr(func, "__name__", "")
+    found = []
+    for text in (doc, _class_doc(owner)):
+        for example in method_examples(owner, owner_target, method, text, signature, exposed):
+            if example not in found:
+                found.append(example)
+    found.sort(key=lambda e: not e["has_expected"])
+    return found[:MAX_EXAMPLES]
 
 
 def _param(name, kind, schema, required, default, description, codec):

@@ -68,6 +68,42 @@ def with_handle(schema, cls):
     return {"anyOf": [schema, handle_schema(cls)]}
 
 
+def with_attributes(schema, cls):
+    """``schema``, or one of the instances the class itself holds: ``{"attribute": "WGS84"}``
+    for ``Geodesic.WGS84`` (the receiver a doctest session may use; runtime/decode.py)."""
+    named = instance_attributes(cls)
+    if not named:
+        return schema
+    arm = {
+        "type": "object",
+        "properties": {"attribute": {"enum": named}},
+        "required": ["attribute"],
+        "additionalProperties": False,
+        "description": f"An instance {cls.__qualname__} holds as a class attribute.",
+    }
+    arms = schema["anyOf"] if set(schema) == {"anyOf"} else [schema]
+    return {"anyOf": [*arms, arm]}
+
+
+def instance_attributes(cls, limit=20):
+    """Public class attributes of ``cls`` that hold instances of it (``Geodesic.WGS84``)."""
+    found = []
+    try:
+        names = sorted(vars(cls))
+    except TypeError:
+        return found
+    for name in names:
+        if name.startswith("_") or len(found) >= limit:
+            continue
+        try:
+            value = inspect.getattr_static(cls, name)
+            if isinstance(value, cls) and not inspect.isroutine(value):
+                found.append(name)
+        except Exception:  # noqa: S112  (an attribute that cannot be read is not offered)
+            continue
+    return found
+
+
 def parameter_schema(annotation, ctor_schema=None):
     """(schema, codec) of a parameter; codec None means plain JSON.
 
@@ -162,8 +198,8 @@ def class_schema(cls, ctor_schema=None):
         return {"enum": list(cls.__members__)}, f"enum:{target_of(cls)}"
     built = ctor_schema(cls) if ctor_schema else None
     if built is not None:
-        return with_handle(built, cls), f"new:{target_of(cls)}"
-    return handle_schema(cls), f"handle:{target_of(cls)}"
+        return with_attributes(with_handle(built, cls), cls), f"new:{target_of(cls)}"
+    return with_attributes(handle_schema(cls), cls), f"handle:{target_of(cls)}"
 
 
 def _stdlib(cls):

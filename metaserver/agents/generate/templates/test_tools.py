@@ -27,12 +27,32 @@ def replayed():
         results = {}
         async with Client(transport) as client:
             for call in CALLS:
-                raw = await client.call_tool_mcp(call["tool"], call["arguments"])
+                arguments = dict(call["arguments"])
+                if call.get("session"):
+                    arguments[call["receiver"]] = await receiver(client, call["session"])
+                raw = await client.call_tool_mcp(call["tool"], arguments)
                 value = (raw.structured_content or {}).get("result")
                 results[call["tool"]] = (raw.is_error, value)
         return results
 
     return asyncio.run(run())
+
+
+async def receiver(client, session):
+    """The handle a doctest session builds: its constructor, then its setup calls."""
+    handle = None
+    for step in session:
+        if step.get("attribute"):  # an instance the class holds: passed by its name
+            handle = {"attribute": step["attribute"]}
+            continue
+        arguments = dict(step["arguments"])
+        if step["receiver"]:
+            arguments[step["receiver"]] = handle
+        raw = await client.call_tool_mcp(step["tool"], arguments)
+        assert not raw.is_error, raw
+        if not step["receiver"]:
+            handle = {"handle": (raw.structured_content or {})["result"]["handle"]}
+    return handle
 
 
 def same(value, expected):

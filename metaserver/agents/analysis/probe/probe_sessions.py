@@ -1,0 +1,223 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): a method's
+examples read from a docstring's ``>>>`` lines as one session.
+
+A method's documented output belongs to the receiver the session built: ``g = Grid("A1")``
+then ``g.code()`` -> ``4328`` is a call of ``Grid.code`` on ``Grid("A1")``, and
+``acc = Tally(); acc.add(1); acc.add(5); acc.total()`` -> ``6`` a call of ``Tally.total``
+after those two setup calls. Each example carries the lines that build and set up its
+receiver (the session), so validation replays them through their own tools; the expected
+value binds only to the line that printed it. A class attribute that holds an instance
+(``Geodesic.WGS84``) is a receiver too. A call on a receiver the session did not build (or
+one it cannot replay) yields arguments, never an expected value.
+"""
+
+import ast
+import inspect
+import sys
+
+try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
+    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _bound, _item, _parsed, _statement
+except ImportError:
+    from probe_docs import MAX_EXAMPLES, WRAPPERS, _bound, _item, _parsed, _statement
+
+MAX_STEPS = 12
+READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
+
+
+def method_examples(owner, owner_target, method, doc, signature, exposed):
+    """Examples of ``owner.method`` from the ``>>>`` sessions of ``doc``.
+
+    ``signature`` is the method's without its receiver; ``exposed`` the tool's parameters.
+    """
+    namespace = _namespace(owner)
+    receivers = {}  # variable -> the steps that built and set it up; None: not replayable
+    bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
+    found = []
+    for example in _parsed(doc):
+        if len(found) >= MAX_EXAMPLES:
+            break
+        statement = _statement(example.source)
+        if statement is None:
+            continue
+        source = example.source.strip()
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            name = statement.targets[0].id
+            bound.pop(name, None)
+            method_of = _bound_method(
+                statement.value, owner, owner_target, namespace, receivers, source
+            )
+            if method_of is not None:  # the object behind it lives on: a receiver of its own
+                key, steps, member = method_of
+                receivers.setdefault(key, steps)
+                bound[name] = (key, member)
+                continue
+            receivers[name] = _construction(statement.value, owner, owner_target, namespace, source)
+            continue
+        if not isinstance(statement, ast.Expr):
+            _forget(statement, receivers)
+            continue
+        if _reads_only(statement.value):
+            continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
+        node, wrapper = statement.value, None
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in WRAPPERS
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            wrapper, node = node.func.id, node.args[0]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in bound:
+            key, member = bound[node.func.id]  # compare("egg", "eggs"): a call of that method
+            method_call = ast.Attribute(value=ast.Name(id=key, ctx=ast.Load()), attr=member)
+            node = ast.Call(func=method_call, args=node.args, keywords=node.keywords)
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            _forget(statement, receivers)
+            continue
+        name, target = node.func.attr, node.func.value
+        variable = target.id if isinstance(target, ast.Name) else None
+        if variable is not None and variable in receivers:
+            steps = receivers[variable]
+        elif variable is None:  # ``Grid("A1").code()``: built on the line itself
+            steps = _construction(target, owner, owner_target, namespace, source)
+        else:
+            steps = None  # a name the session never bound here: the module, or unknown
+        if name == method:
+            arguments = _bound(node, signature, exposed)
+            if arguments is None:
+                _forget(statement, receivers)
+                continue
+            want = example.want.strip() if steps is not None else ""
+            item = _item(arguments, wrapper, want, example.exc_msg)
+            if item is not None:
+                if steps is not None:
+                    item["session"] = [dict(step) for step in steps]
+                    if item["has_expected"]:
+                        item["line"] = source
+                found.append(item)
+        if (
+            variable is not None
+            and variable in receivers
+            and steps is not None
+            and not example.exc_msg  # a line that raises is shown, not replayed
+        ):
+            # The call may change the receiver: later lines see it, so their replay does too.
+            receivers[variable] = _setup(owner, owner_target, name, node, steps, source)
+    found.sort(key=lambda e: not e["has_expected"])
+    return found
+
+
+def _namespace(owner):
+    """The names a doctest of ``owner`` sees: its module's globals and the package's."""
+    module = sys.modules.get(getattr(owner, "__module__", "") or "")
+    names = dict(vars(module)) if module is not None else {}
+    package = (getattr(owner, "__module__", "") or "").partition(".")[0]
+    if package in sys.modules:
+        names.setdefault(package, sys.modules[package])
+    return names
+
+
+def _resolve(node, namespace):
+    if isinstance(node, ast.Name):
+        return namespace.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _resolve(node.value, namespace)
+        if base is None or not (inspect.ismodule(base) or inspect.isclass(base)):
+            return None
+        try:
+            return inspect.getattr_static(base, node.attr)
+        except AttributeError:
+            return None
+    return None
+
+
+def _construction(node, owner, owner_target, namespace, source):
+    """[the step that builds an ``owner``] when ``node`` calls its constructor with
+    literals, or names an instance the class holds (``Geodesic.WGS84``); None otherwise (a
+    receiver this session cannot replay through tools)."""
+    if (
+        isinstance(node, ast.Attribute)
+        and _resolve(node.value, namespace) is owner
+        and not node.attr.startswith("_")
+        and isinstance(_resolve(node, namespace), owner)
+    ):
+        step = {"line": source, "target": f"{owner_target}.{node.attr}", "member": None}
+        return [dict(step, arguments={}, attribute=node.attr)]
+    if not isinstance(node, ast.Call) or _resolve(node.func, namespace) is not owner:
+        return None
+    try:
+        signature = inspect.signature(owner)
+    except (TypeError, ValueError):
+        return None
+    exposed = {p.name for p in signature.parameters.values()}
+    arguments = _bound(node, signature, exposed)
+    if arguments is None:
+        return None
+    return [{"line": source, "target": owner_target, "member": None, "arguments": arguments}]
+
+
+def _bound_method(node, owner, owner_target, namespace, receivers, source):
+    """(receiver variable, its steps, method name) when ``node`` is a method of a receiver
+    the session built (``engine().compare``, ``acc.add``); None otherwise."""
+    if not isinstance(node, ast.Attribute) or node.attr.startswith("_"):
+        return None
+    if not inspect.isfunction(inspect.getattr_static(owner, node.attr, None)):
+        return None
+    target = node.value
+    if isinstance(target, ast.Name) and receivers.get(target.id) is not None:
+        return target.id, receivers[target.id], node.attr
+    steps = _construction(target, owner, owner_target, namespace, source)
+    if steps is None:
+        return None
+    return f"<{ast.unparse(node)}>", steps, node.attr
+
+
+def _setup(owner, owner_target, name, call, steps, source):
+    """``steps`` and one more: a call of ``owner.name`` with literal arguments; None when it
+    is not a plain method with such arguments (the session can no longer be replayed)."""
+    if len(steps) >= MAX_STEPS:
+        return None
+    try:
+        static = inspect.getattr_static(owner, name)
+        signature = inspect.signature(static)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if not inspect.isfunction(static) or name.startswith("_"):
+        return None
+    parameters = list(signature.parameters.values())[1:]
+    signature = signature.replace(parameters=parameters)
+    arguments = _bound(call, signature, {p.name for p in parameters})
+    if arguments is None:
+        return None
+    step = {"line": source, "target": f"{owner_target}.{name}", "member": name}
+    return [*steps, dict(step, arguments=arguments)]
+
+
+def _reads_only(node):
+    """An expression that shows a value without calling anything of it but builtins that
+    only read (``acc``, ``acc.size``, ``acc[0]``, ``len(acc)``, ``list(acc)``)."""
+    if isinstance(node, ast.Call):
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id in READERS
+            and not node.keywords
+            and all(_reads_only(a) for a in node.args)
+        )
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _reads_only(node.value)
+    if isinstance(node, ast.Subscript):
+        return _reads_only(node.value) and _reads_only(node.slice)
+    return False
+
+
+def _forget(statement, receivers):
+    """A statement that uses a receiver otherwise (``acc.x = 3``, ``f(acc)``) may change it."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and node.id in receivers:
+            receivers[node.id] = None

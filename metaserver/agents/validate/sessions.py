@@ -1,0 +1,71 @@
+"""Replaying a doctest session through MCP: the receiver's constructor tool, the setup calls
+on the handle it returned, then the documented call on that same handle.
+
+A method's example that carries a session (analysis/probe/probe_sessions.py) is checked on
+the receiver its own session built, never on one built from another example, so the
+documented value is compared with what the repository's example really computes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastmcp import Client
+
+from metaserver.children.launch import error_text, result_value
+from metaserver.contracts import JSON, Evidence, Example, SessionStep, ToolSpec
+
+
+class SessionError(Exception):
+    """The session could not be replayed: a tool it needs is missing or refused a line."""
+
+
+async def replay_session(
+    client: Client[Any],
+    spec: ToolSpec,
+    example: Example,
+    evidence: Evidence,
+    by_target: dict[str, ToolSpec],
+    timeout: float,
+) -> Evidence:
+    """``evidence`` with the call's arguments bound to the session's receiver handle.
+
+    Raises:
+        SessionError: a step's tool is not published, failed, or built no handle.
+    """
+    handle: dict[str, JSON] | None = None
+    replayed: list[SessionStep] = []
+    for step in example.session:
+        if step.attribute is not None:  # Geodesic.WGS84: the class's own instance, by name
+            handle = {"attribute": step.attribute}
+            replayed.append(step)
+            continue
+        tool = by_target.get(step.target)
+        if tool is None:
+            raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
+        arguments = dict(step.arguments)
+        receiver = None
+        if step.member is not None:
+            if handle is None or not tool.parameters:
+                raise SessionError(f"session line {step.line!r}: no receiver built before it")
+            receiver = tool.parameters[0].name
+            arguments[receiver] = handle
+        try:
+            raw = await client.call_tool_mcp(tool.name, arguments, timeout=timeout)
+        except Exception as exc:  # a timeout or a dead child: the replay failed
+            raise SessionError(f"session line {step.line!r}: {type(exc).__name__}: {exc}") from exc
+        if raw.is_error:
+            raise SessionError(f"session line {step.line!r} via {tool.name}: {error_text(raw)}")
+        if step.member is None:
+            value = result_value(raw)
+            if not isinstance(value, dict) or not isinstance(value.get("handle"), str):
+                raise SessionError(f"session line {step.line!r}: {tool.name} built no handle")
+            handle = {"handle": value["handle"]}
+        replayed.append(step.model_copy(update={"tool": tool.name, "receiver": receiver}))
+    if handle is None or not spec.parameters:
+        raise SessionError("the session builds no receiver for the call")
+    receiver = spec.parameters[0].name
+    evidence.arguments = {**example.arguments, receiver: handle}
+    evidence.session = replayed
+    evidence.receiver = receiver
+    return evidence

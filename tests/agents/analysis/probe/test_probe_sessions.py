@@ -1,0 +1,189 @@
+"""method_examples: a method's doctest examples carry the session that built its receiver."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from metaserver.agents.analysis.probe.probe_members import describe_callable, describe_class
+
+SOURCE = '''
+class Grid:
+    """A cell.
+
+    >>> Grid("C3").code()
+    4380
+    """
+
+    def __init__(self, name="Z9"):
+        self.name = name
+
+    def code(self):
+        """The code.
+
+        >>> code = Grid("B2").code
+        >>> code()
+        4355
+
+        >>> g = Grid("A1")
+        >>> g.code()
+        4328
+        >>> other.code()
+        11
+        >>> g = make_grid()
+        >>> g.code()
+        12
+        """
+        return 1
+
+
+class Tally:
+    """Running total.
+
+    >>> acc = Tally()
+    >>> acc.add(1)
+    >>> acc
+    <Tally>
+    >>> len(acc.values)
+    1
+    >>> acc.add(5)
+    >>> acc.total()
+    6
+    >>> acc.values = []
+    >>> acc.total()
+    0
+    """
+
+    def __init__(self):
+        self.values = []
+
+    def add(self, value):
+        self.values.append(value)
+
+    def total(self):
+        return sum(self.values)
+
+
+class Ellipsoid:
+    def __init__(self, radius, flattening):
+        self.radius, self.flattening = radius, flattening
+
+    def polar(self):
+        """Polar radius.
+
+        >>> e = Ellipsoid.EARTH
+        >>> e.polar()
+        75.0
+        """
+        return self.radius * (1 - self.flattening)
+
+
+Ellipsoid.EARTH = Ellipsoid(100.0, 0.25)
+Ellipsoid.NAME = "earth"
+
+
+def make_grid():
+    return Grid()
+
+
+def total(values=()):
+    """Sum.
+
+    >>> acc = Tally()
+    >>> acc.total()
+    0
+    >>> total([1, 2])
+    3
+    """
+    return sum(values)
+'''
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Iterator[ModuleType]:
+    path = tmp_path / "sessionfx.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location("sessionfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["sessionfx"] = loaded
+    spec.loader.exec_module(loaded)
+    yield loaded
+    del sys.modules["sessionfx"]
+
+
+def examples(module: ModuleType, cls: str, method: str) -> list[dict[str, Any]]:
+    described = describe_class(getattr(module, cls), cls, module, True, "sessionfx")
+    (found,) = [c for c, _, t in described if t == f"sessionfx:{cls}.{method}"]
+    assert found is not None
+    return list(found["examples"])
+
+
+def test_a_method_example_carries_the_receiver_its_session_built(module: ModuleType) -> None:
+    found = examples(module, "Grid", "code")
+    proofs = {e["line"]: e for e in found if e["has_expected"]}
+    # Its own docstring's g = Grid("A1"), and the class's inline Grid("C3").code().
+    assert proofs["g.code()"]["expected"] == 4328
+    assert proofs["g.code()"]["session"] == [
+        {
+            "line": 'g = Grid("A1")',
+            "target": "sessionfx:Grid",
+            "member": None,
+            "arguments": {"name": "A1"},
+        }
+    ]
+    assert proofs['Grid("C3").code()']["expected"] == 4380
+    # code = Grid("B2").code; code(): the bound method's object is the receiver.
+    assert proofs["code()"]["expected"] == 4355
+    assert [(s["line"], s["arguments"]) for s in proofs["code()"]["session"]] == [
+        ('code = Grid("B2").code', {"name": "B2"})
+    ]
+    # other.code() and a receiver made by another function: arguments, never their output.
+    assert set(proofs) == {"g.code()", 'Grid("C3").code()', "code()"}
+    assert all(not e.get("session") for e in found if not e["has_expected"])
+
+
+def test_a_stateful_session_replays_its_setup_calls(module: ModuleType) -> None:
+    (proof,) = [e for e in examples(module, "Tally", "total") if e["has_expected"]]
+    assert proof["expected"] == 6
+    assert proof["line"] == "acc.total()"
+    assert [(s["line"], s["member"], s["arguments"]) for s in proof["session"]] == [
+        ("acc = Tally()", None, {}),
+        ("acc.add(1)", "add", {"value": 1}),
+        ("acc.add(5)", "add", {"value": 5}),
+    ]
+    # Showing acc or len(acc.values) changes nothing; after acc.values = [] the session
+    # cannot be replayed through tools: no second proof.
+
+
+def test_a_function_of_the_same_name_keeps_only_its_own_line(module: ModuleType) -> None:
+    candidate, _, _ = describe_callable(module.total, "total", module, True)
+    assert candidate is not None
+    assert [(e["arguments"], e["expected"], e["line"]) for e in candidate["examples"]] == [
+        ({"values": [1, 2]}, 3, "total([1, 2])")
+    ]
+
+
+def test_a_class_attribute_holding_an_instance_is_a_receiver(module: ModuleType) -> None:
+    (proof,) = [e for e in examples(module, "Ellipsoid", "polar") if e["has_expected"]]
+    assert proof["expected"] == 75.0
+    assert proof["session"] == [
+        {
+            "line": "e = Ellipsoid.EARTH",
+            "target": "sessionfx:Ellipsoid.EARTH",
+            "member": None,
+            "arguments": {},
+            "attribute": "EARTH",
+        }
+    ]
+    # The receiver parameter offers the instances the class holds, and only those.
+    described = describe_class(module.Ellipsoid, "Ellipsoid", module, True, "sessionfx")
+    (polar,) = [c for c, _, t in described if t == "sessionfx:Ellipsoid.polar"]
+    arms = polar["parameters"][0]["json_schema"]["anyOf"]
+    assert arms[-1]["properties"] == {"attribute": {"enum": ["EARTH"]}}

@@ -1,0 +1,49 @@
+"""exact_replay: the repository is blamed only for its own example, replayed as written."""
+
+from __future__ import annotations
+
+from metaserver.agents.validate.attribution import exact_replay
+from metaserver.contracts import Example, Parameter, SessionStep, ToolSpec
+
+HANDLE = Parameter(name="handle", kind="positional_only")
+
+
+def spec(kind: str) -> ToolSpec:
+    parameters = [HANDLE] if kind == "method" else []
+    return ToolSpec(
+        name="t",
+        description="d",
+        target="pkg:Grid.code",
+        parameters=parameters,
+        kind=kind,  # type: ignore[arg-type]
+    )
+
+
+def example(**kw: object) -> Example:
+    base: dict[str, object] = {"arguments": {}, "expected": 4328, "has_expected": True}
+    return Example(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_a_method_line_with_its_own_session_is_replayed_as_written() -> None:
+    built = SessionStep(line='g = Grid("A1")', target="pkg:Grid", arguments={"name": "A1"})
+    assert exact_replay(spec("method"), example(line="g.code()", session=[built])) == [
+        'g = Grid("A1")',
+        "g.code()",
+    ]
+    inline = SessionStep(line='Grid("A1").code()', target="pkg:Grid")
+    assert exact_replay(spec("method"), example(line='Grid("A1").code()', session=[inline])) == [
+        'Grid("A1").code()'
+    ]
+
+
+def test_a_method_line_on_a_receiver_of_ours_is_not_the_repositorys_example() -> None:
+    assert exact_replay(spec("method"), example(line="g.code()")) is None
+
+
+def test_assembled_examples_are_ours() -> None:
+    function = spec("function")
+    assert exact_replay(function, example(line="code(1)")) == ["code(1)"]
+    assert exact_replay(function, example()) is None  # no line as written
+    assert exact_replay(function, example(line="code(1)", origin="usage")) is None
+    assert exact_replay(function, example(line="code(1)", wrapper="repr")) is None
+    assert exact_replay(function, example(line="code(1)", has_expected=False)) is None
