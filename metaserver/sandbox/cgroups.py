@@ -36,6 +36,7 @@ import threading
 import time
 from pathlib import Path
 
+from metaserver.sandbox.scratch import pid_running
 from metaserver.settings import SandboxSettings
 
 logger = logging.getLogger(__name__)
@@ -207,7 +208,7 @@ def sweep_stale(own: Path) -> list[Path]:
             match = _NAME.match(entry.name)
             if match is None or not entry.is_dir() or int(match.group(1)) == os.getpid():
                 continue
-            if _running(int(match.group(1))):
+            if pid_running(int(match.group(1))):
                 continue
             # Removed only when empty (rmdir refuses a populated group): a pid that does not
             # run here may run in another pid namespace, and its processes are not ours to kill.
@@ -218,13 +219,3 @@ def sweep_stale(own: Path) -> list[Path]:
     if removed:
         logger.info("removed %d cgroups of ended metaserver processes", len(removed))
     return removed
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

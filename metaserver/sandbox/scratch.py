@@ -70,7 +70,7 @@ def sweep_stale(root: Path | None = None) -> list[Path]:
                 info = entry.lstat()
             except OSError:
                 continue
-            if info.st_uid != os.geteuid() or _running(int(match.group(1))):
+            if info.st_uid != os.geteuid() or pid_running(int(match.group(1))):
                 continue
             shutil.rmtree(entry, ignore_errors=True)
             removed.append(entry)
@@ -79,7 +79,8 @@ def sweep_stale(root: Path | None = None) -> list[Path]:
     return removed
 
 
-def _running(pid: int) -> bool:
+def pid_running(pid: int) -> bool:
+    """Whether ``pid`` is a process here (another user's counts: it is not ours to sweep)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
