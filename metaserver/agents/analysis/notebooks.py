@@ -41,7 +41,7 @@ MAX_DATA_BYTES = 20_000_000
 """Data files a notebook reads are copied into the server: this much at most, per notebook."""
 PREFERRED_DIRS = ("tutorials", "docs", "examples", "notebooks")
 # Line magics that only change how output is shown or modules reload: dropped before a run.
-HARMLESS_MAGICS = ("matplotlib", "config", "load_ext", "autoreload", "precision")
+HARMLESS_MAGICS = ("matplotlib", "config", "load_ext", "reload_ext", "autoreload", "precision")
 NETWORK_MODULES = ("requests", "urllib", "urllib3", "httpx", "aiohttp", "socket", "http")
 _READERS = re.compile(r"^(open|read\w*|load\w*|imread|genfromtxt|fromfile)$")
 _WRITERS = re.compile(r"^(to_\w+|save\w*|write\w*|dump\w*|imsave|savefig)$")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 
 from notebook_fixtures import DRIFT, FETCH, GROWTH, TIMING, code, notebook, stdout, value
@@ -153,3 +154,24 @@ def test_repository_data_files_travel_with_the_notebook(tmp_path: Path) -> None:
         write(tmp_path, "docs/o.ipynb", notebook(outside)), tmp_path, PACKAGES
     )
     assert made == "reads '../README.md', outside the notebook's folder"
+
+
+def test_reloading_an_extension_is_harmless(tmp_path: Path) -> None:
+    # Tutorials often start with `%reload_ext autoreload` (a real package's nine notebooks
+    # were all skipped for it): it only changes how modules reload in a live kernel.
+    cells = [
+        {"cell_type": "code", "source": "%reload_ext autoreload\n%autoreload 2", "outputs": []},
+        {
+            "cell_type": "code",
+            "source": "import nbcalc\nnbcalc.double(2)",
+            "outputs": [{"output_type": "execute_result", "data": {"text/plain": "4"}}],
+        },
+    ]
+    path = tmp_path / "demo.ipynb"
+    path.write_text(json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5}))
+
+    candidate = notebook_candidate(path, tmp_path, {"nbcalc"})
+
+    assert not isinstance(candidate, str), candidate
+    assert candidate.notebook is not None
+    assert all("%" not in cell.source for cell in candidate.notebook.cells)
