@@ -117,16 +117,19 @@ def search_tools(
     with registry._connect() as db:
         dense: list[list[int]] = [[] for _ in needs]
         vectors = searchable_vectors(db, registry.path) if model is not None else None
-        # The needs' embedding (onnxruntime) runs on another thread while SQLite ranks them by
-        # BM25 on this one: both release the GIL, so a search costs the longer of the two.
+        # The needs' embedding (onnxruntime, all needs in one call) and their nearest tools
+        # (numpy) run on another thread while SQLite ranks them by BM25 on this one: all three
+        # release the GIL, so a search costs the longer of the two.
         embedding = (
-            _EMBEDDING.submit(model.embed, needs)
+            _EMBEDDING.submit(
+                lambda: vectors.nearest(model.embed_queries(needs), server, depth, _DENSE_FLOOR)
+            )
             if model is not None and vectors is not None and len(vectors.ids)
             else None
         )
         lexical = [_bm25(db, need, server, depth) for need in needs]
-        if vectors is not None and embedding is not None:
-            dense = vectors.nearest(embedding.result(), server, depth, _DENSE_FLOOR)
+        if embedding is not None:
+            dense = embedding.result()
         merged: dict[int, float] = {}
         whole: dict[int, float] = {}
         turn: dict[int, int] = {}  # a tool's best place (0 = first) in any need's ranking

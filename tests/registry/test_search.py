@@ -111,6 +111,12 @@ def test_scores_are_ordered_and_limit_and_server_filter_apply(settings: Settings
     assert all(hit.server == "mathlib" for hit in only)
 
 
+def test_a_server_without_tools_finds_nothing(settings: Settings) -> None:
+    registry = _registry(settings)
+    # The embedding's first pass has no candidate left: no hit, and no error.
+    assert search_tools(registry, "integrate an expression", server="nobody") == []
+
+
 def test_no_query_lists_everything_unranked(settings: Settings) -> None:
     registry = _registry(settings)
     hits = search_tools(registry, None)
