@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from metaserver.registry import embeddings
 from metaserver.registry.embeddings import (
     DIMENSION,
     MODEL_ID,
@@ -86,3 +88,15 @@ def test_query_embeddings_are_remembered_and_equal_fresh_ones() -> None:
     assert model.embed_queries([]).shape == (0, DIMENSION)
     model.forget_queries()
     assert np.allclose(model.embed_queries(["read a csv file"])[0], first[1], atol=1e-4)
+
+
+def test_only_the_latest_query_embeddings_are_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = embedder()
+    assert model is not None
+    model.forget_queries()
+    monkeypatch.setattr(embeddings, "_REMEMBERED", 2)
+    model.embed_queries(["first text", "second text"])
+    model.embed_queries(["first text"])  # now the most recent of the two
+    model.embed_queries(["third text"])  # pushes out the least recent: "second text"
+    assert list(model._remembered) == ["first text", "third text"]
+    model.forget_queries()
