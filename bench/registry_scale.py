@@ -1,7 +1,8 @@
 """The registry at scale: 1,000 servers and 20,000 tools.
 
-Prints list_tools(query) p50/p95 (the hybrid search function: BM25 + embeddings, and through
-the meta-server over stdio), the first search after a registration (the vectors reread), the
+Prints list_tools(query) p50/p95 (the hybrid search function: BM25 + embeddings, each text
+searched for the first time and again, when its embedding is remembered; and through the
+meta-server over stdio), the first search after a registration (the vectors reread), the
 embedding cost of registering a 12-tool server, meta-server start time (spawn to a tools/list
 answer, with and without the direct `<server>_<tool>` tools), and memory with 8 live children.
 Targets: search p95 under 50 ms; embeddings of a 12-tool server under 1 s; start under 2 s.
@@ -116,7 +117,7 @@ def copy_servers(path: Path, distinct: int, servers: int) -> None:
         db.execute(
             "INSERT INTO versions SELECT ?, version, source || ?, commit_sha, source_version,"
             " identity || ?, output_dir, python_path, venv, workspace, environment_lock,"
-            " generator_version, report, created_at FROM versions WHERE server = ?",
+            " generator_version, report, created_at, kind, endpoint FROM versions WHERE server = ?",
             (name, name, name, model),
         )
         db.execute(
@@ -199,13 +200,22 @@ async def main(servers: int, tools: int, options: argparse.Namespace) -> None:
             f"written in {time.perf_counter() - started:.1f} s (embeddings included)"
         )
 
-    samples = []
+    search_tools(registry, QUERIES[0], limit=20)  # the model and the vectors, loaded once
+    model = embedder()
+    first, again = [], []
     for _ in range(25):
         for query in QUERIES:
+            # A text searched for the first time: its embedding is not remembered yet.
+            if model is not None:
+                model.forget_queries()
             began = time.perf_counter()
             search_tools(registry, query, limit=20)
-            samples.append((time.perf_counter() - began) * 1000)
-    print(f"search_tools(query), in process:   {percentiles(samples)}")
+            first.append((time.perf_counter() - began) * 1000)
+            began = time.perf_counter()
+            search_tools(registry, query, limit=20)
+            again.append((time.perf_counter() - began) * 1000)
+    print(f"search_tools(query), in process:   {percentiles(first)}")
+    print(f"  the same text searched again:    {percentiles(again)}")
     embedding_costs(settings, registry)
     if options.search_only:
         return

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -38,6 +39,9 @@ DIMENSION = 384
 # was trained on 128-token pieces, and longer inputs cost time without helping.
 _MAX_TOKENS = 128
 _BATCH = 32
+# Requests' embeddings kept for when the same text is searched again (an agent repeating or
+# refining a search, the file needs every request with a path shares): 384 floats each.
+_REMEMBERED = 512
 _TOKENIZER = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
 Vectors = npt.NDArray[np.float32]
@@ -74,6 +78,34 @@ class Embedder:
         self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
         self._tokenizer.no_padding()  # batches are padded to their own longest text
         self._lock = threading.Lock()  # the tokenizer is not documented as thread-safe
+        self._remembered: OrderedDict[str, Vectors] = OrderedDict()
+        self._remembered_lock = threading.Lock()
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """:meth:`embed`, with the most recently embedded query texts remembered: only the
+        texts not seen lately run through the model (in one call)."""
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        with self._remembered_lock:
+            known = {t: self._remembered[t] for t in texts if t in self._remembered}
+            for text in known:
+                self._remembered.move_to_end(text)
+        new = list(dict.fromkeys(t for t in texts if t not in known))
+        if new:
+            for text, vector in zip(new, self.embed(new), strict=True):
+                known[text] = vector
+            with self._remembered_lock:
+                for text in new:
+                    self._remembered[text] = known[text]
+                while len(self._remembered) > _REMEMBERED:
+                    self._remembered.popitem(last=False)
+        for row, text in enumerate(texts):
+            out[row] = known[text]
+        return out
+
+    def forget_queries(self) -> None:
+        """Drop the remembered query embeddings (a benchmark of first searches)."""
+        with self._remembered_lock:
+            self._remembered.clear()
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Unit vectors, one row per text (shape ``(len(texts), DIMENSION)``)."""

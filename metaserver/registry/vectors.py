@@ -60,8 +60,8 @@ class ToolVectors:
         # The rows of the chosen tools, tool after tool, and where each tool's rows begin.
         begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rows = np.repeat(self.starts[tools] - begins, counts) + np.arange(counts.sum())
-        best = np.maximum.reduceat(self.matrix[rows] @ query, begins)
-        return np.asarray(0.5 * (best + self.centroids[tools] @ query), dtype=np.float32)
+        best = np.maximum.reduceat(_dot(self.matrix[rows], query), begins)
+        return np.asarray(0.5 * (best + _dot(self.centroids[tools], query)), dtype=np.float32)
 
     def nearest(
         self, queries: Vectors, server: str | None, depth: int, floor: float
@@ -70,18 +70,41 @@ class ToolVectors:
         it (of ``server``'s only, when given), best first, none under ``floor``."""
         if not len(self.ids) or not len(queries):
             return [[] for _ in queries]
-        coarse = self.centroids @ queries.T
+        coarse = np.stack([_dot(self.centroids, query) for query in queries], axis=1)
         if server is not None:
             coarse[self.servers != server] = -2.0
         wide = min(depth * CANDIDATES, len(self.ids))
-        found = []
+        found: list[list[int]] = []
         for query, column in zip(queries, coarse.T, strict=True):
             tools = np.argpartition(-column, wide - 1)[:wide]
             tools = tools[column[tools] > -2.0]
+            if not len(tools):  # no tool of that server has vectors
+                found.append([])
+                continue
             scores = self.similarity(tools, query)
             order = np.argsort(-scores, kind="stable")[:depth]
             found.append([int(self.ids[tools[i]]) for i in order if scores[i] >= floor])
         return found
+
+
+def _dot(rows: Vectors, query: Vectors) -> Vectors:
+    """``rows @ query``, on this thread alone.
+
+    ``@`` of a matrix and a vector goes to the BLAS library numpy ships (OpenBLAS), which
+    splits it over every core, and its threads spin while they wait: at 20,000 tools that was
+    7 ms of CPU per need instead of 1.3 ms on one thread, and on a loaded 2-core machine the
+    spinning slowed the BM25 query and the embedding running beside it
+    (bench/registry_scale.py). ``vecdot`` runs one dot product per row on the calling thread
+    (1.4 ms), and touches no global setting of the process: the library's thread count is
+    shared with whatever else the process runs. numpy before 2.0 has no ``vecdot``;
+    ``einsum``, its own single-threaded loop, costs 3.5 ms there.
+    """
+    if _VECDOT is not None:
+        return np.asarray(_VECDOT(rows, query), dtype=np.float32)
+    return np.asarray(np.einsum("ij,j->i", rows, query), dtype=np.float32)
+
+
+_VECDOT = getattr(np, "vecdot", None)
 
 
 _CACHE: dict[Path, ToolVectors] = {}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from metaserver.registry import embeddings
 from metaserver.registry.embeddings import (
     DIMENSION,
     MODEL_ID,
@@ -69,3 +71,32 @@ def test_documents_and_blobs() -> None:
     assert tool_texts("add_numbers", "Add.", ["sum"]) == ["add numbers: Add.", "sum"]
     assert from_blobs([]).shape == (0, DIMENSION)
     assert MODEL_ID
+
+
+def test_query_embeddings_are_remembered_and_equal_fresh_ones() -> None:
+    model = embedder()
+    assert model is not None
+    model.forget_queries()
+    texts = ["plot a bar chart", "read a csv file", "plot a bar chart"]
+    first = model.embed_queries(texts)
+    assert first.shape == (3, DIMENSION)
+    assert np.allclose(first, model.embed(texts), atol=1e-4)
+    # Asked again, in another order and with a new text: the same vectors, row for row.
+    again = model.embed_queries(["read a csv file", "bake bread", "plot a bar chart"])
+    assert np.array_equal(again[0], first[1]) and np.array_equal(again[2], first[0])
+    assert np.allclose(again[1], model.embed(["bake bread"])[0], atol=1e-4)
+    assert model.embed_queries([]).shape == (0, DIMENSION)
+    model.forget_queries()
+    assert np.allclose(model.embed_queries(["read a csv file"])[0], first[1], atol=1e-4)
+
+
+def test_only_the_latest_query_embeddings_are_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = embedder()
+    assert model is not None
+    model.forget_queries()
+    monkeypatch.setattr(embeddings, "_REMEMBERED", 2)
+    model.embed_queries(["first text", "second text"])
+    model.embed_queries(["first text"])  # now the most recent of the two
+    model.embed_queries(["third text"])  # pushes out the least recent: "second text"
+    assert list(model._remembered) == ["first text", "third text"]
+    model.forget_queries()

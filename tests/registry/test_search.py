@@ -12,7 +12,7 @@ import pytest
 from metaserver.registry.embeddings import MODEL_ID, blob_rows, tool_vectors
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.schema import drop_search_index
-from metaserver.registry.search import ToolHit, search_tools
+from metaserver.registry.search import ToolHit, _bm25, search_tools
 from metaserver.registry.store import SCHEMA_VERSION, Registry
 from metaserver.settings import Settings
 
@@ -109,6 +109,24 @@ def test_scores_are_ordered_and_limit_and_server_filter_apply(settings: Settings
     assert len(search_tools(registry, "text words", limit=1)) == 1
     only = search_tools(registry, "words text", server="mathlib")
     assert all(hit.server == "mathlib" for hit in only)
+
+
+def test_bm25_keeps_to_the_server_asked_for(settings: Settings) -> None:
+    registry = _registry(settings)
+    with registry._connect() as db:
+        servers = dict(db.execute("SELECT id, server FROM tools").fetchall())
+        every = _bm25(db, "words of a text to average", None, 100)
+        textkit = _bm25(db, "words of a text to average", "textkit", 100)
+        assert {servers[i] for i in every} == {"mathlib", "textkit"}
+        # The same order as the unfiltered ranking, less the other server's tools.
+        assert textkit == [i for i in every if servers[i] == "textkit"] and textkit
+        assert _bm25(db, "slug heading", "mathlib", 100) == []
+
+
+def test_a_server_without_tools_finds_nothing(settings: Settings) -> None:
+    registry = _registry(settings)
+    # The embedding's first pass has no candidate left: no hit, and no error.
+    assert search_tools(registry, "integrate an expression", server="nobody") == []
 
 
 def test_no_query_lists_everything_unranked(settings: Settings) -> None:

@@ -1,0 +1,77 @@
+"""The in-memory vectors search ranks by: the two-step nearest search and its products."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from metaserver.registry.embeddings import DIMENSION
+from metaserver.registry.vectors import ToolVectors, _dot, _means
+
+
+def _unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _vectors(tools: int, seed: int = 3) -> ToolVectors:
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 5, size=tools).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    matrix = _unit(rng.standard_normal((int(counts.sum()), DIMENSION)).astype(np.float32))
+    return ToolVectors(
+        generation=1,
+        ids=np.arange(100, 100 + tools, dtype=np.int64),
+        servers=np.array([f"s{i % 3}" for i in range(tools)], dtype=np.str_),
+        starts=starts,
+        counts=counts,
+        matrix=matrix,
+        centroids=np.ascontiguousarray(_means(matrix, starts, counts)),
+    )
+
+
+def _exact(vectors: ToolVectors, query: npt.NDArray[np.float32]) -> list[float]:
+    """Each tool's score computed one tool at a time, the plain way."""
+    scores = []
+    for start, count in zip(vectors.starts, vectors.counts, strict=True):
+        rows = vectors.matrix[start : start + count].astype(np.float64) @ query
+        scores.append(0.5 * (rows.max() + rows.mean()))
+    return scores
+
+
+def test_dot_is_the_matrix_product() -> None:
+    vectors = _vectors(400)
+    query = vectors.matrix[7]
+    assert _dot(vectors.centroids, query).dtype == np.float32
+    assert np.allclose(_dot(vectors.centroids, query), vectors.centroids @ query, atol=1e-5)
+
+
+def test_nearest_ranks_as_the_exact_score_when_every_tool_is_a_candidate() -> None:
+    vectors = _vectors(60)  # depth 20 takes 3 x 20 = every tool to the exact score
+    rng = np.random.default_rng(5)
+    queries = _unit(vectors.matrix[[0, 9, 33]] + 0.3 * rng.standard_normal((3, DIMENSION)))
+    found = vectors.nearest(queries.astype(np.float32), None, 20, -1.0)
+    for query, ranked in zip(queries, found, strict=True):
+        scores = _exact(vectors, query)
+        order = sorted(range(len(scores)), key=lambda i: -scores[i])[:20]
+        assert ranked == [int(vectors.ids[i]) for i in order]
+
+
+def test_the_first_pass_keeps_the_tools_a_query_is_about() -> None:
+    vectors = _vectors(3000)
+    # A query near tool 1234's texts finds it first although only 3 x depth tools are scored.
+    start, count = int(vectors.starts[1234]), int(vectors.counts[1234])
+    query = _unit(vectors.matrix[start : start + count].mean(axis=0, keepdims=True))[0]
+    found = vectors.nearest(query[None, :], None, 5, 0.2)[0]
+    assert found[0] == 1334
+    scores = _exact(vectors, query)
+    assert all(scores[i - 100] >= 0.2 for i in found)
+
+
+def test_nearest_keeps_to_a_server_and_a_floor() -> None:
+    vectors = _vectors(90)
+    query = vectors.matrix[:1]
+    found = vectors.nearest(query, "s1", 10, -1.0)[0]
+    assert found and all(vectors.servers[i - 100] == "s1" for i in found)
+    assert vectors.nearest(query, "nobody", 10, -1.0) == [[]]
+    high = vectors.nearest(query, None, 10, 0.99)[0]
+    assert high == [100] or high == []  # only a tool whose texts are this very vector
