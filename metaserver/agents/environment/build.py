@@ -78,6 +78,10 @@ def uv_environment(settings: Settings) -> dict[str, str]:
         "UV_DEFAULT_INDEX": settings.index.url,
         "UV_NO_PROGRESS": "1",
         "UV_PYTHON_DOWNLOADS": "never",
+        # Bytecode compiled at install records its source's hash, not the install time, so
+        # environments can share it (shared_files.py). 1980-01-01: the earliest time a zip
+        # (a wheel built from source) can store.
+        "SOURCE_DATE_EPOCH": "315532800",
     }
     if settings.index.extra_url:
         env["UV_INDEX"] = settings.index.extra_url

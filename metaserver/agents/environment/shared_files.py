@@ -11,6 +11,15 @@ read-only and not the sandbox user's, and environments are mounted read-only), a
 into an environment first takes a private copy that shares no inode
 (:func:`metaserver.agents.environment.cache.unshare_environment`).
 
+Compiled bytecode is shared too. Environments are compiled with hash-based ``.pyc`` files
+(:func:`metaserver.agents.environment.build.uv_environment` sets ``SOURCE_DATE_EPOCH``, which
+makes ``py_compile`` record the source's hash instead of its install time), and such a file is
+keyed by what makes it valid, not by its bytes: the interpreter's magic number, its flags, the
+source's hash and its optimisation level. Two of them differ only in the path they were
+compiled at, which the import system replaces with the real source path when it loads one.
+Measured on ten scientific conversions in one home: files under 16 KiB (most of a package)
+and the bytecode of every package were each environment's own, about 40% of its bytes.
+
 An object that no environment links any more (link count 1) is garbage, swept by
 :func:`sweep_objects`.
 """
@@ -18,6 +27,7 @@ An object that no environment links any more (link count 1) is garbage, swept by
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import stat
@@ -27,8 +37,11 @@ from metaserver.fs import file_sha256
 
 logger = logging.getLogger(__name__)
 
-# Small files save little and cost a hash and an inode lookup each.
-MIN_BYTES = 16 * 1024
+# An empty file saves nothing; every other one is a hash and an inode lookup (12,000 files
+# under 16 KiB in a scientific environment: most of its files, a fifth of its bytes).
+MIN_BYTES = 1
+_PYC_HEADER = 16
+_HASH_BASED = 0b1
 
 
 def share_identical_files(root: Path, objects: Path) -> int:
@@ -54,8 +67,20 @@ def share_identical_files(root: Path, objects: Path) -> int:
     return saved
 
 
+def pyc_key(path: Path) -> str | None:
+    """The identity of a hash-based ``.pyc`` (see the module's text); None for any other file."""
+    if path.suffix != ".pyc" or path.parent.name != "__pycache__":
+        return None
+    with path.open("rb") as stream:
+        header = stream.read(_PYC_HEADER)
+    if len(header) < _PYC_HEADER or not int.from_bytes(header[4:8], "little") & _HASH_BASED:
+        return None  # timestamp-based: valid only beside a source of that install time
+    level = path.name.split(".", 1)[1]  # "cpython-311.pyc" or "cpython-311.opt-1.pyc"
+    return hashlib.sha256(b"pyc\0" + level.encode() + b"\0" + header).hexdigest()
+
+
 def _share(path: Path, info: os.stat_result, objects: Path) -> int:
-    digest = file_sha256(path)
+    digest = pyc_key(path) or file_sha256(path)
     mode = stat.S_IMODE(info.st_mode)
     # The mode is part of the key: an executable and a data file may hold the same bytes.
     target = objects / digest[:2] / f"{digest}-{mode:o}"
