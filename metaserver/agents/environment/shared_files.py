@@ -80,7 +80,8 @@ def pyc_key(path: Path) -> str | None:
 
 
 def _share(path: Path, info: os.stat_result, objects: Path) -> int:
-    digest = pyc_key(path) or file_sha256(path)
+    bytecode = pyc_key(path)
+    digest = bytecode or file_sha256(path)
     mode = stat.S_IMODE(info.st_mode)
     # The mode is part of the key: an executable and a data file may hold the same bytes.
     target = objects / digest[:2] / f"{digest}-{mode:o}"
@@ -93,7 +94,8 @@ def _share(path: Path, info: os.stat_result, objects: Path) -> int:
         return 0
     if (
         not stat.S_ISREG(existing.st_mode)
-        or existing.st_size != info.st_size
+        # Equal bytes have equal sizes; bytecode embeds its compile path, whose length varies.
+        or (bytecode is None and existing.st_size != info.st_size)
         or (existing.st_uid, existing.st_gid) != (info.st_uid, info.st_gid)
     ):
         return 0

@@ -79,19 +79,20 @@ def _compiled(root: Path, mode: py_compile.PycInvalidationMode) -> Path:
 
 def test_bytecode_of_the_same_source_is_shared_though_its_bytes_differ(tmp_path: Path) -> None:
     checked = py_compile.PycInvalidationMode.CHECKED_HASH
-    first, second = _compiled(tmp_path / "a", checked), _compiled(tmp_path / "b", checked)
+    # Environments' paths differ in length too (their directories are named after servers).
+    first, second = _compiled(tmp_path / "a", checked), _compiled(tmp_path / "bb", checked)
     # Each embeds the path it was compiled at: other bytes, the same validity.
     assert first.read_bytes() != second.read_bytes()
     assert pyc_key(first) == pyc_key(second) is not None
 
     objects = tmp_path / "objects"
     share_identical_files(tmp_path / "a", objects)
-    share_identical_files(tmp_path / "b", objects)
+    share_identical_files(tmp_path / "bb", objects)
     assert first.stat().st_ino == second.stat().st_ino
 
     # The second environment imports the shared bytecode as its own: it is valid for its
     # source, and the code reports the second environment's path, not the first's.
-    site = tmp_path / "b" / "site"
+    site = tmp_path / "bb" / "site"
     probe = "import mod; print(mod.VALUE, mod.where(), mod.where.__code__.co_filename)"
     env = {"PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": "1"}
     shown = subprocess.run(
