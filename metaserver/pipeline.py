@@ -60,10 +60,13 @@ from metaserver.exceptions import (
     FailureType,
     FetchError,
     MetaServerError,
+    NameTakenError,
+    NotFoundError,
     UserError,
     ValidationError,
 )
 from metaserver.fs import remove_tree
+from metaserver.registry import Registry
 from metaserver.registry.failed import keep_failed
 from metaserver.registry.files import discard_conversion
 from metaserver.sandbox import Sandbox, get_sandbox
@@ -131,6 +134,7 @@ async def convert(
         )
     if name is not None:
         check_server_name(name)
+        _refuse_an_added_name(settings, name)
     sandbox = get_sandbox(settings.sandbox)
     token = secrets.token_hex(4)
     report = ConversionReport(
@@ -198,6 +202,16 @@ async def _fetch_and_convert(
     if paper is not None:
         report.repository = parsed.original
     report.server = name or server_name_for(workspace.distribution or Path(parsed.location).name)
+    if name is None:
+        try:
+            _refuse_an_added_name(settings, report.server)
+        except NameTakenError:
+            for path in (
+                workspace.path,
+                workspace.path.with_name(workspace.path.name + OWNER_SUFFIX),
+            ):
+                remove_tree(path)
+            raise
     report.commit = workspace.commit
     workspace = _settle(workspace, settings.workspaces_dir / f"{report.server}-{token}")
     conversion = Conversion(
@@ -403,6 +417,25 @@ def _finish(
         report.failure = failure
     report.seconds["total"] = round(time.monotonic() - timer.started, 2)
     return report
+
+
+def _refuse_an_added_name(settings: Settings, name: str) -> None:
+    """A conversion may not become a version of a server that ``metaserver add`` registered.
+
+    Its newest version would replace the added server's command in every call, silently.
+
+    Raises:
+        NameTakenError: ``name`` is an added server's.
+    """
+    try:
+        existing = Registry(settings.registry_path).get(name)
+    except NotFoundError:
+        return
+    if existing.kind == "added":
+        raise NameTakenError(
+            f"{name!r} is a server added with `metaserver add`; convert under another name "
+            "(--name) or remove it first (`metaserver remove`)"
+        )
 
 
 def _check_free_disk(settings: Settings) -> None:

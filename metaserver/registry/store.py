@@ -102,6 +102,14 @@ class Registry:
                 previous = _latest(db, record.name)
                 if new_server and previous is not None:
                     raise NameTakenError(f"a server named {record.name!r} is registered already")
+                kind = _kind(db, record.name, previous)
+                if kind is not None and kind != record.kind:
+                    # Checked again here, under the write lock: a conversion and an add of
+                    # one name may race past the pipeline's early check.
+                    raise NameTakenError(
+                        f"a server named {record.name!r} is registered already, as "
+                        f"{'an' if kind == 'added' else 'a'} {kind} server"
+                    )
                 changes = (
                     tool_changes(previous, _hashes(db, record.name, previous), hashes)
                     if previous is not None
@@ -293,6 +301,15 @@ def _version_for(record: ServerRecord) -> str:
 
 def _latest(db: sqlite3.Connection, name: str) -> str | None:
     row = db.execute("SELECT latest FROM servers WHERE name = ?", (name,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _kind(db: sqlite3.Connection, name: str, version: str | None) -> str | None:
+    if version is None:
+        return None
+    row = db.execute(
+        "SELECT kind FROM versions WHERE server = ? AND version = ?", (name, version)
+    ).fetchone()
     return None if row is None else str(row[0])
 
 

@@ -156,3 +156,31 @@ async def test_a_taken_name_is_refused(settings: Settings, script: Path) -> None
             await add_server(settings, "units", http_endpoint(url))
     assert [r.name for r in Registry(settings.registry_path).list_servers()] == ["units"]
     assert len(list(settings.servers_dir.iterdir())) == 1
+
+
+async def test_a_conversion_never_becomes_a_version_of_an_added_server(
+    settings: Settings, script: Path, tmp_path: Path
+) -> None:
+    from fixture_repos import make_calc_repo
+
+    from metaserver.pipeline import convert
+
+    with http_server(script) as url:
+        added = await add_server(settings, "units", http_endpoint(url))
+    # Named on the command line: refused before anything is fetched.
+    calc = make_calc_repo(tmp_path / "calc")
+    with pytest.raises(NameTakenError, match="added with `metaserver add`"):
+        await convert(f"file://{calc}", settings=settings, name="units")
+    # Named after the distribution: refused once the name is known, the fetched tree removed.
+    same = make_calc_repo(tmp_path / "units-repo", name="units", package="units")
+    with pytest.raises(NameTakenError, match="--name"):
+        await convert(f"file://{same}", settings=settings)
+    assert not settings.staging_dir.exists() or not any(settings.staging_dir.iterdir())
+    assert not settings.workspaces_dir.exists() or not any(settings.workspaces_dir.iterdir())
+    # The registry refuses it too, under its write lock, whoever asks.
+    registry = Registry(settings.registry_path)
+    converted = added.model_copy(update={"kind": "converted", "endpoint": None, "version_id": None})
+    with pytest.raises(NameTakenError, match="as an added server"):
+        registry.register(converted)
+    stored = registry.get("units")
+    assert stored.kind == "added" and stored.version_id == added.version_id
