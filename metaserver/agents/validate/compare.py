@@ -36,16 +36,28 @@ def matches(result: JSON, expected: JSON, wrapper: str | None = None) -> bool:
         result = _sorted(result)
     if wrapper == "set" and isinstance(result, list) and isinstance(expected, list):
         return _same_members(result, expected)
+    if _is_handle(result) and (expected is None or isinstance(expected, bool | int | float | str)):
+        # A constructor's object stays a handle even when it is a number (it is meant for
+        # later calls): what a doctest compares is its repr with the text shown.
+        return _same_text(str(result["repr"]), repr(expected))  # type: ignore[index]
     if isinstance(result, dict) and isinstance(expected, list) and len(result) == len(expected):
         # A named tuple travels as an object of its fields; the source shows it as a tuple.
         return _equal(list(result.values()), expected)
     return _equal(result, expected)
 
 
+def _is_handle(result: JSON) -> bool:
+    return isinstance(result, dict) and set(result) == HANDLE_KEYS
+
+
+def _same_text(got: str, shown: str) -> bool:
+    return " ".join(got.split()) == " ".join(shown.split())
+
+
 def _matches_repr(result: JSON, text: str) -> bool:
     """A result against a value shown in repr style."""
     if isinstance(result, dict) and set(result) == HANDLE_KEYS:
-        return " ".join(str(result["repr"]).split()) == " ".join(text.split())
+        return _same_text(str(result["repr"]), text)
     shown = repr_value(text)
     if shown is None:
         return False

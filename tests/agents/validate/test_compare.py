@@ -192,3 +192,14 @@ def test_the_probe_marks_only_what_the_comparison_reads(want: str, checked: bool
     assert repr_shaped(want) is checked
     if checked:
         assert repr_value(want) is not None
+
+
+def test_a_kept_handle_matches_a_plain_value_by_its_repr_as_a_doctest_does() -> None:
+    # A constructor's result stays a handle (a receiver for later calls) even for a number.
+    three = {"handle": "h_3", "type": "lib.Integer", "repr": "3"}
+    assert matches(three, 3)
+    assert not matches(three, 4)
+    assert not matches(three, "3")  # a doctest would show '3' for the text
+    assert matches({"handle": "h_s", "type": "lib.Name", "repr": "'ada'"}, "ada")
+    assert matches({"handle": "h_n", "type": "lib.Nothing", "repr": "None"}, None)
+    assert not matches({"handle": "h_l", "type": "lib.Vector", "repr": "[1, 2]"}, [1, 2])
