@@ -133,6 +133,12 @@ class SandboxSettings(BaseModel):
         "its validation, tests and live process run as a uid of its own, so one server's "
         "fork bomb or /tmp files cannot reach another's. 0: every child shares uid.",
     )
+    client_network: bool = Field(
+        default=False,
+        description="Whether an MCP client's add_server may give a stdio server the network "
+        "(allow_network). The command line (`metaserver add --allow-network`) always may: "
+        "a client's request is an agent's, and network is granted only explicitly.",
+    )
     docker_image: str = Field(
         default="debian:bookworm-slim",
         description="Base image of the docker backend (the host's /usr is bound over it).",

@@ -39,13 +39,24 @@ def add_adding_tools(mcp: FastMCP[Any], state: MetaState) -> None:
             Field(description="HTTP: headers sent with every request (kept secret)"),
         ] = None,
         allow_network: Annotated[
-            bool, Field(description="stdio: let the sandboxed command reach the network")
+            bool,
+            Field(
+                description="stdio: let the sandboxed command reach the network (refused "
+                "unless the operator allows it to clients)"
+            ),
         ] = False,
     ) -> dict[str, Any]:
         """Register an existing MCP server, run sandboxed over stdio (command, args) or
         reached over streamable HTTP (url, headers): its tools are listed, checked, indexed
         for list_tools and find_tools, and served as <name>_<tool> and by call_generated."""
         try:
+            if allow_network and not state.settings.sandbox.client_network:
+                raise UserError(
+                    "allow_network is refused to MCP clients here: network for an added "
+                    "server is granted by its operator, with `metaserver add NAME "
+                    "--allow-network -- COMMAND`, or for clients with "
+                    "METASERVER_SANDBOX__CLIENT_NETWORK=true"
+                )
             endpoint = _endpoint(command, args, url, headers, allow_network)
             record = await add_server(state.settings, name, endpoint)
         except MetaServerError as exc:

@@ -24,11 +24,12 @@ METASERVER = str(Path(sys.executable).with_name("metaserver"))
 API_KEY = "meta-key-51c0aa"
 
 
-def serve_transport(home: Path) -> StdioTransport:
+def serve_transport(home: Path, **settings: str) -> StdioTransport:
     env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
     if backend := os.environ.get("METASERVER_SANDBOX__BACKEND"):
         env["METASERVER_SANDBOX__BACKEND"] = backend
     env["METASERVER_HOME"] = str(home)
+    env.update(settings)
     return StdioTransport(METASERVER, ["serve"], env=env, keep_alive=False)
 
 
@@ -104,8 +105,20 @@ async def test_add_server_refusals_are_tool_errors(tmp_path: Path) -> None:
                 {"name": "x", "url": "http://127.0.0.1:9/mcp", "headers": {"Bad Name": "v"}},
                 "invalid header name",
             ),
+            # Network is the operator's to grant, not a client's to ask for.
+            (
+                {"name": "x", "command": sys.executable, "allow_network": True},
+                "refused to MCP clients",
+            ),
         ]
         for arguments, why in refusals:
             with pytest.raises(ToolError, match=why):
                 await client.call_tool("add_server", arguments)
         assert (await client.call_tool("list_servers", {})).data == []
+
+    # An operator who allows it: the request goes on to the checks every add gets.
+    allowed = serve_transport(home, METASERVER_SANDBOX__CLIENT_NETWORK="true")
+    async with Client(allowed, mode="legacy", timeout=180) as client:
+        with pytest.raises(ToolError, match="did not answer initialize"):
+            arguments = {"name": "x", "command": "true", "allow_network": True}
+            await client.call_tool("add_server", arguments)
