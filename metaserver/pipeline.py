@@ -366,12 +366,21 @@ async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvid
     """
     settings, sandbox = draft.settings, draft.sandbox
     draft.render(passed, evidence)
-    await check_protocol(draft.server_dir, passed, draft.environment, settings, sandbox)
-    if settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED:
-        replay = await run_generated_tests(draft.server_dir, draft.environment, settings, sandbox)
-        if not replay.ok:
-            why = "timed out" if replay.timed_out else replay.tail(5)
-            raise ValidationError(f"the generated server's own tests failed: {why}")
+    protocol = check_protocol(draft.server_dir, passed, draft.environment, settings, sandbox)
+    if not (settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED):
+        await protocol
+        return
+    # Both only read the rendered directory; together they take the time of the longer.
+    replaying = run_generated_tests(draft.server_dir, draft.environment, settings, sandbox)
+    try:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(protocol)
+            replay = group.create_task(replaying)
+    except ExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+    if not replay.result().ok:
+        why = "timed out" if replay.result().timed_out else replay.result().tail(5)
+        raise ValidationError(f"the generated server's own tests failed: {why}")
 
 
 def _reserve(longer: list[ToolSpec], chosen: list[ToolSpec]) -> list[ToolSpec]:

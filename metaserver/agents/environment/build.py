@@ -56,6 +56,10 @@ __all__ = ["build_environment", "default_python", "uv_binary", "uv_environment"]
 logger = logging.getLogger(__name__)
 
 _SOURCE_SHARE = 0.5  # of the stage budget, at most, so that the fallbacks always get a turn
+# What replaying a generated server's tests needs in its environment (a bundle carries it
+# too). Installed with the environment, before it is frozen: added later, it would cost a
+# private copy of the whole environment, an install, and sharing its files again.
+SELFTEST_PACKAGES = ["pytest"]
 
 
 def uv_binary() -> str:
@@ -169,14 +173,20 @@ async def build_environment(
     python = chosen or fallback
     key = None
     if workspace.fingerprint:
-        key = cache.key(
-            workspace.fingerprint, python.path, python.version_text, settings.fastmcp_requirement
+        server_packages = " ".join(
+            [
+                settings.fastmcp_requirement,
+                *(SELFTEST_PACKAGES if settings.run_generated_tests else []),
+            ]
         )
+        key = cache.key(workspace.fingerprint, python.path, python.version_text, server_packages)
     try:
         environment = await _restore(cache, key, build) if key else None
         built = environment is None
         if environment is None:
             environment = await _climb(build)
+            if settings.run_generated_tests:
+                await _add_test_runner(build)
         environment.lock = await _freeze(build)
         # Last: the lock step, an install-kind child, was handed the environment too. From
         # here on nothing sandboxed writes it (an install into it unshares it first).
@@ -369,6 +379,25 @@ def _innermost(error: str | None) -> str:
     """The line of an attempt's error nearest the cause (uv prints the cause last)."""
     lines = [line for line in (error or "").splitlines() if not line.startswith("hint:")]
     return lines[-1] if lines else "failed"
+
+
+async def _add_test_runner(build: _Build) -> None:
+    """Install :data:`SELFTEST_PACKAGES` beside the repository's own.
+
+    A separate step, so that a repository whose requirements exclude them still converts: its
+    tests are then given them later, as before (``validate/selftest.py``).
+    """
+    args = ["pip", "install", "--quiet", "--compile-bytecode", "--link-mode=copy"]
+    args += ["--python", str(build.venv / "bin" / "python"), *SELFTEST_PACKAGES]
+    result = await build.uv(args, timeout=min(120.0, build.remaining()))
+    if not result.ok:
+        logger.info("test runner not installed with the environment: %s", result.tail(2))
+
+
+def has_distribution(venv: Path, name: str) -> bool:
+    """Whether ``venv`` has distribution ``name`` installed (its ``.dist-info``)."""
+    pattern = f"python*/site-packages/{name.replace('-', '_')}-*.dist-info"
+    return any((venv / "lib").glob(pattern))
 
 
 async def _installed(build: _Build, name: str) -> str | None:

@@ -7,6 +7,7 @@ published (ARCHITECTURE.md decision 5).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -85,7 +86,8 @@ async def check_protocol(
     """
     manifest_path = server_dir / MANIFEST
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    for era in eras:
+
+    async def check(era: Era) -> None:
         async with connect(server_dir, environment, settings, sandbox, era) as client:
             _check_listing(await client.list_tools(), specs, era)
             problems = documents_problems(
@@ -96,6 +98,15 @@ async def check_protocol(
             )
             if problems:
                 raise ValidationError(f"[{era}] " + "; ".join(problems))
+
+    # One server process per era (a session is one initialize), started together: most of
+    # each check is the server's start.
+    try:
+        async with asyncio.TaskGroup() as group:
+            for era in eras:
+                group.create_task(check(era))
+    except ExceptionGroup as failed:
+        raise failed.exceptions[0] from None
 
 
 def _check_listing(tools: list[Any], specs: list[ToolSpec], era: str) -> None:

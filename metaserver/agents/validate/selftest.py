@@ -8,21 +8,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from metaserver.agents.environment.build import SELFTEST_PACKAGES, has_distribution
 from metaserver.agents.environment.dependencies import add_packages
 from metaserver.children.launch import workspace_paths
 from metaserver.contracts import Environment
 from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.settings import Settings
 
-# What replaying the tests installs into an environment (a bundle carries it too).
-SELFTEST_PACKAGES = ["pytest"]
+__all__ = ["SELFTEST_PACKAGES", "run_generated_tests"]
 
 
 async def run_generated_tests(
     server_dir: Path, environment: Environment, settings: Settings, sandbox: Sandbox
 ) -> RunResult:
     """Install pytest into the environment if needed, then run ``server_dir/tests``."""
-    await add_packages(environment, SELFTEST_PACKAGES, settings, sandbox)
+    missing = [p for p in SELFTEST_PACKAGES if not has_distribution(environment.venv, p)]
+    if missing:  # an environment whose requirements kept them out at build time
+        await add_packages(environment, missing, settings, sandbox)
     workdir = server_dir / "work"
     policy = Policy(
         workdir=workdir,
@@ -30,7 +32,13 @@ async def run_generated_tests(
         # A requirements+path environment imports the workspace: it must be readable too.
         readable=(server_dir, environment.venv, *workspace_paths(environment.venv)),
         writable=(workdir,),
-        env={"FASTMCP_LOG_LEVEL": "WARNING", "FASTMCP_SHOW_SERVER_BANNER": "false"},
+        env={
+            "FASTMCP_LOG_LEVEL": "WARNING",
+            "FASTMCP_SHOW_SERVER_BANNER": "false",
+            # The tests use pytest alone; a repository's plugins (installed with it) would
+            # only slow each start, or fail it.
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        },
         tenant=server_dir.name,  # the uid the server itself runs as
     )
     argv = [str(environment.python_path), "-m", "pytest", "-q", "-p", "no:cacheprovider"]

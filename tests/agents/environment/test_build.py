@@ -13,7 +13,7 @@ import pytest
 import uv
 from fixture_repos import make_calc_repo
 
-from metaserver.agents.environment.build import build_environment
+from metaserver.agents.environment.build import build_environment, has_distribution
 from metaserver.agents.fetch import fetch
 from metaserver.agents.fetch.source import parse_source
 from metaserver.contracts import Environment, Source, Workspace
@@ -79,6 +79,16 @@ def test_the_package_and_fastmcp_import(calc_environment: Environment) -> None:
 def test_lock_lists_the_package(calc_environment: Environment) -> None:
     assert "calcpack" in calc_environment.lock
     assert "fastmcp==" in calc_environment.lock
+
+
+def test_the_generated_tests_runner_comes_with_the_environment(
+    calc_environment: Environment,
+) -> None:
+    # Installed before the environment is frozen: replaying a server's tests adds nothing.
+    assert has_distribution(calc_environment.venv, "pytest")
+    assert not has_distribution(calc_environment.venv, "no-such-distribution")
+    assert "pytest==" in calc_environment.lock
+    assert python_says(calc_environment, "import pytest; print(pytest.__name__)") == "pytest"
 
 
 def test_build_leaves_no_scratch_directory(calc_environment: Environment) -> None:
