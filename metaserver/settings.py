@@ -358,6 +358,12 @@ class Settings(BaseSettings):
         return self.home / "cache" / "environments"
 
     @property
+    def base_layers(self) -> Path:
+        """The packages every environment holds, installed once per interpreter
+        (:mod:`metaserver.agents.environment.base_layer`)."""
+        return self.home / "cache" / "base"
+
+    @property
     def shared_files(self) -> Path:
         """One copy of each large file environments share
         (:mod:`metaserver.agents.environment.shared_files`)."""

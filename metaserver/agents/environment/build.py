@@ -31,6 +31,7 @@ from pathlib import Path
 import platformdirs
 import uv
 
+from metaserver.agents.environment.base_layer import base_key, ensure_base, seed_from_base
 from metaserver.agents.environment.cache import EnvironmentCache, freeze_environment
 from metaserver.agents.environment.interpreters import (
     Interpreter,
@@ -49,6 +50,7 @@ from metaserver.contracts import PTH_NAME, Environment, EnvironmentAttempt, Work
 from metaserver.exceptions import EnvironmentBuildError
 from metaserver.fs import remove_tree
 from metaserver.sandbox import Policy, RunResult, Sandbox
+from metaserver.sandbox.identity import sandbox_identity
 from metaserver.settings import Settings
 
 __all__ = ["build_environment", "default_python", "uv_binary", "uv_environment"]
@@ -119,6 +121,7 @@ class _Build:
     deadline: float
     workdir: Path = field(init=False)
     installed: str | None = None
+    bases: dict[Path, Path | None] = field(default_factory=dict)  # interpreter -> its layer
 
     def __post_init__(self) -> None:
         self.workdir = self.venv.parent / f".{self.venv.name}.build"
@@ -134,6 +137,19 @@ class _Build:
             network=not self.settings.index.offline,
             readable=(self.workspace.path, *local_wheelhouse(self.settings)),
             writable=(self.venv, self.workdir),
+            env=uv_environment(self.settings),
+            kind="install",
+        )
+        return await self.sandbox.run([uv_binary(), *args], policy)
+
+    async def uv_in(self, args: list[str], workdir: Path, venv: Path, timeout: float) -> RunResult:
+        """uv as an install that writes only ``workdir`` and the environment ``venv``."""
+        policy = Policy(
+            workdir=workdir,
+            timeout=min(timeout, self.remaining()),
+            network=not self.settings.index.offline,
+            readable=local_wheelhouse(self.settings),
+            writable=(venv,),
             env=uv_environment(self.settings),
             kind="install",
         )
@@ -173,13 +189,8 @@ async def build_environment(
     python = chosen or fallback
     key = None
     if workspace.fingerprint:
-        server_packages = " ".join(
-            [
-                settings.fastmcp_requirement,
-                *(SELFTEST_PACKAGES if settings.run_generated_tests else []),
-            ]
-        )
-        key = cache.key(workspace.fingerprint, python.path, python.version_text, server_packages)
+        extra = " ".join(server_packages(settings))
+        key = cache.key(workspace.fingerprint, python.path, python.version_text, extra)
     try:
         environment = await _restore(cache, key, build) if key else None
         built = environment is None
@@ -276,6 +287,7 @@ async def _install(
     failed = await _create(build, python, strategy)
     if failed is not None:
         return failed
+    await _seed(build, python)
     timeout = build.remaining(share)
     # Bytecode is compiled here, once: environments are read-only at run time, and every
     # child would otherwise compile what it imports on each start (seconds for numpy stacks).
@@ -379,6 +391,31 @@ def _innermost(error: str | None) -> str:
     """The line of an attempt's error nearest the cause (uv prints the cause last)."""
     lines = [line for line in (error or "").splitlines() if not line.startswith("hint:")]
     return lines[-1] if lines else "failed"
+
+
+def server_packages(settings: Settings) -> list[str]:
+    """What every environment holds besides the repository's own: FastMCP, the test runner."""
+    runner = SELFTEST_PACKAGES if settings.run_generated_tests else []
+    return [settings.fastmcp_requirement, *runner]
+
+
+async def _seed(build: _Build, python: Interpreter) -> None:
+    """Link the interpreter's base layer into the new environment, where installs run as the
+    sandbox uid (:mod:`metaserver.agents.environment.base_layer`)."""
+    identity = sandbox_identity(build.settings.sandbox.uid, build.settings.sandbox.gid)
+    if not identity.switch:
+        return
+    if python.path not in build.bases:
+        packages = server_packages(build.settings)
+        key = base_key(python.path, python.version_text, packages, time.time())
+        build.bases[python.path] = await ensure_base(
+            build.settings.base_layers, key, python.path, packages,
+            build.settings.shared_files, build.uv_in,
+        )  # fmt: skip
+    base = build.bases[python.path]
+    if base is not None:
+        linked = await asyncio.to_thread(seed_from_base, base, build.venv, identity)
+        logger.debug("environment seeded with %d files of the base layer", linked)
 
 
 async def _add_test_runner(build: _Build) -> None:
