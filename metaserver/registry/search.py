@@ -9,7 +9,8 @@ searchable tools are made and fused by weighted reciprocal rank (each tool score
 - BM25 over the ``tools_fts`` FTS5 index, which :mod:`metaserver.registry.schema` keeps in step
   with the ``tools`` table through triggers (a word in the tool's name counts most, then its
   description, then its parameters, then where it comes from and its example requests),
-  common English words left out;
+  common English words left out; FTS5's ranking, computed in memory from the index's own
+  terms once they are read (:mod:`metaserver.registry.lexical`), by SQLite until then;
 - the similarity of the need's embedding with each tool's vectors (its description and each
   of its example requests, :mod:`metaserver.registry.requests`), stored at registration
   (:mod:`metaserver.registry.embeddings`, :mod:`metaserver.registry.vectors`).
