@@ -231,7 +231,8 @@ def wait(path: Path, timeout: float) -> bool:
 
 def _build(path: Path, weights: Sequence[float]) -> None:
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        uri = f"{path.resolve().as_uri()}?mode=ro"  # percent-encodes what a path may hold
+        db = sqlite3.connect(uri, uri=True, isolation_level=None)
         try:
             db.execute("BEGIN")  # one snapshot: the generation and the index it counts
             row = db.execute("SELECT generation FROM search_state WHERE id = 0").fetchone()

@@ -133,3 +133,13 @@ def test_search_ranks_the_same_with_the_index(settings: Settings) -> None:
     for query, hits in before.items():
         assert search_tools(registry, query) == hits
     assert before["words text count"][0].tool == "count_words"
+
+
+def test_a_registry_under_an_odd_path_is_read_too(tmp_path: Path) -> None:
+    # URI syntax in the path ("?", "#", "%", a space) must not open another file.
+    registry = _registry(Settings(home=tmp_path / "odd ?x=1#y %41"))
+    path = registry.path
+    current(path, 1, _WEIGHTS)
+    current(path, 1, _WEIGHTS)
+    assert lexical.wait(path, 30)
+    assert len(lexical._CACHE[path].ids) == 8
