@@ -97,7 +97,8 @@ class LexicalIndex:
         if terms != sorted(terms):
             raise ValueError("the index's terms are not in code point order")
         rows = np.searchsorted(ids, flat[:, 0])
-        if len(ids) and not np.array_equal(ids[np.minimum(rows, len(ids) - 1)], flat[:, 0]):
+        known = np.minimum(rows, max(len(ids) - 1, 0))
+        if len(flat) and (not len(ids) or not np.array_equal(ids[known], flat[:, 0])):
             raise ValueError("the index has occurrences of rows it does not list")
         column_weight = np.array([weight[name] for name in columns], dtype=np.float64)
         occurrence = column_weight[flat[:, 1]]
