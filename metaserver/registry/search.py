@@ -9,7 +9,8 @@ searchable tools are made and fused by weighted reciprocal rank (each tool score
 - BM25 over the ``tools_fts`` FTS5 index, which :mod:`metaserver.registry.schema` keeps in step
   with the ``tools`` table through triggers (a word in the tool's name counts most, then its
   description, then its parameters, then where it comes from and its example requests),
-  common English words left out;
+  common English words left out; FTS5's ranking, computed in memory from the index's own
+  terms once they are read (:mod:`metaserver.registry.lexical`), by SQLite until then;
 - the similarity of the need's embedding with each tool's vectors (its description and each
   of its example requests, :mod:`metaserver.registry.requests`), stored at registration
   (:mod:`metaserver.registry.embeddings`, :mod:`metaserver.registry.vectors`).
@@ -33,6 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from metaserver.registry.lexical import LexicalIndex, QueryTerms, current
 from metaserver.registry.needs import sub_needs
 from metaserver.registry.store import Registry
 
@@ -67,6 +69,8 @@ _DENSE_FLOOR = 0.2
 # What a place lower in a need's ranking costs (a need's best tool scores 1): 0.25 let each
 # need's top tools in ahead of another need's tail (recall@10 0.593 -> 0.614).
 _TURN = 0.25
+# What query words are as the index's terms (the tokenizer's output, remembered).
+_QUERY_TERMS = QueryTerms()
 # Where requests are embedded: concurrent searches share the one model session.
 _EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="metaserver-embed")
 
@@ -127,7 +131,8 @@ def search_tools(
             if model is not None and vectors is not None and len(vectors.ids)
             else None
         )
-        lexical = [_bm25(db, need, server, depth) for need in needs]
+        index = current(registry.path, _generation(db), _WEIGHTS)
+        lexical = [_bm25(db, need, server, depth, index) for need in needs]
         if embedding is not None:
             dense = embedding.result()
         merged: dict[int, float] = {}
@@ -167,12 +172,23 @@ def _fuse(rankings: Iterable[tuple[float, list[int]]]) -> dict[int, float]:
     return scores
 
 
-def _bm25(db: sqlite3.Connection, text: str, server: str | None, depth: int) -> list[int]:
-    """Tool ids ranked by bm25 for the words of ``text`` (common words left out)."""
+def _bm25(
+    db: sqlite3.Connection,
+    text: str,
+    server: str | None,
+    depth: int,
+    index: LexicalIndex | None = None,
+) -> list[int]:
+    """Tool ids ranked by bm25 for the words of ``text`` (common words left out): by the
+    in-memory ``index`` when there is one (the same ranking, :mod:`.lexical`), else by
+    SQLite."""
     words = _WORD.findall(text.lower())
     terms = list(dict.fromkeys(w for w in words if w not in _STOPWORDS))[:_MAX_TERMS]
     if not terms:
         return []
+    prefixes = _QUERY_TERMS.prefixes(terms) if index is not None else None
+    if index is not None and prefixes is not None:
+        return index.rank(prefixes, server, depth)
     # Each word becomes a quoted prefix term (quoting neutralises FTS5 syntax in user text);
     # OR lets a tool that matches more words rank higher instead of requiring all of them.
     match = " OR ".join(f'"{term}"*' for term in terms)
@@ -188,6 +204,11 @@ def _bm25(db: sqlite3.Connection, text: str, server: str | None, depth: int) -> 
     """  # noqa: S608 - only constants are interpolated; user text is bound
     args = (match, server, depth) if server is not None else (match, depth)
     return [row[0] for row in db.execute(sql, args).fetchall()]
+
+
+def _generation(db: sqlite3.Connection) -> int:
+    row = db.execute("SELECT generation FROM search_state WHERE id = 0").fetchone()
+    return int(row[0]) if row else 0
 
 
 def _exact_matches(db: sqlite3.Connection, name: str, server: str | None) -> set[int]:

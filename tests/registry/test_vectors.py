@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 import numpy.typing as npt
 
 from metaserver.registry.embeddings import DIMENSION
-from metaserver.registry.vectors import ToolVectors, _dot, _means
+from metaserver.registry.vectors import (
+    REDUCE_FROM,
+    REDUCED,
+    ToolVectors,
+    _basis,
+    _dot,
+    _means,
+    _principal,
+)
 
 
 def _unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -75,3 +86,55 @@ def test_nearest_keeps_to_a_server_and_a_floor() -> None:
     assert vectors.nearest(query, "nobody", 10, -1.0) == [[]]
     high = vectors.nearest(query, None, 10, 0.99)[0]
     assert high == [100] or high == []  # only a tool whose texts are this very vector
+
+
+def _low_rank(tools: int, rank: int, seed: int = 4) -> ToolVectors:
+    """Tools whose vectors all lie in one ``rank``-dimensional subspace (as a model's outputs
+    mostly do), with the first pass's basis."""
+    rng = np.random.default_rng(seed)
+    span = np.linalg.qr(rng.standard_normal((DIMENSION, rank)))[0].T.astype(np.float32)
+    vectors = _vectors(tools, seed)
+    matrix = _unit(rng.standard_normal((len(vectors.matrix), rank)).astype(np.float32) @ span)
+    centroids = np.ascontiguousarray(_means(matrix, vectors.starts, vectors.counts))
+    basis = _principal(centroids)
+    return replace(
+        vectors,
+        matrix=matrix,
+        centroids=centroids,
+        basis=basis,
+        reduced=np.ascontiguousarray(centroids @ basis.T),
+    )
+
+
+def test_the_principal_basis_keeps_the_dot_products_of_its_span() -> None:
+    vectors = _low_rank(2000, 40)
+    assert vectors.basis is not None and vectors.reduced is not None
+    assert vectors.basis.shape == (REDUCED, DIMENSION)
+    assert np.allclose(vectors.basis @ vectors.basis.T, np.eye(REDUCED), atol=1e-4)
+    query = vectors.matrix[11]
+    assert np.allclose(
+        vectors.reduced @ (vectors.basis @ query), vectors.centroids @ query, atol=1e-4
+    )
+
+
+def test_nearest_on_the_reduced_means_finds_what_the_full_ones_do() -> None:
+    reduced = _low_rank(3000, 60)
+    full = replace(reduced, basis=None, reduced=None)
+    rng = np.random.default_rng(8)
+    picks = reduced.matrix[[5, 700, 2900]] + 0.2 * rng.standard_normal((3, DIMENSION))
+    queries = _unit(picks.astype(np.float32) @ (reduced.basis.T @ reduced.basis))  # type: ignore[union-attr]
+    assert reduced.nearest(queries, None, 20, 0.0) == full.nearest(queries, None, 20, 0.0)
+    assert all(len(found) == 20 for found in full.nearest(queries, None, 20, 0.0))
+
+
+def test_the_basis_is_kept_while_the_registry_keeps_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "registry.sqlite3"
+    rng = np.random.default_rng(2)
+    small = rng.standard_normal((REDUCE_FROM - 1, DIMENSION)).astype(np.float32)
+    assert _basis(path, small) is None
+    first = _basis(path, rng.standard_normal((REDUCE_FROM, DIMENSION)).astype(np.float32))
+    assert first is not None
+    grown = rng.standard_normal((REDUCE_FROM + 12, DIMENSION)).astype(np.float32)
+    assert _basis(path, grown) is first  # a server added: the same directions
+    tripled = rng.standard_normal((3 * REDUCE_FROM, DIMENSION)).astype(np.float32)
+    assert _basis(path, tripled) is not first
