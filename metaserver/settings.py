@@ -277,6 +277,12 @@ class Settings(BaseSettings):
     uv_cache_dir: Path | None = Field(
         default=None, description="Shared uv package cache; unset uses uv's default."
     )
+    layer_dir: Path | None = Field(
+        default=None,
+        description="Where the base layers every environment is seeded from live; unset "
+        "uses the user's cache directory, so that every METASERVER_HOME of the user shares "
+        "them, as they share uv's package cache.",
+    )
     local_copy_max_mb: int = Field(
         default=2048, ge=1, description="A local directory SOURCE larger than this is refused."
     )
@@ -361,7 +367,7 @@ class Settings(BaseSettings):
     def base_layers(self) -> Path:
         """The packages every environment holds, installed once per interpreter
         (:mod:`metaserver.agents.environment.base_layer`)."""
-        return self.home / "cache" / "base"
+        return self.layer_dir or Path(platformdirs.user_cache_dir("metaserver")) / "base"
 
     @property
     def shared_files(self) -> Path:

@@ -14,17 +14,21 @@ ours and read-only, so an install's build scripts can unlink their names in the 
 environment but never change the files themselves. Where installs would run as ourselves
 (metaserver not root) there is no layer, and environments are installed by copy as before.
 
-A layer is rebuilt each week, so that environments still get the dependencies' fixes; older
-layers go when a new one is made (environments keep their links, so nothing they hold goes).
+Layers live beside uv's package cache, in the user's cache directory (``Settings.layer_dir``),
+so every METASERVER_HOME of the user shares them; a home on another disk gets copies. A layer
+is rebuilt each week, so that environments still get the dependencies' fixes; older layers
+go when a new one is made (environments keep their links, so nothing they hold goes).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
 import os
 import secrets
+import shutil
 import stat
 import time
 from collections.abc import Awaitable, Callable
@@ -120,7 +124,13 @@ def seed_from_base(base: Path, venv: Path, identity: Identity) -> int:
                 source, target = Path(directory) / name, target_dir / name
                 if not stat.S_ISREG(source.lstat().st_mode) or os.path.lexists(target):
                     continue
-                os.link(source, target)
+                try:
+                    os.link(source, target)
+                except OSError as error:
+                    if error.errno != errno.EXDEV:
+                        raise
+                    # The layers live on another disk than this home: a copy, as ours.
+                    shutil.copy2(source, target)
                 linked += 1
     return linked
 

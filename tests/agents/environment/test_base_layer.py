@@ -64,7 +64,7 @@ def two_environments(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[Settings, list[Environment]]:
     root = tmp_path_factory.mktemp("layered")
-    settings = Settings(home=root / "home")
+    settings = Settings(home=root / "home", layer_dir=root / "layers")
     sandbox = get_sandbox(settings.sandbox)
     built = []
     for name in ("alphacalc", "betacalc"):
