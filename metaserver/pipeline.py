@@ -40,7 +40,7 @@ from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
 from metaserver.agents.validate.notebook_outputs import notebook_seconds
 from metaserver.agents.validate.selftest import run_generated_tests
-from metaserver.bundle.use import use_bundle
+from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
     ConversionReport,
@@ -123,7 +123,10 @@ async def convert(
     _check_free_disk(settings)
     if settings.index.bundle is not None:
         # Air-gapped: the source and every distribution come from the bundle, offline (for a
-        # paper, the repository it names: the first candidate).
+        # paper, the repository it names that the bundle holds, and only that one).
+        if paper is not None:
+            held = first_bundled(settings.index.bundle, [c.original for c in candidates])
+            candidates = [c for c in candidates if c.original == held]
         settings = use_bundle(
             settings, settings.index.bundle, source if paper is None else candidates[0].original
         )

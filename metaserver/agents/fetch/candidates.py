@@ -11,11 +11,11 @@ import logging
 from pathlib import Path
 
 from metaserver.agents.fetch import fetch
-from metaserver.agents.fetch.paper import Paper, is_paper, read_paper
+from metaserver.agents.fetch.paper import PAPER_SUFFIXES, Paper, is_paper, read_paper
 from metaserver.agents.fetch.source import parse_source
 from metaserver.agents.fetch.staging import staging_lease
 from metaserver.contracts import Source, Workspace
-from metaserver.exceptions import FetchError, MetaServerError, UserError
+from metaserver.exceptions import FetchError, MetaServerError, SourceError, UserError
 from metaserver.settings import Settings
 
 __all__ = ["check_repo_url", "fetch_first", "source_candidates"]
@@ -33,8 +33,13 @@ def check_repo_url(source: str, ref: str | None, repo_url: str | None) -> None:
     if repo_url is None:
         return
     if not is_paper(source):
-        raise UserError("--repo-url applies only to a paper SOURCE (.pdf, .md, .txt)")
-    parse_source(repo_url, ref)
+        if Path(source.strip()).suffix.lower() in PAPER_SUFFIXES:
+            raise UserError(f"paper {source.strip()!r} is not a file")
+        raise UserError("--repo-url (repo_url) applies only to a paper SOURCE (.pdf, .md, .txt)")
+    try:
+        parse_source(repo_url, ref)
+    except SourceError as exc:
+        raise SourceError(f"--repo-url (repo_url): {exc}") from None
 
 
 def source_candidates(
