@@ -1,8 +1,9 @@
 """Run a notebook's code cells in order in this fresh process: ``python -I notebook_runner.py JOB``.
 
 The job (JSON) holds the cells, the index of the parameters cell and the parameter values;
-the values are bound as variables right after that cell runs (papermill's injected cell,
-without writing code from data). Each cell's last expression is its value, as in Jupyter;
+the values are bound as variables right after that cell runs, or after its first
+``parameters_after`` statements (papermill's injected cell, without writing code from
+data). Each cell's last expression is its value, as in Jupyter;
 stdout is captured per cell (as UTF-8 text, like a kernel's); a value's text is what a display
 hook the notebook installed shows (``sympy.init_printing()`` outside IPython installs one that
 pretty-prints, as IPython's formatter would), else its repr; matplotlib figures are saved as
@@ -125,10 +126,18 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {"cell": number, "value": None, "text": None, "stdout": ""}
         results.append(entry)
         displayed.clear()
+        # The parameters are bound after the cell, or after its leading assignments.
+        binds = index == job.get("parameters_cell")
+        after = job.get("parameters_after") if binds else None
         try:
             tree, last = _split(cell["source"])
+            parts = [tree.body] if after is None else [tree.body[:after], tree.body[after:]]
             with contextlib.redirect_stdout(stdout):
-                exec(compile(tree, f"<cell {number}>", "exec"), namespace)
+                for part, statements in enumerate(parts):
+                    if part:
+                        namespace.update(job.get("values") or {})
+                    module = ast.Module(body=statements, type_ignores=[])
+                    exec(compile(module, f"<cell {number}>", "exec"), namespace)
                 if last is not None:
                     value = eval(compile(last, f"<cell {number}>", "eval"), namespace)
                     if value is not None:
@@ -149,7 +158,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         if displayed:
             entry["displayed"] = list(displayed)
         entry["figures"] = _save_figures(figures, number)
-        if index == job.get("parameters_cell"):
+        if binds and after is None:
             namespace.update(job.get("values") or {})
     return {"cells": results}
 

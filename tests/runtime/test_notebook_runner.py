@@ -95,6 +95,25 @@ def test_a_display_hook_the_notebook_installs_gives_the_text(work: Path) -> None
 
 
 @pytest.mark.integration
+def test_parameters_bound_after_a_cells_leading_assignments_reach_the_rest_of_it(
+    work: Path,
+) -> None:
+    leading = dict(
+        NOTEBOOK,
+        parameters_cell=0,
+        parameters_after=2,
+        cells=[
+            {"cell": 0, "source": "n = 3\nword = 'hi'\nsquares = [i * i for i in range(n)]"},
+            {"cell": 1, "source": "print(word)\nsquares"},
+        ],
+    )
+    cells = {c["cell"]: c for c in run_notebook(leading, {"n": 5, "word": "yo"})["cells"]}
+    assert cells[1]["value"] == [0, 1, 4, 9, 16] and cells[1]["stdout"] == "yo\n"
+    defaults = {c["cell"]: c for c in run_notebook(leading, {})["cells"]}
+    assert defaults[1]["value"] == [0, 1, 4]
+
+
+@pytest.mark.integration
 def test_a_failing_cell_names_itself(work: Path) -> None:
     broken = dict(NOTEBOOK, cells=[*NOTEBOOK["cells"], {"cell": 7, "source": "1 / 0"}])
     with pytest.raises(NotebookError, match="cell 7 raised ZeroDivisionError: division by zero"):
