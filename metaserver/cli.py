@@ -78,8 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
     bundle = commands.add_parser(
         "bundle", help="prepare what an offline machine needs to convert SOURCEs"
     )
-    bundle.add_argument("sources", nargs="+", metavar="SOURCE")
+    bundle.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="as for convert: git URL, directory, source archive, pypi:NAME[==V], or a paper",
+    )
     bundle.add_argument("--output", required=True, metavar="DIR", help="an empty directory")
+    bundle.add_argument(
+        "--repo-url",
+        metavar="URL",
+        help="for a paper SOURCE: the repository to bundle (a git URL or a local directory), "
+        "instead of the links found in the paper",
+    )
     bundle.add_argument(
         "--python", metavar="X.Y", help="the offline machine's Python (default: this one's)"
     )
@@ -288,7 +299,9 @@ def _bundle(args: argparse.Namespace, settings: Settings) -> int:
     python = args.python or current_python()
     if not re.fullmatch(r"3\.\d{1,2}", python):
         raise UserError(f"--python {python!r}: give the offline machine's Python as X.Y, e.g. 3.11")
-    manifest = asyncio.run(make_bundle(args.sources, Path(args.output), settings, python))
+    manifest = asyncio.run(
+        make_bundle(args.sources, Path(args.output), settings, python, args.repo_url)
+    )
     print(
         f"bundle {args.output}: {len(manifest.sources)} sources, "
         f"{len(manifest.distributions)} distributions for Python {manifest.python}"

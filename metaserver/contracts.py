@@ -201,6 +201,11 @@ class NotebookTarget(BaseModel):
     parameters_cell: int | None = Field(
         default=None, description="The cell (index into cells) after which parameters are set."
     )
+    parameters_after: int | None = Field(
+        default=None,
+        description="Parameters are set after this many top-level statements of the "
+        "parameters cell, before the rest of it runs; None: after the whole cell.",
+    )
     data: list[str] = Field(
         default_factory=list,
         description="Repository files the cells read, relative to the notebook's folder; "

@@ -28,10 +28,9 @@ from metaserver.agents.design.specs import design
 from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.cache import EnvironmentCache
 from metaserver.agents.environment.shared_files import sweep_objects
-from metaserver.agents.fetch import fetch
-from metaserver.agents.fetch.paper import Paper, is_paper, read_paper
-from metaserver.agents.fetch.source import parse_source
-from metaserver.agents.fetch.staging import OWNER_SUFFIX, staging_lease
+from metaserver.agents.fetch.candidates import fetch_first, source_candidates
+from metaserver.agents.fetch.paper import Paper
+from metaserver.agents.fetch.staging import OWNER_SUFFIX
 from metaserver.agents.fetch.workspace_cache import WorkspaceCache
 from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
@@ -41,7 +40,7 @@ from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
 from metaserver.agents.validate.notebook_outputs import notebook_seconds
 from metaserver.agents.validate.selftest import run_generated_tests
-from metaserver.bundle.use import use_bundle
+from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
     ConversionReport,
@@ -58,7 +57,6 @@ from metaserver.contracts import (
 from metaserver.exceptions import (
     EnvironmentBuildError,
     FailureType,
-    FetchError,
     MetaServerError,
     NameTakenError,
     NotFoundError,
@@ -124,11 +122,14 @@ async def convert(
         UserError: the source or a parameter is invalid (a paper that cannot be read or
             links no repository); nothing was left in the home.
     """
-    paper, candidates = _sources(source, ref, repo_url)
+    paper, candidates = source_candidates(source, ref, repo_url)
     _check_free_disk(settings)
     if settings.index.bundle is not None:
         # Air-gapped: the source and every distribution come from the bundle, offline (for a
-        # paper, the repository it names: the first candidate).
+        # paper, the repository it names that the bundle holds, and only that one).
+        if paper is not None:
+            held = first_bundled(settings.index.bundle, [c.original for c in candidates])
+            candidates = [c for c in candidates if c.original == held]
         settings = use_bundle(
             settings, settings.index.bundle, source if paper is None else candidates[0].original
         )
@@ -153,35 +154,6 @@ async def convert(
         raise
 
 
-def _sources(
-    source: str, ref: str | None, repo_url: str | None
-) -> tuple[Paper | None, list[Source]]:
-    """The paper (when ``source`` is one) and the sources to try, in order.
-
-    Raises:
-        UserError: a bad source, an unreadable or link-less paper, or ``repo_url`` without one.
-    """
-    if not is_paper(source):
-        if repo_url is not None:
-            raise UserError("--repo-url applies only to a paper SOURCE (.pdf, .md, .txt)")
-        return None, [parse_source(source, ref)]
-    paper = read_paper(Path(source.strip()).expanduser().resolve())
-    if repo_url is not None:
-        return paper, [parse_source(repo_url, ref)]
-    candidates = []
-    for link in paper.links:
-        try:
-            candidates.append(parse_source(link, ref))
-        except UserError as exc:
-            logger.info("paper link %s skipped: %s", link, exc)
-    if not candidates:
-        raise UserError(
-            f"paper {paper.path.name} links no repository (a GitHub, GitLab or Bitbucket "
-            "project, or a git URL); name one with --repo-url"
-        )
-    return paper, candidates
-
-
 async def _fetch_and_convert(
     candidates: list[Source],
     report: ConversionReport,
@@ -195,7 +167,7 @@ async def _fetch_and_convert(
 ) -> ConversionReport:
     await timer.announce("fetch")
     with timer.stage("fetch"), _cleanup_on_user_error(settings):
-        fetched = await _fetch_first(candidates, settings, token)
+        fetched = await fetch_first(candidates, settings, token)
     if isinstance(fetched, MetaServerError):
         return _finish(report, timer, fetched)
     parsed, workspace = fetched
@@ -232,32 +204,6 @@ async def _fetch_and_convert(
         # report and generated server stay, the newest few (registry/failed.py).
         await asyncio.shield(asyncio.to_thread(keep_failed, settings, report, token))
     return report
-
-
-async def _fetch_first(
-    candidates: list[Source], settings: Settings, token: str
-) -> tuple[Source, Workspace] | MetaServerError:
-    """Fetch the first candidate that fetches (a paper may link several).
-
-    One candidate fails as any source does (a user error raised, any other returned); of
-    several, the failures are gathered into one :class:`FetchError`.
-    """
-    failures: list[str] = []
-    for index, parsed in enumerate(candidates):
-        staged = settings.staging_dir / (f"fetch-{token}" + (f"-{index}" if index else ""))
-        # The lease lets a later run clean what a killed one left in staging.
-        with staging_lease(staged):
-            try:
-                return parsed, await fetch(parsed, staged, settings)
-            except MetaServerError as exc:
-                if len(candidates) > 1:
-                    failures.append(f"{parsed.original}: {exc}")
-                elif isinstance(exc, UserError):
-                    raise
-                else:
-                    return exc
-        logger.info("could not fetch %s", failures[-1])
-    return FetchError("no repository the paper links could be fetched: " + "; ".join(failures))
 
 
 async def _convert_workspace(conversion: Conversion, timer: _Timer) -> ConversionReport:

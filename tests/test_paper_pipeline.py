@@ -14,10 +14,11 @@ from fixture_repos import make_calc_repo
 from paper_fixtures import make_pdf
 from test_cli import METASERVER, home_is_empty, run_cli
 
+from metaserver.agents.fetch.candidates import fetch_first
 from metaserver.agents.fetch.source import parse_source
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import FetchError
-from metaserver.pipeline import _fetch_first, convert
+from metaserver.pipeline import convert
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
@@ -100,13 +101,13 @@ async def test_the_first_link_that_fetches_is_converted(tmp_path: Path) -> None:
     broken = parse_source(f"file://{tmp_path / 'not-git'}")
     good = parse_source(f"file://{repo}")
 
-    fetched = await _fetch_first([broken, good], settings, "t0k3n")
+    fetched = await fetch_first([broken, good], settings, "t0k3n")
 
     assert not isinstance(fetched, Exception)
     parsed, workspace = fetched
     assert parsed is good and (workspace.path / "calcpack" / "__init__.py").is_file()
     assert not (settings.staging_dir / "fetch-t0k3n").exists()  # the failed try left nothing
-    failed = await _fetch_first([broken, broken], settings, "0th3r")
+    failed = await fetch_first([broken, broken], settings, "0th3r")
     assert isinstance(failed, FetchError)
     assert str(failed).startswith("no repository the paper links could be fetched")
     assert str(failed).count("does not appear to be a git repository") == 2  # each try

@@ -88,6 +88,26 @@ async def test_convert_repo_then_call_generated_and_direct(tmp_path: Path) -> No
         assert again.data == "meta-server"
 
 
+async def test_convert_repo_converts_the_repository_a_papers_repo_url_names(
+    tmp_path: Path,
+) -> None:
+    repo = make_calc_repo(tmp_path / "calc")
+    paper = tmp_path / "paper.md"
+    # The paper links a public project (no network here); repo_url names the local fixture.
+    paper.write_text("# Calcpack\n\nCode: https://github.com/example/calcpack\n")
+    async with Client(serve_transport(tmp_path / "home"), mode="legacy", timeout=600) as client:
+        result = await client.call_tool(
+            "convert_repo", {"source": str(paper), "repo_url": f"file://{repo}"}
+        )
+        report = result.structured_content or {}
+        assert report["status"] == "success", report.get("failure")
+        assert report["source"] == str(paper) and report["repository"] == f"file://{repo}"
+        listed = {str(r.uri) for r in await client.list_resources()}
+        assert {"doc://calcpack/readme", "doc://calcpack/paper"} <= listed
+        read = await client.read_resource("doc://calcpack/paper")
+        assert read[0].text.startswith("# Calcpack")  # type: ignore[union-attr]
+
+
 def _processes_under(path: Path) -> list[str]:
     """Command lines of live processes that name ``path`` (a sandboxed tool names its dir)."""
     found = []

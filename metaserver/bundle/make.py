@@ -22,12 +22,11 @@ from pathlib import Path
 
 from metaserver import __version__
 from metaserver.agents.environment.build import build_environment, uv_binary
-from metaserver.agents.fetch import fetch
-from metaserver.agents.fetch.source import parse_source
+from metaserver.agents.fetch.candidates import fetch_first, source_candidates
 from metaserver.agents.validate.selftest import SELFTEST_PACKAGES
 from metaserver.bundle.manifest import BundledSource, Manifest, write_manifest
 from metaserver.bundle.wheels import download_all, pins, requirement_closure
-from metaserver.exceptions import EnvironmentBuildError, UserError
+from metaserver.exceptions import EnvironmentBuildError, MetaServerError, UserError
 from metaserver.fs import remove_tree
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
@@ -39,15 +38,24 @@ DEFAULT_BUILD = ["setuptools>=40.8.0", "wheel"]
 
 
 async def make_bundle(
-    sources: list[str], output: Path, settings: Settings, python: str
+    sources: list[str],
+    output: Path,
+    settings: Settings,
+    python: str,
+    repo_url: str | None = None,
 ) -> Manifest:
     """Fill ``output`` with what converting ``sources`` offline needs; return its manifest.
 
+    A paper SOURCE is resolved as ``metaserver convert`` resolves it: the repository
+    ``repo_url`` names, else the first of its links that fetches. The bundle holds that
+    repository under its own SOURCE, which ``convert PAPER --bundle`` looks up.
+
     Raises:
-        UserError: a bad source, an ``output`` that is not empty, an unusable ``python``.
+        UserError: a bad source (a paper that links no repository, ``repo_url`` for one that
+            is not a paper), an ``output`` that is not empty, an unusable ``python``.
         MetaServerError: a source could not be fetched, or its environment built.
     """
-    parsed = [parse_source(source, None) for source in sources]
+    resolved = [source_candidates(source, None, repo_url) for source in sources]
     if output.exists() and any(output.iterdir()):
         raise UserError(f"--output {output} is not empty")
     output.mkdir(parents=True, exist_ok=True)
@@ -59,10 +67,12 @@ async def make_bundle(
         home = Path(scratch) / "home"
         local = settings.model_copy(update={"home": home})
         sandbox = get_sandbox(local.sandbox)
-        for source, source_parsed in zip(sources, parsed, strict=True):
+        for source, (paper, candidates) in zip(sources, resolved, strict=True):
             logger.info("bundle: %s", source)
-            staged = home / "staging" / f"fetch-{len(manifest.sources)}"
-            workspace = await fetch(source_parsed, staged, local)
+            fetched = await fetch_first(candidates, local, str(len(manifest.sources)))
+            if isinstance(fetched, MetaServerError):
+                raise fetched
+            chosen, workspace = fetched
             if not workspace.fingerprint:
                 raise UserError(f"{source}: its tree has no fingerprint to be found by")
             venv = home / "environments" / f"bundle-{len(manifest.sources)}"
@@ -73,7 +83,8 @@ async def make_bundle(
             wanted.update(await asyncio.to_thread(_resolve_wheels, backend, python))
             manifest.sources.append(
                 BundledSource(
-                    source=source,
+                    source=chosen.original,
+                    paper=source if paper is not None else None,
                     fingerprint=workspace.fingerprint,
                     version=workspace.version,
                     commit=workspace.commit,

@@ -14,7 +14,13 @@ MANIFEST = "manifest.json"
 
 
 class BundledSource(BaseModel):
-    source: str = Field(description="The SOURCE exactly as given to `metaserver bundle`.")
+    source: str = Field(
+        description="The SOURCE exactly as given to `metaserver bundle`; for a paper, the "
+        "repository it named (its link, or --repo-url as given)."
+    )
+    paper: str | None = Field(
+        default=None, description="The paper SOURCE that named the repository, if one did."
+    )
     fingerprint: str = Field(
         # A manifest is read from a directory someone handed over: the key names a path in
         # the workspace cache, so it may be nothing but a kind and a hex digest.

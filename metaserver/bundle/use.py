@@ -10,6 +10,18 @@ from metaserver.exceptions import UserError
 from metaserver.settings import IndexSettings, Settings
 
 
+def first_bundled(directory: Path, sources: list[str]) -> str:
+    """The first of ``sources`` (a paper's repositories, in its order) the bundle at
+    ``directory`` holds: the one ``metaserver bundle`` fetched, which need not be the first
+    link. ``sources[0]`` when it holds none, for :func:`use_bundle` to refuse by name.
+
+    Raises:
+        UserError: not a bundle.
+    """
+    manifest = read_manifest(directory.resolve())
+    return next((s for s in sources if manifest.find(s) is not None), sources[0])
+
+
 def use_bundle(settings: Settings, directory: Path, source: str) -> Settings:
     """Settings that convert ``source`` from the bundle at ``directory`` and nothing else.
 

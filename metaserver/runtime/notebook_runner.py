@@ -1,11 +1,15 @@
 """Run a notebook's code cells in order in this fresh process: ``python -I notebook_runner.py JOB``.
 
 The job (JSON) holds the cells, the index of the parameters cell and the parameter values;
-the values are bound as variables right after that cell runs (papermill's injected cell,
-without writing code from data). Each cell's last expression is its value, as in Jupyter;
-stdout is captured per cell; matplotlib figures are saved as PNG (Agg backend) at the end of
-the cell that drew them and closed, as the inline backend does. The results go to the file
-named in the job, as JSON. Standard library only: it runs in the target's environment.
+the values are bound as variables right after that cell runs, or after its first
+``parameters_after`` statements (papermill's injected cell, without writing code from
+data). Each cell's last expression is its value, as in Jupyter;
+stdout is captured per cell (as UTF-8 text, like a kernel's); a value's text is what a display
+hook the notebook installed shows (``sympy.init_printing()`` outside IPython installs one that
+pretty-prints, as IPython's formatter would), else its repr; matplotlib figures are saved as
+PNG (Agg backend) at the end of the cell that drew them and closed, as the inline backend
+does. The results go to the file named in the job, as JSON. Standard library only: it runs
+in the target's environment.
 """
 
 from __future__ import annotations
@@ -56,6 +60,30 @@ def _repr(value: Any) -> str:
     return text[:MAX_TEXT]
 
 
+class _Capture(io.StringIO):
+    """A cell's stdout. It says UTF-8, as a kernel's stream does: libraries choose what to
+    print by it (sympy pretty-prints with box-drawing characters only where it may)."""
+
+    encoding = "utf-8"
+
+
+def _shown(value: Any) -> str:
+    """The text Jupyter shows for ``value``: what a display hook the notebook installed
+    prints for it (IPython's formatter honours the printers such a library registers), else
+    its repr."""
+    hook = sys.displayhook
+    if hook is sys.__displayhook__:
+        return _repr(value)
+    printed = _Capture()
+    try:
+        with contextlib.redirect_stdout(printed):
+            hook(value)
+    except Exception:
+        return _repr(value)
+    text = printed.getvalue().rstrip("\n")
+    return text[:MAX_TEXT] if text else _repr(value)
+
+
 def _split(source: str) -> tuple[ast.Module, ast.Expression | None]:
     """The cell's statements, and its last expression when Jupyter would show its value."""
     tree = ast.parse(source)
@@ -88,24 +116,32 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
 
     def display(*values: Any, **_: Any) -> None:
         """IPython's display(), which notebooks call as a builtin: the values' text."""
-        displayed.extend(_repr(value) for value in values)
+        displayed.extend(_shown(value) for value in values)
 
     namespace: dict[str, Any] = {"__name__": "__main__", "display": display}
     results: list[dict[str, Any]] = []
     for index, cell in enumerate(job["cells"]):
         number = cell["cell"]
-        stdout = io.StringIO()
+        stdout = _Capture()
         entry: dict[str, Any] = {"cell": number, "value": None, "text": None, "stdout": ""}
         results.append(entry)
         displayed.clear()
+        # The parameters are bound after the cell, or after its leading assignments.
+        binds = index == job.get("parameters_cell")
+        after = job.get("parameters_after") if binds else None
         try:
             tree, last = _split(cell["source"])
+            parts = [tree.body] if after is None else [tree.body[:after], tree.body[after:]]
             with contextlib.redirect_stdout(stdout):
-                exec(compile(tree, f"<cell {number}>", "exec"), namespace)
+                for part, statements in enumerate(parts):
+                    if part:
+                        namespace.update(job.get("values") or {})
+                    module = ast.Module(body=statements, type_ignores=[])
+                    exec(compile(module, f"<cell {number}>", "exec"), namespace)
                 if last is not None:
                     value = eval(compile(last, f"<cell {number}>", "eval"), namespace)
                     if value is not None:
-                        entry["value"], entry["text"] = json_safe(value), _repr(value)
+                        entry["value"], entry["text"] = json_safe(value), _shown(value)
         except BaseException as exc:  # the notebook's error, reported as the result
             entry["stdout"] = stdout.getvalue()[:MAX_TEXT]
             lines = traceback.format_exception(exc)
@@ -122,7 +158,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         if displayed:
             entry["displayed"] = list(displayed)
         entry["figures"] = _save_figures(figures, number)
-        if index == job.get("parameters_cell"):
+        if binds and after is None:
             namespace.update(job.get("values") or {})
     return {"cells": results}
 

@@ -78,6 +78,7 @@ def run_notebook(
         job = {
             "cells": notebook["cells"],
             "parameters_cell": notebook.get("parameters_cell"),
+            "parameters_after": notebook.get("parameters_after"),
             "values": values,
             "figures": str(control / FIGURES),
             "output": str(control / "result.json"),

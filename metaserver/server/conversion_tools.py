@@ -15,6 +15,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from pydantic import Field
 
+from metaserver.agents.fetch.candidates import check_repo_url
 from metaserver.agents.validate.watch import watcher
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
@@ -50,6 +51,7 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
                 settings=settings,
                 ref=job.ref,
                 max_tools=max_tools,
+                repo_url=job.repo_url,
                 progress=job.progress,
             )
         if report.status == "success":
@@ -67,19 +69,39 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
 
     @mcp.tool(task=as_task or False)
     async def convert_repo(
-        source: Annotated[str, Field(description="git URL, local directory, or pypi:NAME")],
+        source: Annotated[
+            str,
+            Field(
+                description="git URL, local directory, source archive, pypi:NAME[==V], or a "
+                "paper (.pdf, .md, .txt) on the server's machine that links the repository"
+            ),
+        ],
         ctx: Context,
         ref: Annotated[str | None, Field(description="git branch, tag or commit")] = None,
         max_tools: Annotated[int | None, Field(ge=1, le=200)] = None,
+        repo_url: Annotated[
+            str | None,
+            Field(
+                description="only for a paper source: the repository to convert (git URL or "
+                "local directory) instead of the links found in the paper"
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Convert a repository into a validated MCP server, register it and mount its tools.
 
+        A paper as ``source`` converts the repository it links (the first that fetches), or
+        the one ``repo_url`` names, and serves the paper's text as a resource.
         Returns the conversion report (with its job id); progress is reported at each stage.
         The conversion belongs to the server: if this call is abandoned it still finishes
         (see conversion_status), and a second call for the same source joins it. Clients
         that support MCP tasks get a task to poll or cancel.
         """
-        job, _ = state.jobs.start(source, ref, lambda job: run(job, max_tools))
+        try:
+            # Refused here, as the command line refuses --repo-url, before a job starts.
+            check_repo_url(source, ref, repo_url)
+        except UserError as exc:
+            raise state.fail(str(exc)) from None
+        job, _ = state.jobs.start(source, ref, lambda job: run(job, max_tools), repo_url)
 
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)

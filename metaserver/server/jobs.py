@@ -46,6 +46,7 @@ class Job:
     id: str
     source: str
     ref: str | None
+    repo_url: str | None = None
     started: float = field(default_factory=time.monotonic)
     stage: str = "queued"
     done: float = 0.0
@@ -88,6 +89,7 @@ class Job:
             "job": self.id,
             "source": self.source,
             "ref": self.ref,
+            "repo_url": self.repo_url,
             "state": self.state,
             "stage": self.stage,
             "tool": self.tool,
@@ -179,16 +181,18 @@ class JobTable:
         source: str,
         ref: str | None,
         run: Callable[[Job], Awaitable[ConversionReport]],
+        repo_url: str | None = None,
     ) -> tuple[Job, bool]:
-        """The running job for ``source`` at ``ref``, or a new one running ``run(job)``.
+        """The running job for ``source`` at ``ref`` (and, for a paper, ``repo_url``), or a
+        new one running ``run(job)``.
 
         Returns:
             The job, and whether it was started by this call (False: joined).
         """
         for job in self._jobs.values():
-            if job.running and (job.source, job.ref) == (source, ref):
+            if job.running and (job.source, job.ref, job.repo_url) == (source, ref, repo_url):
                 return job, False
-        job = Job(id=secrets.token_hex(4), source=source, ref=ref)
+        job = Job(id=secrets.token_hex(4), source=source, ref=ref, repo_url=repo_url)
         job.task = asyncio.get_running_loop().create_task(
             self._run(job, run), name=f"conversion-{job.id}"
         )

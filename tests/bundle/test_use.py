@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from metaserver.bundle.use import first_bundled
+
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
 
 
@@ -46,3 +48,17 @@ def test_a_manifest_whose_key_names_another_path_is_refused(tmp_path: Path) -> N
     done = run(tmp_path / "home", "convert", "pypi:six==1.17.0", "--bundle", str(bundle))
     assert done.returncode == 2
     assert "is not a metaserver bundle" in done.stderr
+
+
+def test_a_papers_repository_is_the_first_of_its_links_the_bundle_holds(tmp_path: Path) -> None:
+    # The bundle fetched the paper's second link (the first did not fetch when it was made).
+    bundle = tmp_path / "bundle"
+    for part in ("workspaces", "wheels"):
+        (bundle / part).mkdir(parents=True)
+    entry = {"source": "https://github.com/b/b", "fingerprint": "git:" + "0" * 40}
+    (bundle / "manifest.json").write_text(
+        json.dumps({"python": "3.11", "metaserver": "0", "sources": [entry]})
+    )
+    links = ["https://github.com/a/a", "https://github.com/b/b"]
+    assert first_bundled(bundle, links) == "https://github.com/b/b"
+    assert first_bundled(bundle, links[:1]) == "https://github.com/a/a"  # refused by name later

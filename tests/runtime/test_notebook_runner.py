@@ -73,6 +73,47 @@ def test_cells_run_with_the_parameters_bound_after_their_cell(work: Path) -> Non
 
 
 @pytest.mark.integration
+def test_a_display_hook_the_notebook_installs_gives_the_text(work: Path) -> None:
+    # As sympy.init_printing() does outside IPython: a hook that prints the value its way,
+    # choosing by the stream's encoding (a kernel's stream says UTF-8).
+    hooked = dict(
+        NOTEBOOK,
+        cells=[
+            {"cell": 0, "source": "import sys\nsys.stdout.encoding"},
+            {"cell": 1, "source": "import sys\n"
+             "sys.displayhook = lambda v: print('\u27e8' + str(v) + '\u27e9')"},
+            {"cell": 2, "source": "[6 * 7]"},
+            {"cell": 3, "source": "display(5)"},
+            {"cell": 4, "source": "sys.displayhook = lambda v: None\n'quiet'"},
+        ],
+    )  # fmt: skip
+    cells = {c["cell"]: c for c in run_notebook(hooked, {})["cells"]}
+    assert cells[0]["text"] == "'utf-8'"  # before any hook: the repr
+    assert cells[2]["value"] == [42] and cells[2]["text"] == "\u27e8[42]\u27e9"
+    assert cells[3]["displayed"] == ["\u27e85\u27e9"]
+    assert cells[4]["text"] == "'quiet'"  # a hook that prints nothing: the repr
+
+
+@pytest.mark.integration
+def test_parameters_bound_after_a_cells_leading_assignments_reach_the_rest_of_it(
+    work: Path,
+) -> None:
+    leading = dict(
+        NOTEBOOK,
+        parameters_cell=0,
+        parameters_after=2,
+        cells=[
+            {"cell": 0, "source": "n = 3\nword = 'hi'\nsquares = [i * i for i in range(n)]"},
+            {"cell": 1, "source": "print(word)\nsquares"},
+        ],
+    )
+    cells = {c["cell"]: c for c in run_notebook(leading, {"n": 5, "word": "yo"})["cells"]}
+    assert cells[1]["value"] == [0, 1, 4, 9, 16] and cells[1]["stdout"] == "yo\n"
+    defaults = {c["cell"]: c for c in run_notebook(leading, {})["cells"]}
+    assert defaults[1]["value"] == [0, 1, 4]
+
+
+@pytest.mark.integration
 def test_a_failing_cell_names_itself(work: Path) -> None:
     broken = dict(NOTEBOOK, cells=[*NOTEBOOK["cells"], {"cell": 7, "source": "1 / 0"}])
     with pytest.raises(NotebookError, match="cell 7 raised ZeroDivisionError: division by zero"):

@@ -136,7 +136,7 @@ def notebook_candidate(path: Path, root: Path, packages: set[str]) -> Candidate 
     data = _data_files(trees, path.parent, root)
     if isinstance(data, str):
         return data
-    parameters_cell, parameters = _parameters(trees, tagged)
+    parameters_cell, parameters, parameters_after = _parameters(trees, tagged)
     relative = path.relative_to(root).as_posix()
     defaults = {p.name: p.default for p in parameters}
     summary = title or f"Run the notebook {relative}."
@@ -154,7 +154,11 @@ def notebook_candidate(path: Path, root: Path, packages: set[str]) -> Candidate 
         kind="notebook",
         annotated=1.0,
         notebook=NotebookTarget(
-            path=relative, cells=code, parameters_cell=parameters_cell, data=data
+            path=relative,
+            cells=code,
+            parameters_cell=parameters_cell,
+            parameters_after=parameters_after,
+            data=data,
         ),
         examples=[
             Example(
@@ -324,15 +328,42 @@ def _looks_like_path(text: str) -> bool:
     )
 
 
-def _parameters(trees: list[ast.Module], tagged: int | None) -> tuple[int | None, list[Parameter]]:
-    """The parameters cell (index into the code cells) and its literal assignments."""
+def _parameters(
+    trees: list[ast.Module], tagged: int | None
+) -> tuple[int | None, list[Parameter], int | None]:
+    """The parameters cell (index into the code cells), its literal assignments, and how
+    many of its statements run before the parameters are bound (None: the whole cell).
+
+    The cell tagged ``parameters``, else the first made only of literal assignments, else the
+    first that begins with them (after a docstring): tutorials seldom give their settings a
+    cell of their own (``n_space = 500`` then ``x = np.linspace(-5, 5, n_space)``), so the
+    values are bound right after those statements, before the rest of the cell uses them.
+    """
     if tagged is not None:
-        return tagged, _assignments(trees[tagged], strict=False) or []
+        return tagged, _assignments(trees[tagged], strict=False) or [], None
     for index, tree in enumerate(trees):
         found = _assignments(tree, strict=True)
         if found:
-            return index, found
-    return None, []
+            return index, found, None
+    for index, tree in enumerate(trees):
+        start, end = _leading_assignments(tree)
+        found = _assignments(ast.Module(body=tree.body[start:end], type_ignores=[]), True)
+        if found:
+            return index, found, end
+    return None, [], None
+
+
+def _leading_assignments(tree: ast.Module) -> tuple[int, int]:
+    """Where the literal assignments a cell begins with start and end (statement indexes),
+    after a docstring-like string; empty when it begins otherwise."""
+    body = tree.body
+    start = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        start = 1  # a string first, as a docstring (it shows no value: more statements follow)
+    end = start
+    while end < len(body) and _literal_assignment(body[end]) is not None:
+        end += 1
+    return start, end
 
 
 def _assignments(tree: ast.Module, strict: bool) -> list[Parameter] | None:

@@ -7,6 +7,7 @@ a tree with no Python in it is refused here, before any later stage works on it.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import email.parser
 import logging
@@ -120,10 +121,63 @@ def _from_setup_py(root: Path) -> tuple[str | None, str | None]:
     text = _read_text(root / "setup.py")
     if text is None:
         return None, None
+    parsed = _setup_call_name(text)
+    if parsed is not None:
+        return parsed, None
     # Prefer a name= inside the setup( call over an Extension(name=...) before it.
     start = text.find("setup(")
     match = _SETUP_NAME_RE.search(text, start if start >= 0 else 0) or _SETUP_NAME_RE.search(text)
     return (match.group(2) if match else None), None
+
+
+def _setup_call_name(text: str) -> str | None:
+    """The ``name=`` of the ``setup(...)`` call, parsed (never run): a string literal, or a
+    module-level name bound to one (``NAME = "pkg"`` then ``setup(name=NAME)``, a common
+    style the text search misses, which left the probe not knowing what to import)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    constants: dict[str, str] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                constants.update(_bound_strings(target, statement.value))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _called_name(node.func) != "setup":
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "name":
+                continue
+            value = keyword.value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return _clean(value.value)
+            if isinstance(value, ast.Name):
+                return _clean(constants.get(value.id))
+    return None
+
+
+def _bound_strings(target: ast.expr, value: ast.expr) -> dict[str, str]:
+    """``A = "x"`` and ``A, B = "x", "y"``: the names bound to string literals."""
+    if isinstance(target, ast.Name):
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return {target.id: value.value}
+        return {}
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+        if len(target.elts) == len(value.elts):
+            bound: dict[str, str] = {}
+            for name, item in zip(target.elts, value.elts, strict=True):
+                bound.update(_bound_strings(name, item))
+            return bound
+    return {}
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):  # setuptools.setup(...)
+        return func.attr
+    return None
 
 
 def _clean(value: object) -> str | None:

@@ -4,12 +4,14 @@ Text is compared after whitespace normalisation (none kept next to punctuation: 
 versions print ``Text(0,0.5,'f')`` or ``Text(0, 0.5, 'f')``), with memory addresses in object
 reprs ignored (IPython shows ``<Line2D at 0x…>`` where ``repr`` says ``object at``) and numpy
 2's reprs read as numpy 1 showed them (``np.float64(1.5)`` as ``1.5``, a summarised array
-without its ``shape=``); the
-numbers inside it are compared within 3% relative (a rerun on another machine prints other
-rounding noise, a different library version other last digits). Figures are compared by
-perceptual hash (``runtime/phash.py``, computed the same way on both sides): as many as
-stored, each within Hamming distance 20; a PNG that cannot be decoded is compared by count
-only.
+without its ``shape=``), and the type name of a repr that describes its object after a colon
+not compared (``<AxesSubplot:xlabel='t'>`` stored where a later matplotlib shows
+``<Axes: xlabel='t'>``: classes are merged and renamed between versions, what follows the
+colon is the value shown); the numbers inside it are compared within 3% relative (a rerun on
+another machine prints other rounding noise, a different library version other last digits).
+Figures are compared by perceptual hash (``runtime/phash.py``, computed the same way on both
+sides): as many as stored, each within Hamming distance 20; a PNG that cannot be decoded is
+compared by count only.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ _ADDRESS = re.compile(r"(?:\bobject )?\bat 0x[0-9a-fA-F]+")
 # numpy 2 shows a scalar as np.float64(1.5) where notebooks run with numpy 1 stored 1.5.
 _NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)\w*\(([^()]*)\)")
 _NUMPY_SHAPE = re.compile(r",\s*shape=\(\d+(?:,\s*\d+)*,?\)")
+# <TypeName: what it shows>: the description is compared, not the class that gives it.
+_DESCRIBED_REPR = re.compile(r"<[A-Za-z_][\w.]*:")
 _AROUND_PUNCTUATION = re.compile(r"\s*([,:;=()\[\]{}])\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
@@ -114,6 +118,7 @@ def texts_match(got: str, want: str) -> bool:
 def _tokens(text: str) -> list[str | float]:
     """Text split into its numbers and the (whitespace-normalised) words between them."""
     text = _NUMPY_SCALAR.sub(r"\1", _ADDRESS.sub("at 0x?", text))
+    text = _DESCRIBED_REPR.sub("<?:", text)
     text = _AROUND_PUNCTUATION.sub(r"\1", _NUMPY_SHAPE.sub("", text))
     text = " ".join(text.split())
     parts: list[str | float] = []

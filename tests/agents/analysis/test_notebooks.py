@@ -68,6 +68,33 @@ def test_first_literal_cell_is_the_parameters_without_a_tag(tmp_path: Path) -> N
     }
 
 
+def test_a_cell_that_begins_with_literal_assignments_gives_them_without_a_literal_cell(
+    tmp_path: Path,
+) -> None:
+    text = notebook(
+        code("import nbcalc\ndef twice(v):\n    return 2 * v"),
+        code('"""The settings."""\nn = 3\nrate = 0.5  # per year\nvalues = [rate] * n\nk = 2'),
+        code("print(nbcalc.total(values))", stdout("1.5\n")),
+    )
+    candidate = notebook_candidate(write(tmp_path, "a.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(candidate, Candidate), candidate
+    assert candidate.notebook is not None
+    # Bound after the docstring and the two leading assignments, before `values` uses them;
+    # `k`, a literal after other code, is no parameter.
+    assert (candidate.notebook.parameters_cell, candidate.notebook.parameters_after) == (1, 3)
+    assert [p.name for p in candidate.parameters] == ["n", "rate"]
+    # A cell of literals alone still wins, bound after the whole cell.
+    text = notebook(
+        code("import nbcalc\nn = 1\nm = n + 1"),
+        code("size = 4"),
+        code("print(nbcalc.total([size]))", stdout("4\n")),
+    )
+    candidate = notebook_candidate(write(tmp_path, "b.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(candidate, Candidate) and candidate.notebook is not None
+    assert (candidate.notebook.parameters_cell, candidate.notebook.parameters_after) == (1, None)
+    assert [p.name for p in candidate.parameters] == ["size"]
+
+
 def test_skip_reasons(tmp_path: Path) -> None:
     cases = {
         "fetch.ipynb": (FETCH, "needs the network (imports requests)"),

@@ -38,6 +38,20 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
             "real-name",
             None,
         ),
+        (
+            # The name bound to a module-level constant first (the text search misses it).
+            {
+                "setup.py": (
+                    "from setuptools import setup\n"
+                    'NAME = "by-constant"\n'
+                    'AUTHOR, EMAIL = "A", "a@example.org"\n'
+                    "exec(open('pkg/version.py').read())\n"
+                    "setup(name=NAME, version=__version__, author=AUTHOR)\n"
+                )
+            },
+            "by-constant",
+            None,
+        ),
         ({"pyproject.toml": '[tool.poetry]\nname = "poetic"\nversion = "0.5"\n'}, "poetic", "0.5"),
         ({"pyproject.toml": '[project]\nname = "dyn"\ndynamic = ["version"]\n'}, "dyn", None),
         ({"pyproject.toml": "this is [not toml"}, None, None),

@@ -38,7 +38,12 @@ def test_texts_match_reprs_that_changed_only_in_their_form() -> None:
     assert texts_match(
         "array([[4., 4.],\n [4., 4.]], shape=(100, 100))", "array([[4., 4.],\n [4., 4.]])"
     )
+    # A class renamed between versions, where the repr describes its object after a colon.
+    assert texts_match(
+        "<Axes: xlabel='week', ylabel='x'>", "<AxesSubplot:xlabel='week', ylabel='x'>"
+    )
     # ...and nothing else is forgiven: other words, other numbers, another class.
+    assert not texts_match("<Axes: xlabel='day'>", "<AxesSubplot:xlabel='week'>")
     assert not texts_match("Text(0, 0.7, 'f')", "Text(0,0.5,'f')")
     assert not texts_match("[<pkg.Bar object at 0x7f4e72>]", "[<pkg.Line at 0x114b5a>]")
     assert not texts_match("hello world", "helloworld")
