@@ -14,6 +14,7 @@ from fastmcp.client.logging import LogMessage
 
 from metaserver.children.connect import transport_for
 from metaserver.children.launch import error_text, result_value
+from metaserver.children.tool_timeouts import tool_timeout
 from metaserver.exceptions import NotFoundError
 from metaserver.registry import Registry, ServerRecord
 from metaserver.sandbox import get_sandbox
@@ -41,11 +42,14 @@ async def call_tool(
         names = ", ".join(t.name for t in record.tools)
         raise NotFoundError(f"server {server!r} has no tool {tool!r} (it has: {names})")
     sandbox = None if _is_http(record) else get_sandbox(settings.sandbox)
-    transport = transport_for(record, sandbox, settings.timeouts.tool_call, keep_alive=False)
+    timeout = tool_timeout(record, tool, settings.timeouts.tool_call)
+    # The child's whole life: its start, then the one call.
+    lifetime = settings.timeouts.server_start + timeout
+    transport = transport_for(record, sandbox, lifetime, keep_alive=False)
     client: Client[Any] = Client(
         transport,
         init_timeout=settings.timeouts.server_start,
-        timeout=settings.timeouts.tool_call,
+        timeout=timeout,
         log_handler=_server_log,
     )
     async with client:

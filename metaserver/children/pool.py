@@ -35,6 +35,7 @@ from fastmcp.client.transports import StdioTransport
 from mcp import MCPError
 
 from metaserver.children.connect import transport_for
+from metaserver.children.tool_timeouts import tool_timeout
 from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
@@ -141,7 +142,7 @@ class ChildPool:
         except Exception as exc:
             logger.warning("server %s failed to start: %s", record.ref, exc)
             return error_result(f"server {record.ref!r} could not start: {_describe(exc)}")
-        timeout = self._settings.timeouts.tool_call
+        timeout = tool_timeout(record, tool, self._settings.timeouts.tool_call)
         failure: BaseException | None = None
         child.in_flight += 1
         try:

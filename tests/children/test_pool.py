@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from fake_children import fake_record, fast_settings, kill_and_wait, server_pids
 
 from metaserver.children.pool import ChildPool
+from metaserver.children.tool_timeouts import tool_timeout
 from metaserver.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -159,6 +161,23 @@ async def test_timeout_is_an_error_and_the_child_is_replaced(pool_for: Any) -> N
     assert result.is_error and "timed out" in _text(result)
     assert time.monotonic() - started < 30  # the 3 s limit, not the 60 s nap
     assert _value(await pool.call(record, "instance", {})) != first
+
+
+async def test_a_tool_validated_with_a_longer_limit_gets_it(pool_for: Any) -> None:
+    # Validation gave "nap" 20 s and wrote it into the server's tools.json (repair/rounds.py).
+    pool, settings = pool_for(timeouts={"server_start": 30, "tool_call": 2})
+    record = fake_record(settings, "alpha", version="v1")
+    manifest = {"tools": [{"name": "nap", "timeout": 20.0}, {"name": "add", "timeout": None}]}
+    (record.output_dir / "tools.json").write_text(json.dumps(manifest))
+    assert tool_timeout(record, "nap", 2) == 20.0
+    assert tool_timeout(record, "add", 2) == 2  # no limit of its own: the default
+    assert tool_timeout(record, "nap", 30) == 30  # never shorter than the default
+    slept = await pool.call(record, "nap", {"seconds": 4})
+    assert not slept.is_error, _text(slept)
+    # Without that limit, the same call times out at the default.
+    other = fake_record(settings, "beta", version="v1")
+    result = await pool.call(other, "nap", {"seconds": 4})
+    assert result.is_error and "timed out after 2s" in _text(result)
 
 
 async def test_concurrent_first_calls_start_one_child(pool_for: Any) -> None:
