@@ -470,3 +470,64 @@ def joined(words: list[str]) -> str:
 def make_undeclared_repo(root: Path) -> Path:
     """A package whose top-level import needs ``six``, which it does not declare."""
     return make_package_repo(root, "loudpack", "loudpack", UNDECLARED_MODULE)
+
+
+README_SESSION_MODULE = '''\
+"""Dots and discs whose methods only the README shows in use: a metaserver test fixture."""
+
+from __future__ import annotations
+
+__all__ = ["Dot", "Disc"]
+
+
+class Dot:
+    """A point in the plane."""
+
+    def __init__(self, x: float, y: float) -> None:
+        self.x, self.y = x, y
+
+    def norm(self) -> float:
+        """The distance from the origin."""
+        return float((self.x**2 + self.y**2) ** 0.5)
+
+    def grow(self, radius):
+        """The disc of this radius around the dot."""
+        if not isinstance(radius, float) or radius <= 0:
+            raise ValueError("radius must be a positive float")
+        return Disc(self, radius)
+
+
+class Disc:
+    """A disc: a centre and a radius."""
+
+    def __init__(self, centre: Dot, radius: float) -> None:
+        self.centre, self.radius = centre, radius
+'''
+
+README_SESSION_README = """\
+# shapepack
+
+Grow a disc around a dot:
+
+```python
+from shapepack import Dot
+disc = Dot(1.0, 2.0).grow(3.0)
+```
+
+How far is a dot from the origin?
+
+>>> Dot(3.0, 4.0).norm()
+5.0
+"""
+
+
+def make_readme_session_repo(root: Path) -> Path:
+    """Methods with no example of their own, called in the README on a receiver that the
+    README's own line builds."""
+    return make_package_repo(
+        root,
+        "shapepack",
+        "shapepack",
+        README_SESSION_MODULE,
+        files={"README.md": README_SESSION_README},
+    )

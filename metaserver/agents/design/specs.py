@@ -52,7 +52,9 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
 
     def replayed(candidate: Candidate) -> list[Candidate]:
         """The tools the candidate's proving session calls before it (doc_examples)."""
-        proof = next((e for e in candidate.examples if e.has_expected and e.session), None)
+        sessions = [e for e in candidate.examples if e.session]
+        # The proving session first; else the first one shown (a README's, with no output).
+        proof = next((e for e in sessions if e.has_expected), sessions[0] if sessions else None)
         steps = proof.session if proof is not None else []
         return [by_target[s.target] for s in steps if s.attribute is None and s.target in by_target]
 

@@ -8,6 +8,7 @@ functions of the class.
 
 import inspect
 import keyword
+import re
 import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
@@ -22,6 +23,7 @@ except ImportError:
     from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
 
 MAX_METHODS = 40
+GUIDES = []  # the README's and guides' code as doctest sessions (set_guides)
 KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
@@ -234,16 +236,27 @@ def describe_callable(
     return candidate, None, target
 
 
+def set_guides(texts):
+    """The README's and guide pages' code, one doctest-style text per file (analyse.py)."""
+    GUIDES[:] = [t for t in texts if isinstance(t, str)]
+
+
 def _examples(func, names, doc, signature, exposed, kind, owner, public_name, module):
     if kind != "method":
         return examples_for(func, names, doc, signature, exposed)
     # A method's output belongs to the receiver its session built: its own docstring's
-    # sessions first, then the class's (where a stateful walk-through usually lives).
+    # sessions first, then the class's (where a stateful walk-through usually lives), then
+    # the README's and guides' (``patch = Point(0, 0).buffer(10)``: what users do first).
     owner_target = f"{module.__name__}:{public_name.partition('.')[0]}"
     method = getattr(func, "__name__", "")
     found = []
-    for text in (doc, _class_doc(owner)):
-        for example in method_examples(owner, owner_target, method, text, signature, exposed):
+    mentioned = re.compile(rf"\.{re.escape(method)}\b") if method else None
+    texts = [(doc, False), (_class_doc(owner), False)]
+    texts += [(t, True) for t in GUIDES if mentioned is not None and mentioned.search(t)]
+    for text, built_only in texts:
+        for example in method_examples(
+            owner, owner_target, method, text, signature, exposed, built_only
+        ):
             if example not in found:
                 found.append(example)
     found.sort(key=lambda e: not e["has_expected"])

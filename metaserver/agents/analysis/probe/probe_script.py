@@ -1,6 +1,7 @@
 """The analysis probe: runs INSIDE the target environment, never in metaserver's process.
 
-Usage: ``python -I probe_script.py --output FILE [--distribution NAME] [--path DIR]``
+Usage: ``python -I probe_script.py --output FILE [--distribution NAME] [--path DIR]
+[--guides FILE]``
 
 It imports the package, lists its public functions and classes (constructors, methods) with
 signatures, JSON Schemas and codecs for their parameters, docstrings, doctest examples and
@@ -21,11 +22,11 @@ import warnings
 if not __package__:  # run as a script (``-I`` leaves the script's folder off sys.path)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from probe_docs import parameter_docs, summary_of
-    from probe_members import describe_callable, describe_class, public_members
+    from probe_members import describe_callable, describe_class, public_members, set_guides
     from probe_types import Unsupported, json_safe, schema_for
 else:
     from .probe_docs import parameter_docs, summary_of  # noqa: F401
-    from .probe_members import describe_callable, describe_class, public_members
+    from .probe_members import describe_callable, describe_class, public_members, set_guides
     from .probe_types import Unsupported, json_safe, schema_for  # noqa: F401
 
 MAX_MODULES = 200
@@ -111,7 +112,11 @@ def main():
     parser.add_argument("--output", required=True)
     parser.add_argument("--distribution")
     parser.add_argument("--path")
+    parser.add_argument("--guides", help="JSON list: the README's and guides' code sessions")
     options = parser.parse_args()
+    if options.guides:
+        with open(options.guides, encoding="utf-8") as handle:
+            set_guides(json.load(handle))
     if options.path:
         sys.path.insert(0, options.path)
     warnings.simplefilter("ignore")

@@ -24,22 +24,28 @@ MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
 
 
-def method_examples(owner, owner_target, method, doc, signature, exposed):
+def method_examples(owner, owner_target, method, doc, signature, exposed, built_only=False):
     """Examples of ``owner.method`` from the ``>>>`` sessions of ``doc``.
 
     ``signature`` is the method's without its receiver; ``exposed`` the tool's parameters.
+    With ``built_only`` (a README's sessions, which call many objects' methods), only calls
+    on a receiver the session built count: another object's ``get`` says nothing of ours.
     """
     namespace = _namespace(owner)
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
-    for example in _parsed(doc):
+    for example in _parsed_once(doc):
         if len(found) >= MAX_EXAMPLES:
             break
         statement = _statement(example.source)
         if statement is None:
             continue
         source = example.source.strip()
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            _imported(statement, namespace)  # a README's ``from pkg import Grid``
+            continue
+        assigned = None
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -56,11 +62,15 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
                 bound[name] = (key, member)
                 continue
             receivers[name] = _construction(statement.value, owner, owner_target, namespace, source)
-            continue
-        if not isinstance(statement, ast.Expr):
+            if receivers[name] is not None or not _method_call(statement.value):
+                continue
+            # ``patch = Point(0, 0).buffer(10)``: a call of ``buffer`` on a receiver the
+            # session built, whose result (another object) is no receiver of ours.
+            assigned = name
+        elif not isinstance(statement, ast.Expr):
             _forget(statement, receivers)
             continue
-        if _reads_only(statement.value):
+        elif _reads_only(statement.value):
             continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
         node, wrapper = statement.value, None
         if (
@@ -91,9 +101,9 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
             if arguments is None:
                 _forget(statement, receivers)
                 continue
-            want = example.want.strip() if steps is not None else ""
+            want = example.want.strip() if steps is not None and assigned is None else ""
             item = _item(arguments, wrapper, want, example.exc_msg)
-            if item is not None:
+            if item is not None and (steps is not None or not built_only):
                 if steps is not None:
                     item["session"] = [dict(step) for step in steps]
                     if item["has_expected"]:
@@ -107,8 +117,49 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
         ):
             # The call may change the receiver: later lines see it, so their replay does too.
             receivers[variable] = _setup(owner, owner_target, name, node, steps, source)
+        if assigned is not None:
+            receivers[assigned] = None  # the call's result: another object
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+_PARSED = {}
+
+
+def _parsed_once(doc):
+    """``_parsed``, remembered per text: a README's sessions are read for many methods."""
+    if len(doc) < 2000:
+        return _parsed(doc)
+    if doc not in _PARSED:
+        _PARSED[doc] = _parsed(doc)
+    return _PARSED[doc]
+
+
+def _method_call(node):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+
+
+def _imported(statement, namespace):
+    """Bind the names an import line of a session gives, from modules the probe has already
+    imported (nothing is imported here: a guide's import of another library stays unknown)."""
+    for alias in statement.names:
+        if isinstance(statement, ast.Import):
+            top = alias.name.partition(".")[0]
+            module = sys.modules.get(alias.name if alias.asname else top)
+            if module is not None:
+                namespace[alias.asname or top] = module
+            continue
+        if statement.level or not statement.module or alias.name == "*":
+            continue
+        module = sys.modules.get(statement.module)
+        value = sys.modules.get(f"{statement.module}.{alias.name}")
+        if value is None and module is not None:
+            try:
+                value = inspect.getattr_static(module, alias.name)
+            except AttributeError:
+                value = None
+        if value is not None:
+            namespace[alias.asname or alias.name] = value
 
 
 def _namespace(owner):

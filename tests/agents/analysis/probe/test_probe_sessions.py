@@ -92,6 +92,14 @@ def make_grid():
     return Grid()
 
 
+class Dot:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def norm(self):
+        return (self.x**2 + self.y**2) ** 0.5
+
+
 def total(values=()):
     """Sum.
 
@@ -187,3 +195,34 @@ def test_a_class_attribute_holding_an_instance_is_a_receiver(module: ModuleType)
     (polar,) = [c for c, _, t in described if t == "sessionfx:Ellipsoid.polar"]
     arms = polar["parameters"][0]["json_schema"]["anyOf"]
     assert arms[-1]["properties"] == {"attribute": {"enum": ["EARTH"]}}
+
+
+README = """\
+>>> from sessionfx import Dot as Point
+>>> size = Point(1.0, 2.0).norm()
+>>> Point(3.0, 4.0).norm()
+5.0
+>>> somebody_else.norm()
+7
+"""
+
+
+def test_a_readme_session_builds_its_receiver_with_the_names_it_imports(
+    module: ModuleType,
+) -> None:
+    from metaserver.agents.analysis.probe import probe_members
+
+    probe_members.set_guides([README])
+    try:
+        found = examples(module, "Dot", "norm")
+    finally:
+        probe_members.set_guides([])
+    by_line = {e.get("line") or e["session"][0]["line"]: e for e in found if e.get("session")}
+    # ``Point`` is the README's own name for Dot; a call assigned to a name is an example
+    # without an output, on the receiver its line built.
+    assigned = by_line["size = Point(1.0, 2.0).norm()"]
+    assert not assigned["has_expected"]
+    assert assigned["session"][0]["arguments"] == {"x": 1.0, "y": 2.0}
+    assert by_line["Point(3.0, 4.0).norm()"]["expected"] == 5.0
+    # another object's norm() in a README is not an example of Dot.norm: no example at all
+    assert len(found) == 2

@@ -1,0 +1,38 @@
+"""A conversion whose methods are proven by the README lines that built their receiver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixture_repos import make_readme_session_repo
+
+from metaserver.pipeline import convert
+from metaserver.settings import Settings
+
+
+@pytest.mark.integration
+async def test_readme_lines_build_the_receiver_of_the_method_they_call(tmp_path: Path) -> None:
+    repo = make_readme_session_repo(tmp_path / "shapepack")
+    settings = Settings(home=tmp_path / "home")
+
+    report = await convert(str(repo), settings=settings)
+
+    assert report.status == "success", report.failure
+    tools = {t.target.rpartition(":")[2]: t for t in report.tools}
+
+    # >>> Dot(3.0, 4.0).norm() -> 5.0: checked on the receiver the README's line built.
+    norm = tools["Dot.norm"]
+    assert norm.status == "passed", norm.error
+    assert norm.evidence is not None
+    assert norm.evidence.check == "expected-value"
+    assert norm.evidence.result == 5.0
+    assert [s.line for s in norm.evidence.session] == ["Dot(3.0, 4.0).norm()"]
+
+    # disc = Dot(1.0, 2.0).grow(3.0): a float radius (no annotation says so) on that Dot.
+    grow = tools["Dot.grow"]
+    assert grow.status == "passed", grow.error
+    assert grow.evidence is not None
+    assert [s.line for s in grow.evidence.session] == ["disc = Dot(1.0, 2.0).grow(3.0)"]
+    assert grow.evidence.arguments["radius"] == 3.0
+    assert sorted(report.coverage.covered) == ["Dot", "grow", "norm"]
