@@ -112,6 +112,11 @@ class SessionStep(BaseModel):
         description="The receiver is this class attribute (``Geodesic.WGS84``), passed as "
         '{"attribute": NAME}; no tool call.',
     )
+    into: str | None = Field(
+        default=None,
+        description="The documented call's parameter that takes this step's result (its "
+        "handle, or its JSON value); None: the step builds or sets up the receiver.",
+    )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
         default=None, description="That tool's handle parameter (None: it builds the receiver)."

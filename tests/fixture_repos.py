@@ -477,7 +477,7 @@ README_SESSION_MODULE = '''\
 
 from __future__ import annotations
 
-__all__ = ["Dot", "Disc"]
+__all__ = ["Dot", "Disc", "distance"]
 
 
 class Dot:
@@ -502,6 +502,11 @@ class Disc:
 
     def __init__(self, centre: Dot, radius: float) -> None:
         self.centre, self.radius = centre, radius
+
+
+def distance(a: Dot, b: Dot) -> float:
+    """How far apart two dots are."""
+    return Dot(a.x - b.x, a.y - b.y).norm()
 '''
 
 README_SESSION_README = """\
@@ -518,6 +523,13 @@ How far is a dot from the origin?
 
 >>> Dot(3.0, 4.0).norm()
 5.0
+
+And between two dots?
+
+>>> from shapepack import distance
+>>> far = Dot(6.0, 8.0)
+>>> distance(far, Dot(0.0, 0.0))
+10.0
 """
 
 

@@ -1,4 +1,5 @@
-"""A conversion whose methods are proven by the README lines that built their receiver."""
+"""A conversion whose methods and functions are proven by the README lines that built their
+receiver and arguments, through MCP."""
 
 from __future__ import annotations
 
@@ -35,4 +36,17 @@ async def test_readme_lines_build_the_receiver_of_the_method_they_call(tmp_path:
     assert grow.evidence is not None
     assert [s.line for s in grow.evidence.session] == ["disc = Dot(1.0, 2.0).grow(3.0)"]
     assert grow.evidence.arguments["radius"] == 3.0
-    assert sorted(report.coverage.covered) == ["Dot", "grow", "norm"]
+
+    # distance(far, Dot(0.0, 0.0)) -> 10.0: both dots built by their own tool first (a Dot
+    # parameter takes only a handle, so without the session it could not be a tool).
+    distance = tools["distance"]
+    assert distance.status == "passed", distance.error
+    assert distance.evidence is not None
+    assert distance.evidence.check == "expected-value"
+    assert distance.evidence.result == 10.0
+    steps = [(s.line, s.into, s.tool) for s in distance.evidence.session]
+    assert steps == [
+        ("far = Dot(6.0, 8.0)", "a", "dot_new"),
+        ("distance(far, Dot(0.0, 0.0))", "b", "dot_new"),
+    ]
+    assert sorted(report.coverage.covered) == ["Dot", "distance", "grow", "norm"]

@@ -40,7 +40,12 @@ _EXAMPLES_HEADING = re.compile(r"(?:^|\n)\s*Examples?\s*:?\s*(?:\n\s*-+\s*)?$")
 
 def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> list[ToolSpec]:
     """Up to ``max_tools`` ToolSpecs, best candidates first, with unique names."""
-    candidates = [shallowest(c) for c in report.candidates]
+    moved = {
+        old: new.target
+        for old, new in ((c.target, shallowest(c)) for c in report.candidates)
+        if old != new.target
+    }
+    candidates = [_renamed_steps(shallowest(c), moved) for c in report.candidates]
     if usage:
         candidates = [_with_usage(c, usage) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
@@ -71,15 +76,37 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     return [_spec(c, constructors, used, targets) for c in chosen]
 
 
+def _renamed_steps(candidate: Candidate, moved: dict[str, str]) -> Candidate:
+    """The candidate with its session steps naming callables by their final tool targets
+    (``shallowest`` may have moved a function to a shorter path)."""
+    if not moved or not any(s.target in moved for e in candidate.examples for s in e.session):
+        return candidate
+    examples = [
+        e.model_copy(
+            update={
+                "session": [
+                    s.model_copy(update={"target": moved.get(s.target, s.target)})
+                    for s in e.session
+                ]
+            }
+        )
+        for e in candidate.examples
+    ]
+    return candidate.model_copy(update={"examples": examples})
+
+
 def usable(candidate: Candidate) -> bool:
     """Whether a candidate may become a tool: safe, current, and callable from JSON."""
     if candidate.dangerous or candidate.deprecated:
         return False
     if any(part.startswith("_") for part in candidate.name.split(".")):
         return False
-    # A parameter that only takes a handle cannot be validated on its own: no JSON builds it.
+    # A parameter that only takes a handle cannot be validated on its own: no JSON builds
+    # it, unless an example's session builds it with another tool first.
+    built = {s.into for e in candidate.examples for s in e.session if s.into}
     return not any(
-        p.required and (p.codec or "").startswith("handle") for p in candidate.parameters
+        p.required and (p.codec or "").startswith("handle") and p.name not in built
+        for p in candidate.parameters
     )
 
 

@@ -491,6 +491,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "arguments": step.arguments,
                     "receiver": step.receiver,
                     "attribute": step.attribute,
+                    "into": step.into,
                 }
                 for step in e.evidence.session
             ],

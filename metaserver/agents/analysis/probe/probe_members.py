@@ -16,11 +16,13 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
     from .probe_scan import scan
     from .probe_sessions import method_examples
     from .probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+    from .probe_values import value_examples
 except ImportError:
     from probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
     from probe_scan import scan
     from probe_sessions import method_examples
     from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+    from probe_values import value_examples
 
 MAX_METHODS = 40
 GUIDES = []  # the README's and guides' code as doctest sessions (set_guides)
@@ -243,7 +245,18 @@ def set_guides(texts):
 
 def _examples(func, names, doc, signature, exposed, kind, owner, public_name, module):
     if kind != "method":
-        return examples_for(func, names, doc, signature, exposed)
+        # Literal calls, then calls whose arguments are objects built by the package's own
+        # callables (``contains(line, Point(0, 0))``), in its docstring and the README's.
+        found = examples_for(func, names, doc, signature, exposed)
+        package = module.__name__.partition(".")[0]
+        called = re.compile(rf"\b{re.escape(getattr(func, '__name__', '') or '-')}\s*\(")
+        texts = [(doc, False)] + [(t, True) for t in GUIDES if called.search(t)]
+        for text, guide in texts:
+            for example in value_examples(func, module, text, signature, exposed, package, guide):
+                if example not in found:
+                    found.append(example)
+        found.sort(key=lambda e: not e["has_expected"])
+        return found[:MAX_EXAMPLES]
     # A method's output belongs to the receiver its session built: its own docstring's
     # sessions first, then the class's (where a stateful walk-through usually lives), then
     # the README's and guides' (``patch = Point(0, 0).buffer(10)``: what users do first).

@@ -148,8 +148,25 @@ def main():
                         candidates.append(item)
                 found = [d[0] for d in described if d[0] is not None]
                 seen[id(obj)] = found[0] if found else {}
+    name_steps(candidates, seen)
     with open(options.output, "w", encoding="utf-8") as handle:
         json.dump({"packages": packages, "candidates": candidates, "skipped": skipped}, handle)
+
+
+def name_steps(candidates, seen):
+    """Session steps that build an argument (probe_values) name their callable by its id
+    until now: here it gets the target the probe listed it under; an example whose step
+    calls no listed callable is dropped (no tool could replay it)."""
+    for candidate in candidates:
+        kept = []
+        for example in candidate.get("examples", []):
+            steps = example.get("session") or []
+            for step in steps:
+                if "_id" in step:
+                    step["target"] = (seen.get(step.pop("_id")) or {}).get("target")
+            if all(step.get("target") for step in steps):
+                kept.append(example)
+        candidate["examples"] = kept
 
 
 if __name__ == "__main__":

@@ -1,0 +1,86 @@
+"""value_examples: a function's documented arguments built by earlier lines, as steps."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from metaserver.agents.analysis.probe.probe_values import value_examples
+
+SOURCE = '''
+class Dot:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+def make(x):
+    return Dot(x, x)
+
+
+def far(a, b, scale=1):
+    """Distance.
+
+    >>> here = Dot(0, 0)
+    >>> far(here, Dot(3, 4))
+    5.0
+    >>> far(here, there)
+    1.0
+    >>> far(make(2), Dot(2, 2), scale=2)
+    0.0
+    >>> far(1, 2)
+    3
+    """
+    return scale * ((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5
+'''
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Iterator[ModuleType]:
+    path = tmp_path / "valuefx.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location("valuefx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["valuefx"] = loaded
+    spec.loader.exec_module(loaded)
+    yield loaded
+    del sys.modules["valuefx"]
+
+
+def test_arguments_built_by_the_packages_callables_become_steps(module: ModuleType) -> None:
+    func = module.far
+    signature = inspect.signature(func)
+    found = value_examples(func, module, func.__doc__, signature, {"a", "b", "scale"}, "valuefx")
+
+    first, second = found
+    assert (first["expected"], first["line"], first["arguments"]) == (
+        5.0,
+        "far(here, Dot(3, 4))",
+        {},
+    )
+    assert [(s["line"], s["into"], s["arguments"]) for s in first["session"]] == [
+        ("here = Dot(0, 0)", "a", {"x": 0, "y": 0}),
+        ("far(here, Dot(3, 4))", "b", {"x": 3, "y": 4}),
+    ]
+    assert first["session"][0]["_id"] == id(module.Dot)
+    # a factory function builds a value too; literal arguments stay arguments
+    assert second["arguments"] == {"scale": 2}
+    assert [s["_id"] for s in second["session"]] == [id(module.make), id(module.Dot)]
+    # ``there`` was never built, and far(1, 2) is a literal call (examples_for has it)
+
+
+def test_a_readme_call_counts_only_when_it_resolves_to_the_function(module: ModuleType) -> None:
+    readme = ">>> from valuefx import Dot\n>>> far(Dot(0, 0), Dot(0, 1))\n1.0\n"
+    signature = inspect.signature(module.far)
+    exposed = {"a", "b", "scale"}
+    # the README never imported ``far``: another library's far, as far as it can tell
+    assert value_examples(module.far, None, readme, signature, exposed, "valuefx", True) == []
+    imported = ">>> from valuefx import far\n" + readme
+    (found,) = value_examples(module.far, None, imported, signature, exposed, "valuefx", True)
+    assert found["expected"] == 1.0
