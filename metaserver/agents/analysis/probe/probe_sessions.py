@@ -169,13 +169,20 @@ def _namespace(owner):
     package = (getattr(owner, "__module__", "") or "").partition(".")[0]
     if package in sys.modules:
         names.setdefault(package, sys.modules[package])
+        names[PACKAGE] = sys.modules[package]
     return names
+
+
+PACKAGE = "<package>"
+"""The namespace key of the package's top module (not an identifier: no line can bind it)."""
 
 
 def _resolve(node, namespace):
     if isinstance(node, ast.Name):
         return namespace.get(node.id)
     if isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id not in namespace:
+            return _aliased(node.attr, namespace.get(PACKAGE))
         base = _resolve(node.value, namespace)
         if base is None or not (inspect.ismodule(base) or inspect.isclass(base)):
             return None
@@ -184,6 +191,21 @@ def _resolve(node, namespace):
         except AttributeError:
             return None
     return None
+
+
+def _aliased(name, package):
+    """``ct.tf`` where the session never bound ``ct``: docs import their package under an
+    alias in a setup they do not show. The package's own public callable of that name,
+    else None (``np.array`` is no callable of this package)."""
+    if package is None or name.startswith("_"):
+        return None
+    try:
+        value = inspect.getattr_static(package, name)
+    except AttributeError:
+        return None
+    module = getattr(value, "__module__", "") or ""
+    own = module.partition(".")[0] == package.__name__
+    return value if own and (inspect.isclass(value) or inspect.isroutine(value)) else None
 
 
 def _construction(node, owner, owner_target, namespace, source):

@@ -16,11 +16,11 @@ import sys
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, _statement
-    from .probe_sessions import _imported, _parsed_once, _resolve
+    from .probe_sessions import PACKAGE, _imported, _parsed_once, _resolve
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, _statement
-    from probe_sessions import _imported, _parsed_once, _resolve
+    from probe_sessions import PACKAGE, _imported, _parsed_once, _resolve
     from probe_types import Unsupported, json_safe
 
 
@@ -41,6 +41,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     namespace = dict(vars(module)) if module is not None else {}
     if package in sys.modules:
         namespace.setdefault(package, sys.modules[package])
+        namespace[PACKAGE] = sys.modules[package]
     names = {getattr(func, "__name__", "")}
     values = {}  # variable -> the step that built it
     found = []
@@ -66,15 +67,17 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             continue
         if not isinstance(statement, ast.Expr) or example.exc_msg:
             continue
-        node, wrapper = statement.value, None
+        node, wrapper, want = statement.value, None, example.want.strip()
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
-            and node.func.id in WRAPPERS
+            and node.func.id in WRAPPERS | {"print"}
             and len(node.args) == 1
             and not node.keywords
         ):
             wrapper, node = node.func.id, node.args[0]
+            if wrapper == "print":  # shown as text: the call, without an expected value
+                wrapper, want = None, ""
         if not isinstance(node, ast.Call) or not _calls(node, func, namespace, names, guide):
             continue
         bound = _arguments(node, signature, namespace, package, values, source)
@@ -83,7 +86,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         arguments, steps = bound
         if not steps or not set(arguments) | {s["into"] for s in steps} <= exposed:
             continue  # literal calls alone: probe_docs.examples_for has them
-        item = _item(arguments, wrapper, example.want.strip(), None)
+        item = _item(arguments, wrapper, want, None)
         if item is None:
             continue
         item["session"] = steps

@@ -84,3 +84,17 @@ def test_a_readme_call_counts_only_when_it_resolves_to_the_function(module: Modu
     imported = ">>> from valuefx import far\n" + readme
     (found,) = value_examples(module.far, None, imported, signature, exposed, "valuefx", True)
     assert found["expected"] == 1.0
+
+
+def test_an_unbound_alias_of_the_package_and_a_printed_call(module: ModuleType) -> None:
+    # Docs often import their package as an alias in a setup they never show.
+    text = (
+        ">>> a = vf.Dot(0, 0)\n>>> print(vf.far(a, vf.Dot(0, 2)))\n2.0\n"
+        ">>> import os as np\n>>> np.far(a, a)\n0.0\n"  # a bound name is what it is bound to
+    )
+    signature = inspect.signature(module.far)
+    exposed = {"a", "b", "scale"}
+    (found,) = value_examples(module.far, None, text, signature, exposed, "valuefx", True)
+    # printed: the call is an example, its text no expected value
+    assert not found["has_expected"]
+    assert [s["into"] for s in found["session"]] == ["a", "b"]
