@@ -415,8 +415,15 @@ class Coverage(BaseModel):
 
     documented: list[str] = Field(default_factory=list)
     covered: list[str] = Field(default_factory=list)
+    reads_files: list[str] = Field(
+        default_factory=list,
+        description="Documented names whose every call in the guides reads a file or a URL: "
+        "listed, not counted in ratio (a sandboxed tool has neither).",
+    )
     ratio: float | None = Field(
-        default=None, description="covered / documented; null when nothing is documented."
+        default=None,
+        description="covered / documented, both without reads_files; null when nothing "
+        "else is documented.",
     )
 
 

@@ -22,7 +22,7 @@ from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.coverage import readme_coverage
-from metaserver.agents.analysis.usage import mine_usage, usage_names
+from metaserver.agents.analysis.usage import method_names, mine_usage, usage_names
 from metaserver.agents.conversion import Conversion, Draft
 from metaserver.agents.design.specs import design
 from metaserver.agents.environment.build import build_environment
@@ -262,7 +262,8 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         code = await analyse(
             workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
         )
-        usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
+        # static: nothing is imported
+        usage = mine_usage(workspace.path, usage_names(code), method_names(code))
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         specs = design(code, conversion.max_tools, usage)
         longer = design(code, conversion.max_tools + RESERVE_TOOLS, usage)

@@ -26,7 +26,10 @@ def short_name(target: str) -> str:
 def readme_coverage(usage: Usage | None, passed: Iterable[ToolSpec]) -> Coverage:
     """The documented entry points and those that a passed tool calls."""
     documented = list(usage.documented) if usage is not None else []
+    reads_files = list(usage.reads_files) if usage is not None else []
     names = {short_name(spec.target) for spec in passed if spec.kind != "script"}
     covered = [name for name in documented if name in names]
-    ratio = round(len(covered) / len(documented), 3) if documented else None
-    return Coverage(documented=documented, covered=covered, ratio=ratio)
+    counted = [name for name in documented if name not in reads_files]
+    hits = [name for name in counted if name in names]
+    ratio = round(len(hits) / len(counted), 3) if counted else None
+    return Coverage(documented=documented, covered=covered, reads_files=reads_files, ratio=ratio)
