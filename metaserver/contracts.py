@@ -117,6 +117,10 @@ class SessionStep(BaseModel):
         description="The documented call's parameter that takes this step's result (its "
         "handle, or its JSON value); None: the step builds or sets up the receiver.",
     )
+    item: int | None = Field(
+        default=None,
+        description="With ``into`` a ``*args`` parameter: the result's place in its list.",
+    )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
         default=None, description="That tool's handle parameter (None: it builds the receiver)."

@@ -477,7 +477,7 @@ README_SESSION_MODULE = '''\
 
 from __future__ import annotations
 
-__all__ = ["Dot", "Disc", "distance"]
+__all__ = ["Dot", "Disc", "distance", "farthest"]
 
 
 class Dot:
@@ -507,6 +507,11 @@ class Disc:
 def distance(a: Dot, b: Dot) -> float:
     """How far apart two dots are."""
     return Dot(a.x - b.x, a.y - b.y).norm()
+
+
+def farthest(*dots):
+    """The largest distance of some dots from the origin."""
+    return max(dot.norm() for dot in dots)
 '''
 
 README_SESSION_README = """\
@@ -529,6 +534,9 @@ And between two dots?
 >>> from shapepack import distance
 >>> far = Dot(6.0, 8.0)
 >>> distance(far, Dot(0.0, 0.0))
+10.0
+>>> from shapepack import farthest
+>>> farthest(Dot(0.0, 1.0), far)
 10.0
 """
 

@@ -49,4 +49,10 @@ async def test_readme_lines_build_the_receiver_of_the_method_they_call(tmp_path:
         ("far = Dot(6.0, 8.0)", "a", "dot_new"),
         ("distance(far, Dot(0.0, 0.0))", "b", "dot_new"),
     ]
-    assert sorted(report.coverage.covered) == ["Dot", "distance", "grow", "norm"]
+
+    # farthest(*dots): each built dot is an item of the list, in the line's order.
+    farthest = tools["farthest"]
+    assert farthest.status == "passed", farthest.error
+    assert farthest.evidence is not None and farthest.evidence.result == 10.0
+    assert [(s.into, s.item) for s in farthest.evidence.session] == [("dots", 0), ("dots", 1)]
+    assert sorted(report.coverage.covered) == ["Dot", "distance", "farthest", "grow", "norm"]

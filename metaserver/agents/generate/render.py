@@ -492,6 +492,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "receiver": step.receiver,
                     "attribute": step.attribute,
                     "into": step.into,
+                    "item": step.item,
                 }
                 for step in e.evidence.session
             ],

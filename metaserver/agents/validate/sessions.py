@@ -38,7 +38,13 @@ async def replay_session(
     replayed: list[SessionStep] = []
     for step in example.session:
         if step.into is not None:  # ``contains(line, Point(0, 0))``: an argument, built
-            built[step.into] = await _built_value(client, step, by_target, timeout)
+            value = await _built_value(client, step, by_target, timeout)
+            if step.item is None:
+                built[step.into] = value
+            else:  # an item of a ``*args`` list, in the order the line wrote them
+                items = built.setdefault(step.into, [])
+                assert isinstance(items, list)
+                items.append(value)
             replayed.append(step.model_copy(update={"tool": by_target[step.target].name}))
             continue
         if step.attribute is not None:  # Geodesic.WGS84: the class's own instance, by name

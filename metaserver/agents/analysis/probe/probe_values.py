@@ -148,6 +148,14 @@ def _arguments(node, signature, namespace, package, values, source, depth=0):
         if isinstance(value, _Built):
             steps.append(dict(value.step, into=name))
             continue
+        kind = signature.parameters[name].kind
+        if (
+            kind is inspect.Parameter.VAR_POSITIONAL
+            and value
+            and all(isinstance(v, _Built) for v in value)
+        ):  # ``sqrt(ufloat(0, 1))`` with ``sqrt(*args)``: items of the list, in order
+            steps += [dict(v.step, into=name, item=i) for i, v in enumerate(value)]
+            continue
         try:
             arguments[name] = json_safe(value)
         except Unsupported:

@@ -51,7 +51,12 @@ async def receiver(client, session, arguments):
             value = (raw.structured_content or {}).get("result")
             if isinstance(value, dict) and isinstance(value.get("handle"), str):
                 value = {"handle": value["handle"]}
-            arguments[step["into"]] = value
+            if step.get("item") is None:
+                arguments[step["into"]] = value
+            else:  # an item of a *args list: the steps come in the list's order
+                if step["item"] == 0:
+                    arguments[step["into"]] = []
+                arguments[step["into"]].append(value)
             continue
         if step.get("attribute"):  # an instance the class holds: passed by its name
             handle = {"attribute": step["attribute"]}
