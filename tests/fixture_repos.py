@@ -477,7 +477,7 @@ README_SESSION_MODULE = '''\
 
 from __future__ import annotations
 
-__all__ = ["Dot", "Disc", "distance", "farthest"]
+__all__ = ["Dot", "Disc", "distance", "farthest", "diagonal"]
 
 
 class Dot:
@@ -489,6 +489,10 @@ class Dot:
     def norm(self) -> float:
         """The distance from the origin."""
         return float((self.x**2 + self.y**2) ** 0.5)
+
+    def total(self) -> float:
+        """Both coordinates added."""
+        return self.x + self.y
 
     def grow(self, radius):
         """The disc of this radius around the dot."""
@@ -507,6 +511,11 @@ class Disc:
 def distance(a: Dot, b: Dot) -> float:
     """How far apart two dots are."""
     return Dot(a.x - b.x, a.y - b.y).norm()
+
+
+def diagonal(r: float):
+    """The dot at (r, r)."""
+    return Dot(r, r)
 
 
 def farthest(*dots):
@@ -538,6 +547,10 @@ And between two dots?
 >>> from shapepack import farthest
 >>> farthest(Dot(0.0, 1.0), far)
 10.0
+>>> from shapepack import diagonal
+>>> d = diagonal(2.5)
+>>> d.total()
+5.0
 """
 
 

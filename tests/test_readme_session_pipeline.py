@@ -55,4 +55,18 @@ async def test_readme_lines_build_the_receiver_of_the_method_they_call(tmp_path:
     assert farthest.status == "passed", farthest.error
     assert farthest.evidence is not None and farthest.evidence.result == 10.0
     assert [(s.into, s.item) for s in farthest.evidence.session] == [("dots", 0), ("dots", 1)]
-    assert sorted(report.coverage.covered) == ["Dot", "distance", "farthest", "grow", "norm"]
+
+    # d = diagonal(2.5); d.total() -> 5.0: a receiver the package's own function built.
+    total = tools["Dot.total"]
+    assert total.status == "passed", total.error
+    assert total.evidence is not None and total.evidence.result == 5.0
+    assert [(s.line, s.tool) for s in total.evidence.session] == [("d = diagonal(2.5)", "diagonal")]
+    assert sorted(report.coverage.covered) == [
+        "Dot",
+        "diagonal",
+        "distance",
+        "farthest",
+        "grow",
+        "norm",
+        "total",
+    ]

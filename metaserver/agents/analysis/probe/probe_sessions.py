@@ -220,17 +220,42 @@ def _construction(node, owner, owner_target, namespace, source):
     ):
         step = {"line": source, "target": f"{owner_target}.{node.attr}", "member": None}
         return [dict(step, arguments={}, attribute=node.attr)]
-    if not isinstance(node, ast.Call) or _resolve(node.func, namespace) is not owner:
+    if not isinstance(node, ast.Call):
+        return None
+    builder = _resolve(node.func, namespace)
+    factory = builder is not owner and _factory_of(builder, owner)
+    if builder is not owner and not factory:
         return None
     try:
-        signature = inspect.signature(owner)
+        signature = inspect.signature(builder)
     except (TypeError, ValueError):
         return None
     exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
     if arguments is None:
         return None
-    return [{"line": source, "target": owner_target, "member": None, "arguments": arguments}]
+    step = {"line": source, "target": owner_target, "member": None, "arguments": arguments}
+    if factory:  # probe_script names it by the target the probe lists the function under
+        del step["target"]
+        step["_id"] = id(builder)
+    return [step]
+
+
+def _factory_of(builder, owner):
+    """Whether ``builder`` is a function of the package that may return an ``owner``
+    (``x = ufloat(2, 0.25)`` then ``x.std_dev()``): its return annotation says so, or it
+    has none (a wrong guess fails our replay, never the repository's verdict)."""
+    if not (inspect.isfunction(builder) or inspect.isbuiltin(builder)):
+        return False
+    package = (getattr(owner, "__module__", "") or "").partition(".")[0]
+    if (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
+        return False
+    returned = getattr(builder, "__annotations__", {}).get("return")
+    if returned is None or isinstance(returned, str):
+        return True
+    return inspect.isclass(returned) and (
+        issubclass(returned, owner) or issubclass(owner, returned)
+    )
 
 
 def _bound_method(node, owner, owner_target, namespace, receivers, source):
