@@ -249,7 +249,9 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
         # callables (``contains(line, Point(0, 0))``), in its docstring and the README's.
         found = examples_for(func, names, doc, signature, exposed)
         package = module.__name__.partition(".")[0]
-        called = re.compile(rf"\b{re.escape(getattr(func, '__name__', '') or '-')}\s*\(")
+        # Any name it goes by: a wrapper's __name__ may not be its public one.
+        spelled = "|".join(re.escape(n) for n in sorted(names) if n) or "-"
+        called = re.compile(rf"\b(?:{spelled})\s*\(")
         texts = [(doc, False)] + [(t, True) for t in GUIDES if called.search(t)]
         for text, guide in texts:
             for example in value_examples(func, module, text, signature, exposed, package, guide):
