@@ -26,7 +26,14 @@ from metaserver.agents.design.ranking import (
 from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, ToolSpec
 
-__all__ = ["MAX_DESCRIPTION", "design", "rank_score", "synthesise_example", "usable"]
+__all__ = [
+    "MAX_DESCRIPTION",
+    "design",
+    "rank_score",
+    "synthesise_example",
+    "tool_budget",
+    "usable",
+]
 
 MAX_DESCRIPTION = 1024
 MAX_EXAMPLES = 3
@@ -76,6 +83,22 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     return [_spec(c, constructors, used, targets) for c in chosen]
 
 
+def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: int) -> int:
+    """How many tools to design: ``max_tools``, or more (up to ``cap``) when the README and
+    guides call more usable entry points than that, with room left for the constructors
+    their methods need and for what the README does not show."""
+    if usage is None or cap <= max_tools:
+        return max_tools
+    counted = set(usage.documented) - set(usage.reads_files)
+    answered = {
+        c.name if c.kind == "constructor" else c.name.rpartition(".")[2]
+        for c in report.candidates
+        if usable(c)
+    }
+    documented = len(counted & answered)
+    return max(max_tools, min(cap, documented + max_tools // 2))
+
+
 def _renamed_steps(candidate: Candidate, moved: dict[str, str]) -> Candidate:
     """The candidate with its session steps naming callables by their final tool targets
     (``shallowest`` may have moved a function to a shorter path)."""
@@ -116,7 +139,9 @@ def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
     if candidate.kind == "constructor":
         short = candidate.name
     count = usage.counts.get(short, 0)
-    documented = _documented_at(candidate, short, usage.documented)
+    # A name the guides only show reading a file or a URL is not one a sandboxed tool runs.
+    shown = [name for name in usage.documented if name not in usage.reads_files]
+    documented = _documented_at(candidate, short, shown)
     examples = list(candidate.examples)
     # A script's calls are command lines; a notebook is proven by its own stored outputs. A
     # method call's receiver is not a literal: its other arguments are, but what it returned

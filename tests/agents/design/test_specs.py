@@ -305,3 +305,22 @@ def test_a_share_notebooks_leave_unused_goes_to_the_api() -> None:
     assert [s.kind for s in only_api].count("function") == 12
     assert [s.kind for s in one_tutorial].count("function") == 11
     assert [s.kind for s in few_functions].count("notebook") == 9  # nothing else to take
+
+
+def test_the_budget_grows_to_fit_the_documented_entry_points() -> None:
+    from metaserver.agents.analysis.usage import Usage
+    from metaserver.agents.design.specs import tool_budget
+
+    names = [f"f{i}" for i in range(20)]
+    code = report(*(candidate(n) for n in names), candidate("_hidden"))
+    usage = Usage(documented=[*names, "_hidden", "elsewhere"], reads_files=["f0", "f1"])
+    # 18 documented names a usable candidate answers (files and unknown names left out),
+    # and half of max_tools for their constructors and what the README does not show
+    assert tool_budget(code, usage, 12, 36) == 24
+    assert tool_budget(code, usage, 12, 20) == 20  # the cap holds
+    assert tool_budget(code, usage, 12, 0) == 12  # an explicit max_tools: no growth
+    assert tool_budget(code, Usage(documented=["f2"]), 12, 36) == 12
+    chosen = design(code, tool_budget(code, usage, 12, 36), usage)
+    assert len(chosen) == 20  # every usable candidate
+    # a name the README only shows reading a file comes after the ones a tool can run
+    assert [s.name for s in chosen[-2:]] == ["f0", "f1"]
