@@ -45,29 +45,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     names = {getattr(func, "__name__", "")}
     values = {}  # variable -> the step that built it
     found = []
-    for example in _parsed_once(doc):
-        if len(found) >= MAX_EXAMPLES:
-            break
-        statement = _statement(example.source)
-        if statement is None:
-            continue
-        source = example.source.strip()
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            _imported(statement, namespace)
-            continue
-        if isinstance(statement, ast.Assign):
-            for target in statement.targets:
-                for node in ast.walk(target):
-                    if isinstance(node, ast.Name):
-                        values.pop(node.id, None)
-            if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-                step = _build(statement.value, namespace, package, values, source)
-                if step is not None:
-                    values[statement.targets[0].id] = step
-            continue
-        if not isinstance(statement, ast.Expr) or example.exc_msg:
-            continue
-        node, wrapper, want = statement.value, None, example.want.strip()
+
+    def example_of(node, want, source):
+        """The example when ``node`` calls ``func`` with an argument a step builds."""
+        wrapper = None
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
@@ -79,20 +60,50 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             if wrapper == "print":  # shown as text: the call, without an expected value
                 wrapper, want = None, ""
         if not isinstance(node, ast.Call) or not _calls(node, func, namespace, names, guide):
-            continue
+            return None
         bound = _arguments(node, signature, namespace, package, values, source)
         if bound is None:
-            continue
+            return None
         arguments, steps = bound
         if not steps or not set(arguments) | {s["into"] for s in steps} <= exposed:
-            continue  # literal calls alone: probe_docs.examples_for has them
+            return None  # literal calls alone: probe_docs.examples_for has them
         item = _item(arguments, wrapper, want, None)
         if item is None:
-            continue
+            return None
         item["session"] = steps
         if item["has_expected"]:
             item["line"] = source
-        found.append(item)
+        return item
+
+    for example in _parsed_once(doc):
+        if len(found) >= MAX_EXAMPLES:
+            break
+        statement = _statement(example.source)
+        if statement is None:
+            continue
+        source = example.source.strip()
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            _imported(statement, namespace)
+            continue
+        if isinstance(statement, ast.Assign):
+            # ``resp = frequency_response(sys)``: a call of ours whose result is kept, not
+            # shown; then the name holds what the line built (or nothing we can replay).
+            item = example_of(statement.value, "", source)
+            step = None
+            if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                step = _build(statement.value, namespace, package, values, source)
+            for target in statement.targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        values.pop(node.id, None)
+            if step is not None:
+                values[statement.targets[0].id] = step
+        elif isinstance(statement, ast.Expr) and not example.exc_msg:
+            item = example_of(statement.value, example.want.strip(), source)
+        else:
+            continue
+        if item is not None:
+            found.append(item)
     found.sort(key=lambda e: not e["has_expected"])
     return found
 

@@ -35,6 +35,7 @@ def far(a, b, scale=1):
     0.0
     >>> far(1, 2)
     3
+    >>> gap = far(here, Dot(1, 0))
     """
     return scale * ((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5
 '''
@@ -58,7 +59,9 @@ def test_arguments_built_by_the_packages_callables_become_steps(module: ModuleTy
     signature = inspect.signature(func)
     found = value_examples(func, module, func.__doc__, signature, {"a", "b", "scale"}, "valuefx")
 
-    first, second = found
+    first, second, kept = found
+    # an assigned call is an example without an output
+    assert not kept["has_expected"] and [s["into"] for s in kept["session"]] == ["a", "b"]
     assert (first["expected"], first["line"], first["arguments"]) == (
         5.0,
         "far(here, Dot(3, 4))",
