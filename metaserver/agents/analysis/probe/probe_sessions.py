@@ -38,7 +38,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     for example in _parsed_once(doc):
         if len(found) >= MAX_EXAMPLES:
             break
-        statement = _statement(example.source)
+        statement = _statement_once(example.source)
         if statement is None:
             continue
         source = example.source.strip()
@@ -133,6 +133,17 @@ def _parsed_once(doc):
     if doc not in _PARSED:
         _PARSED[doc] = _parsed(doc)
     return _PARSED[doc]
+
+
+_STATEMENTS = {}
+
+
+def _statement_once(source):
+    """``_statement``, remembered: a README's lines are parsed for many callables (the trees
+    are read, never changed)."""
+    if source not in _STATEMENTS:
+        _STATEMENTS[source] = _statement(source)
+    return _STATEMENTS[source]
 
 
 def _method_call(node):

@@ -15,12 +15,12 @@ import inspect
 import sys
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, _statement
-    from .probe_sessions import PACKAGE, _imported, _parsed_once, _resolve
+    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item
+    from .probe_sessions import PACKAGE, _imported, _parsed_once, _resolve, _statement_once
     from .probe_types import Unsupported, json_safe
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, _statement
-    from probe_sessions import PACKAGE, _imported, _parsed_once, _resolve
+    from probe_docs import MAX_EXAMPLES, WRAPPERS, _item
+    from probe_sessions import PACKAGE, _imported, _parsed_once, _resolve, _statement_once
     from probe_types import Unsupported, json_safe
 
 
@@ -78,7 +78,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     for example in _parsed_once(doc):
         if len(found) >= MAX_EXAMPLES:
             break
-        statement = _statement(example.source)
+        statement = _statement_once(example.source)
         if statement is None:
             continue
         source = example.source.strip()
