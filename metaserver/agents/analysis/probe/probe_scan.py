@@ -103,6 +103,19 @@ def _matches(name):
     return False
 
 
+_BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp)
+
+
+def _conditional_calls(tree):
+    """Ids of the calls under a branch or loop: a warning there deprecates one way of
+    calling (a float where an int belongs), not the callable itself."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, _BRANCHES) or type(node).__name__ == "Match":
+            found.update(id(n) for n in ast.walk(node) if isinstance(n, ast.Call))
+    return found
+
+
 def scan(func, name):
     """(dangerous reason or None, deprecated) for one callable."""
     danger = dangerous_name(name)
@@ -111,6 +124,7 @@ def scan(func, name):
     tree = source_tree(func)
     if tree is None:
         return danger, deprecated
+    conditional = _conditional_calls(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for decorator in node.decorator_list:
@@ -125,9 +139,13 @@ def scan(func, name):
                 danger is None and called.rpartition(".")[2] in DANGEROUS_METHODS and "." in called
             ):
                 danger = f"calls .{called.rpartition('.')[2]}()"
-            if called.endswith("warn") and any(
-                (dotted(arg) or "").endswith(DEPRECATION)
-                for arg in [*node.args, *[k.value for k in node.keywords]]
+            if (
+                called.endswith("warn")
+                and id(node) not in conditional
+                and any(
+                    (dotted(arg) or "").endswith(DEPRECATION)
+                    for arg in [*node.args, *[k.value for k in node.keywords]]
+                )
             ):
                 deprecated = True
         elif isinstance(node, (ast.Import, ast.ImportFrom)) and danger is None:

@@ -143,6 +143,12 @@ def old(x: int) -> int:
 def warns(x: int) -> int:
     warnings.warn("going away", DeprecationWarning)
     return x
+
+
+def warns_for_floats(x: float) -> float:
+    if int(x) != x:
+        warnings.warn("floats will be refused", DeprecationWarning)
+    return x
 '''
 
 
@@ -243,6 +249,8 @@ def test_risky_callables_are_flagged(by_target: dict[str, Candidate]) -> None:
     assert by_target["wipe"].dangerous == "calls os.remove"
     assert by_target["old"].deprecated
     assert by_target["warns"].deprecated
+    # a warning under a condition deprecates one way of calling, not the function
+    assert not by_target["warns_for_floats"].deprecated
     assert not by_target["codecs"].dangerous and not by_target["codecs"].deprecated
 
 
