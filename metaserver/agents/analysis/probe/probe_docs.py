@@ -5,6 +5,7 @@ literal arguments (and the literal results they show) as examples.
 """
 
 import ast
+import copy
 import doctest
 import re
 
@@ -151,6 +152,44 @@ def _assigned(statement):
     return set()
 
 
+class Literals:
+    """Names a session bound to a literal (``data = [1, 2, 3]``), put back into the calls
+    that use them (``mean(data)`` is ``mean([1, 2, 3])``)."""
+
+    def __init__(self):
+        self.nodes = {}
+
+    def note(self, statement):
+        """Remember what ``statement`` binds to a literal; forget what it rebinds."""
+        for name in _assigned(statement):
+            self.nodes.pop(name, None)
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            try:
+                ast.literal_eval(statement.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                return
+            self.nodes[statement.targets[0].id] = statement.value
+
+    def inline(self, node):
+        """A copy of ``node`` whose names of literals are those literals (``node`` itself when
+        it names none: parsed lines are shared and never changed)."""
+        if not any(isinstance(n, ast.Name) and n.id in self.nodes for n in ast.walk(node)):
+            return node
+        nodes = self.nodes
+
+        class Put(ast.NodeTransformer):
+            def visit_Name(self, name):
+                if isinstance(name.ctx, ast.Load) and name.id in nodes:
+                    return copy.deepcopy(nodes[name.id])
+                return name
+
+        return Put().visit(copy.deepcopy(node))
+
+
 def examples_for(func, names, doc, signature, exposed):
     """Literal calls of ``func`` in its doctests, bound to parameter names.
 
@@ -159,6 +198,7 @@ def examples_for(func, names, doc, signature, exposed):
     """
     found = []
     variables = set()
+    literals = Literals()
     for example in _parsed(doc):
         if len(found) >= MAX_EXAMPLES:
             break
@@ -166,6 +206,7 @@ def examples_for(func, names, doc, signature, exposed):
         if statement is None:
             continue
         variables |= _assigned(statement)
+        literals.note(statement)
         if not isinstance(statement, ast.Expr):
             continue  # an assignment shows nothing
         match = call_in(statement.value, names)
@@ -175,7 +216,7 @@ def examples_for(func, names, doc, signature, exposed):
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(receiver, ast.Name) and receiver.id in variables:
             continue
-        arguments = _bound(call, signature, exposed)
+        arguments = _bound(literals.inline(call), signature, exposed)
         if arguments is None:
             continue
         item = _item(arguments, wrapper, example.want.strip(), example.exc_msg)

@@ -16,9 +16,9 @@ import inspect
 import sys
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _bound, _item, _parsed, _statement
+    from .probe_docs import MAX_EXAMPLES, WRAPPERS, Literals, _bound, _item, _parsed, _statement
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, WRAPPERS, _bound, _item, _parsed, _statement
+    from probe_docs import MAX_EXAMPLES, WRAPPERS, Literals, _bound, _item, _parsed, _statement
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
@@ -35,12 +35,15 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
+    literals = Literals()  # ``data = [1, 2]``: later lines' ``data`` is that list
     for example in _parsed_once(doc):
         if len(found) >= MAX_EXAMPLES:
             break
         statement = _statement_once(example.source)
         if statement is None:
             continue
+        literals.note(statement)
+        statement = literals.inline(statement)
         source = example.source.strip()
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             _imported(statement, namespace)  # a README's ``from pkg import Grid``
