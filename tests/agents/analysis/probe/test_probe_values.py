@@ -106,11 +106,14 @@ def test_an_unbound_alias_of_the_package_and_a_printed_call(module: ModuleType) 
 def test_names_bound_to_literals_are_put_back_into_the_calls(module: ModuleType) -> None:
     from metaserver.agents.analysis.probe.probe_docs import examples_for
 
-    text = ">>> xy = (3, 4)\n>>> far(Dot(0, 0), Dot(*xy))\n5.0\n>>> n = 2\n>>> far(Dot(n, n), Dot(n, 0), scale=n)\n4.0\n"
+    text = (
+        ">>> xy = (3, 4)\n>>> far(Dot(0, 0), Dot(*xy))\n5.0\n"
+        ">>> n = 2\n>>> far(Dot(n, n), Dot(n, 0), scale=n)\n4.0\n"
+    )
     signature = inspect.signature(module.far)
     found = value_examples(module.far, module, text, signature, {"a", "b", "scale"}, "valuefx")
     # Dot(*xy) stays out of reach (a starred argument); n is put back everywhere
-    ((second),) = found
+    (second,) = found
     assert second["arguments"] == {"scale": 2}
     assert [s["arguments"] for s in second["session"]] == [{"x": 2, "y": 2}, {"x": 2, "y": 0}]
     plain = ">>> pair = [1, 2]\n>>> far(*pair)\n>>> a = 1\n>>> far(a, 2)\n3\n"
