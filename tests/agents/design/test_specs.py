@@ -324,3 +324,16 @@ def test_the_budget_grows_to_fit_the_documented_entry_points() -> None:
     assert len(chosen) == 20  # every usable candidate
     # a name the README only shows reading a file comes after the ones a tool can run
     assert [s.name for s in chosen[-2:]] == ["f0", "f1"]
+
+
+def test_a_function_of_only_star_args_is_synthesised_one_item() -> None:
+    star = Parameter(
+        name="args",
+        kind="var_positional",
+        json_schema={"type": "array", "items": {}, "default": []},
+        required=False,
+        default=[],
+    )
+    assert synthesise_example([star]).arguments == {"args": [1]}
+    # with a required parameter, *args may well stay empty
+    assert synthesise_example([param("x", {"type": "number"}), star]).arguments == {"x": 1.5}
