@@ -16,9 +16,27 @@ import inspect
 import sys
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, WRAPPERS, Literals, _bound, _item, _parsed, _statement
+    from .probe_docs import (
+        MAX_EXAMPLES,
+        WRAPPERS,
+        Literals,
+        _bound,
+        _imported,
+        _item,
+        _parsed,
+        _statement,
+    )
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, WRAPPERS, Literals, _bound, _item, _parsed, _statement
+    from probe_docs import (
+        MAX_EXAMPLES,
+        WRAPPERS,
+        Literals,
+        _bound,
+        _imported,
+        _item,
+        _parsed,
+        _statement,
+    )
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
@@ -35,7 +53,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
-    literals = Literals()  # ``data = [1, 2]``: later lines' ``data`` is that list
+    literals = Literals(namespace)  # ``data = [1, 2]``: later lines' ``data`` is that list
     for example in _parsed_once(doc):
         if len(found) >= MAX_EXAMPLES:
             break
@@ -151,29 +169,6 @@ def _statement_once(source):
 
 def _method_call(node):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-
-
-def _imported(statement, namespace):
-    """Bind the names an import line of a session gives, from modules the probe has already
-    imported (nothing is imported here: a guide's import of another library stays unknown)."""
-    for alias in statement.names:
-        if isinstance(statement, ast.Import):
-            top = alias.name.partition(".")[0]
-            module = sys.modules.get(alias.name if alias.asname else top)
-            if module is not None:
-                namespace[alias.asname or top] = module
-            continue
-        if statement.level or not statement.module or alias.name == "*":
-            continue
-        module = sys.modules.get(statement.module)
-        value = sys.modules.get(f"{statement.module}.{alias.name}")
-        if value is None and module is not None:
-            try:
-                value = inspect.getattr_static(module, alias.name)
-            except AttributeError:
-                value = None
-        if value is not None:
-            namespace[alias.asname or alias.name] = value
 
 
 def _namespace(owner):

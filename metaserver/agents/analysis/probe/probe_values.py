@@ -75,7 +75,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             item["line"] = source
         return item
 
-    literals = Literals()  # ``coords = [(0, 0), (1, 1)]``: later lines' ``coords``
+    literals = Literals(namespace)  # ``coords = [(0, 0), (1, 1)]``: later lines' ``coords``
     for example in _parsed_once(doc):
         if len(found) >= MAX_EXAMPLES:
             break

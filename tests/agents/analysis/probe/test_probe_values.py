@@ -119,3 +119,17 @@ def test_names_bound_to_literals_are_put_back_into_the_calls(module: ModuleType)
     plain = ">>> pair = [1, 2]\n>>> far(*pair)\n>>> a = 1\n>>> far(a, 2)\n3\n"
     (literal,) = examples_for(module.far, {"far"}, plain, signature, {"a", "b", "scale"})
     assert (literal["arguments"], literal["expected"]) == ({"a": 1, "b": 2}, 3)
+
+
+def test_an_array_built_from_a_literal_is_that_literal(module: ModuleType) -> None:
+    pytest.importorskip("numpy")
+    from metaserver.agents.analysis.probe.probe_docs import examples_for
+
+    text = (
+        ">>> import numpy as np\n>>> A = np.array([[1, 2], [3, 4]])\n>>> far(A, np.array([0]))\n7\n"
+        ">>> import os as np\n>>> far(np.array([5]), 1)\n"  # np is no longer numpy here
+    )
+    signature = inspect.signature(module.far)
+    (found,) = examples_for(module.far, {"far"}, text, signature, {"a", "b", "scale"})
+    # the numpy codec's JSON form of an array is its nested lists
+    assert (found["arguments"], found["expected"]) == ({"a": [[1, 2], [3, 4]], "b": [0]}, 7)
