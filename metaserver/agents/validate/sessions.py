@@ -1,5 +1,6 @@
 """Replaying a doctest session through MCP: the receiver's constructor tool, the setup calls
-on the handle it returned, then the documented call on that same handle.
+on the handle it returned, then the documented call on that same handle; and the tools that
+build the call's object arguments (``contains(line, Point(0, 0))``), whose results it takes.
 
 A method's example that carries a session (analysis/probe/probe_sessions.py) is checked on
 the receiver its own session built, never on one built from another example, so the
@@ -35,6 +36,7 @@ async def replay_session(
     """
     handle: dict[str, JSON] | None = None
     built: dict[str, JSON] = {}  # the call's arguments that earlier steps built
+    spread: dict[str, list[JSON]] = {}  # its ``*args`` lists, item by item
     replayed: list[SessionStep] = []
     for step in example.session:
         if step.into is not None:  # ``contains(line, Point(0, 0))``: an argument, built
@@ -42,9 +44,7 @@ async def replay_session(
             if step.item is None:
                 built[step.into] = value
             else:  # an item of a ``*args`` list, in the order the line wrote them
-                items = built.setdefault(step.into, [])
-                assert isinstance(items, list)
-                items.append(value)
+                spread.setdefault(step.into, []).append(value)
             replayed.append(step.model_copy(update={"tool": by_target[step.target].name}))
             continue
         if step.attribute is not None:  # Geodesic.WGS84: the class's own instance, by name
@@ -74,6 +74,7 @@ async def replay_session(
             handle = {"handle": value["handle"]}
         replayed.append(step.model_copy(update={"tool": tool.name, "receiver": receiver}))
     evidence.session = replayed
+    built.update(spread)
     if all(step.into is not None for step in example.session):  # a function's arguments
         evidence.arguments = {**example.arguments, **built}
         return evidence
