@@ -103,6 +103,16 @@ def _matches(name):
     return False
 
 
+_CALLING_STYLE = ("positional", "arg", "param", "kwarg", "keyword", "alias", "rename")
+
+
+def _deprecates_callable(decorator):
+    """``@deprecated``, not ``@deprecate_positional``: a decorator that deprecates a way of
+    passing arguments leaves the callable itself current."""
+    name = decorator.lower()
+    return "deprecat" in name and not any(word in name for word in _CALLING_STYLE)
+
+
 _BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp)
 
 
@@ -129,7 +139,7 @@ def scan(func, name):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                if "deprecat" in (dotted(target) or "").lower():
+                if _deprecates_callable((dotted(target) or "").rpartition(".")[2]):
                     deprecated = True
         elif isinstance(node, ast.Call):
             called = dotted(node.func) or ""
