@@ -103,6 +103,20 @@ def _matches(name):
     return False
 
 
+def _deprecated_doc(doc):
+    """A docstring that deprecates its callable; a note that deprecates passing some
+    arguments by position (``.. deprecated:: 2.1`` then "if quad_segs is given as a
+    positional argument") leaves it current."""
+    for match in _DEPRECATED_DOC.finditer(doc):
+        paragraph = re.split(r"\n\s*\n", doc[match.start() :], maxsplit=1)[0]
+        if not _ARGUMENTS.search(paragraph):
+            return True
+    return False
+
+
+_ARGUMENTS = re.compile(r"\b(?:positional(?:ly)?|arguments?|parameters?|keywords?|kwargs?)\b", re.I)
+
+
 _CALLING_STYLE = ("positional", "arg", "param", "kwarg", "keyword", "alias", "rename")
 
 
@@ -130,7 +144,7 @@ def scan(func, name):
     """(dangerous reason or None, deprecated) for one callable."""
     danger = dangerous_name(name)
     doc = inspect.getdoc(func) or ""
-    deprecated = bool(getattr(func, "__deprecated__", None)) or bool(_DEPRECATED_DOC.search(doc))
+    deprecated = bool(getattr(func, "__deprecated__", None)) or _deprecated_doc(doc)
     tree = source_tree(func)
     if tree is None:
         return danger, deprecated

@@ -157,6 +157,15 @@ def keyword_later(a: int, b: int = 0) -> int:
     return a + b
 
 
+def keyword_soon(a: int, b: int = 0) -> int:
+    """Add.
+
+    .. deprecated:: 2.1
+        A warning is shown if ``b`` is passed as a positional argument.
+    """
+    return a + b
+
+
 def warns_for_floats(x: float) -> float:
     if int(x) != x:
         warnings.warn("floats will be refused", DeprecationWarning)
@@ -265,6 +274,7 @@ def test_risky_callables_are_flagged(by_target: dict[str, Candidate]) -> None:
     assert not by_target["warns_for_floats"].deprecated
     # so does a decorator that deprecates passing an argument by position
     assert not by_target["keyword_later"].deprecated
+    assert not by_target["keyword_soon"].deprecated  # its note is about an argument
     assert not by_target["codecs"].dangerous and not by_target["codecs"].deprecated
 
 
