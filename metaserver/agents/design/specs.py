@@ -127,6 +127,9 @@ def usable(candidate: Candidate) -> bool:
     # A parameter that only takes a handle cannot be validated on its own: no JSON builds
     # it, unless an example's session builds it with another tool first.
     built = {s.into for e in candidate.examples for s in e.session if s.into}
+    if candidate.kind == "method" and candidate.parameters:
+        if any(s.into is None for e in candidate.examples for s in e.session):
+            built.add(candidate.parameters[0].name)  # the receiver its session builds
     return not any(
         p.required and (p.codec or "").startswith("handle") and p.name not in built
         for p in candidate.parameters

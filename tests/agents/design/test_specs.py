@@ -337,3 +337,34 @@ def test_a_function_of_only_star_args_is_synthesised_one_item() -> None:
     assert synthesise_example([star]).arguments == {"args": [1]}
     # with a required parameter, *args may well stay empty
     assert synthesise_example([param("x", {"type": "number"}), star]).arguments == {"x": 1.5}
+
+
+def test_a_handle_parameter_is_usable_when_a_session_builds_it() -> None:
+    from metaserver.agents.design.specs import usable
+    from metaserver.contracts import SessionStep
+
+    receiver = Parameter(
+        name="handle", kind="positional_only", json_schema={}, codec="handle:pkg:Dot"
+    )
+    method = Candidate(
+        target="pkg:Dot.grow",
+        name="Dot.grow",
+        signature="grow(radius)",
+        parameters=[receiver, param("radius", {"type": "number"})],
+        kind="method",
+        owner="pkg:Dot",
+    )
+    assert not usable(method)  # no JSON builds a Dot, and nothing else does
+    step = SessionStep(line="Dot(1.0, 2.0).grow(3.0)", target="pkg:Dot", arguments={})
+    shown = Example(arguments={"radius": 3.0}, session=[step])
+    assert usable(method.model_copy(update={"examples": [shown]}))
+    # a function's object argument, built by a step ``into`` it
+    function = Candidate(
+        target="pkg:distance",
+        name="distance",
+        signature="distance(a)",
+        parameters=[receiver.model_copy(update={"name": "a", "kind": "positional_or_keyword"})],
+    )
+    assert not usable(function)
+    into = Example(arguments={}, session=[step.model_copy(update={"into": "a"})])
+    assert usable(function.model_copy(update={"examples": [into]}))
