@@ -421,8 +421,9 @@ class Coverage(BaseModel):
     covered: list[str] = Field(default_factory=list)
     reads_files: list[str] = Field(
         default_factory=list,
-        description="Documented names whose every call in the guides reads a file or a URL: "
-        "listed, not counted in ratio (a sandboxed tool has neither).",
+        description="Documented names whose every call in the guides reads a file or a URL, "
+        "or whose callables reach the network or a process: listed, not counted in ratio (a "
+        "sandboxed tool has neither).",
     )
     ratio: float | None = Field(
         default=None,

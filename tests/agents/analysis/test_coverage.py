@@ -159,3 +159,19 @@ def test_a_bare_call_is_never_a_method_and_file_readers_are_listed_apart(tmp_pat
     assert coverage.covered == ["read_image", "distance"]
     assert coverage.reads_files == ["read_image"]
     assert coverage.ratio == round(1 / 3, 3)
+
+
+def test_a_name_that_only_reaches_the_network_is_listed_apart() -> None:
+    from metaserver.contracts import Candidate
+
+    def found(target: str, dangerous: str | None) -> Candidate:
+        name = target.partition(":")[2]
+        return Candidate(
+            target=target, name=name, signature=f"{name}()", parameters=[], dangerous=dangerous
+        )
+
+    usage = Usage(documented=["fetch_tmy", "distance"])
+    candidates = [found("geo.io:fetch_tmy", "calls requests.get"), found("geo:distance", None)]
+    coverage = readme_coverage(usage, [spec("geo:distance")], candidates)
+    assert coverage.reads_files == ["fetch_tmy"]
+    assert coverage.ratio == 1.0
