@@ -8,8 +8,10 @@ CORPUS is a corpus file, or the name of one beside the default (``dev``, ``dev2`
 are converted in turn. Each source runs in a fresh ``METASERVER_HOME`` (so nothing is reused
 between runs but the shared uv package cache), in-process, with no model. The table shows,
 per source: status, candidates found, tools published, tools passed, passes with an
-expected-value check, README coverage (documented entry points that became passed tools),
-and seconds per stage. Not run by CI: it needs the package index (or a warm cache) and
+expected-value check, README coverage (documented entry points that became passed tools; the
+names whose every guide call reads a file or URL are left out and counted apart), handles
+returned where the documentation shows a number, tools blamed on the repository, and seconds
+per stage. Not run by CI: it needs the package index (or a warm cache) and
 minutes.
 """
 
@@ -27,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from metaserver.contracts import ToolEvidence
 from metaserver.pipeline import convert
 from metaserver.settings import Settings
 
@@ -89,6 +92,8 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
                 if t.failure_type == "repo_internal_bug" and not (t.evidence and t.evidence.replay)
             ]
         ),
+        # A documented number answered with a handle: a codec missed the library's type.
+        "handles_for_numbers": len([t for t in report.tools if _handle_for_number(t)]),
         "coverage": report.coverage.model_dump(),
         "seconds": {**report.seconds, "wall": round(time.monotonic() - started, 1)},
         "tools": [
@@ -103,9 +108,20 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
     }
 
 
+def _handle_for_number(tool: ToolEvidence) -> bool:
+    evidence = tool.evidence
+    if evidence is None or not isinstance(evidence.result, dict):
+        return False
+    expected = evidence.expected
+    numeric = isinstance(expected, int | float) and not isinstance(expected, bool)
+    numeric = numeric or (isinstance(expected, str) and any(c.isdigit() for c in expected))
+    return numeric and "handle" in evidence.result
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """A Markdown table of the rows."""
-    head = ["source", "status", "cand", "publ", "pass", "expect", "readme", "repaired", "bugs"]
+    head = ["source", "status", "cand", "publ", "pass", "expect", "readme", "handles"]
+    head += ["repaired", "bugs"]
     head += STAGES
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
@@ -118,6 +134,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{row.get('passed', '')}/{row.get('tried', '')}",
             str(row.get("expected", "")),
             _coverage_cell(row.get("coverage")),
+            str(row.get("handles_for_numbers", "")),
             str(row.get("repaired", "")),
             str(row.get("repo_bugs", "")),
             *(f"{seconds[s]:.1f}" if s in seconds else "-" for s in STAGES),
@@ -130,11 +147,17 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def _coverage_cell(coverage: dict[str, Any] | None) -> str:
-    """``covered/documented (percent)``; ``-`` when the README and guides call nothing."""
-    if not coverage or not coverage.get("documented"):
+    """``covered/documented (percent)``, without the names that read files or URLs (``+N
+    files``); ``-`` when the README and guides call nothing else."""
+    if not coverage:
         return "-"
-    covered, documented = len(coverage["covered"]), len(coverage["documented"])
-    return f"{covered}/{documented} ({100 * covered / documented:.0f}%)"
+    files = set(coverage.get("reads_files") or [])
+    documented = [n for n in coverage.get("documented", []) if n not in files]
+    covered = [n for n in coverage.get("covered", []) if n not in files]
+    if not documented:
+        return "-"
+    cell = f"{len(covered)}/{len(documented)} ({100 * len(covered) / len(documented):.0f}%)"
+    return cell + (f" +{len(files)} files" if files else "")
 
 
 def corpus_path(text: str) -> Path:

@@ -112,6 +112,15 @@ class SessionStep(BaseModel):
         description="The receiver is this class attribute (``Geodesic.WGS84``), passed as "
         '{"attribute": NAME}; no tool call.',
     )
+    into: str | None = Field(
+        default=None,
+        description="The documented call's parameter that takes this step's result (its "
+        "handle, or its JSON value); None: the step builds or sets up the receiver.",
+    )
+    item: int | None = Field(
+        default=None,
+        description="With ``into`` a ``*args`` parameter: the result's place in its list.",
+    )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
         default=None, description="That tool's handle parameter (None: it builds the receiver)."
@@ -415,8 +424,16 @@ class Coverage(BaseModel):
 
     documented: list[str] = Field(default_factory=list)
     covered: list[str] = Field(default_factory=list)
+    reads_files: list[str] = Field(
+        default_factory=list,
+        description="Documented names whose every call in the guides reads a file or a URL, "
+        "or whose callables reach the network or a process: listed, not counted in ratio (a "
+        "sandboxed tool has neither).",
+    )
     ratio: float | None = Field(
-        default=None, description="covered / documented; null when nothing is documented."
+        default=None,
+        description="covered / documented, both without reads_files; null when nothing "
+        "else is documented.",
     )
 
 

@@ -22,9 +22,9 @@ from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.coverage import readme_coverage
-from metaserver.agents.analysis.usage import mine_usage, usage_names
+from metaserver.agents.analysis.usage import method_names, mine_usage, usage_names
 from metaserver.agents.conversion import Conversion, Draft
-from metaserver.agents.design.specs import design
+from metaserver.agents.design.specs import design, tool_budget
 from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.cache import EnvironmentCache
 from metaserver.agents.environment.shared_files import sweep_objects
@@ -194,6 +194,7 @@ async def _fetch_and_convert(
         token=token,
         max_tools=max_tools or settings.max_tools,
         paper=paper.text if paper is not None else None,
+        documented_cap=0 if max_tools else settings.max_documented_tools,
     )
     try:
         report = await _convert_workspace(conversion, timer)
@@ -222,8 +223,12 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         code = await analyse(
             workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
         )
-        usage = mine_usage(workspace.path, usage_names(code))  # static: nothing is imported
+        # static: nothing is imported
+        usage = mine_usage(workspace.path, usage_names(code), method_names(code))
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
+        conversion.max_tools = tool_budget(
+            code, usage, conversion.max_tools, conversion.documented_cap
+        )
         specs = design(code, conversion.max_tools, usage)
         longer = design(code, conversion.max_tools + RESERVE_TOOLS, usage)
         reserve = _reserve(longer, specs)
@@ -252,7 +257,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)
-        report.coverage = readme_coverage(usage, passed)
+        report.coverage = readme_coverage(usage, passed, code.candidates)
         if passed:
             await _publish(draft, passed, evidence)
 

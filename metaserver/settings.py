@@ -293,6 +293,14 @@ class Settings(BaseSettings):
         default=120, gt=0, description="A local directory SOURCE copying longer is refused."
     )
     max_tools: int = Field(default=12, ge=1, le=200, description="Tools per server, at most.")
+    max_documented_tools: int = Field(
+        default=36,
+        ge=0,
+        le=200,
+        description="When no max_tools is asked for, a library whose README and guides call "
+        "more entry points than max_tools may get up to this many tools, so that its "
+        "documented API fits; 0: max_tools always.",
+    )
     min_free_mb: int = Field(
         default=1500,
         ge=0,

@@ -470,3 +470,97 @@ def joined(words: list[str]) -> str:
 def make_undeclared_repo(root: Path) -> Path:
     """A package whose top-level import needs ``six``, which it does not declare."""
     return make_package_repo(root, "loudpack", "loudpack", UNDECLARED_MODULE)
+
+
+README_SESSION_MODULE = '''\
+"""Dots and discs whose methods only the README shows in use: a metaserver test fixture."""
+
+from __future__ import annotations
+
+__all__ = ["Dot", "Disc", "distance", "farthest", "diagonal"]
+
+
+class Dot:
+    """A point in the plane."""
+
+    def __init__(self, x: float, y: float) -> None:
+        self.x, self.y = x, y
+
+    def norm(self) -> float:
+        """The distance from the origin."""
+        return float((self.x**2 + self.y**2) ** 0.5)
+
+    def total(self) -> float:
+        """Both coordinates added."""
+        return self.x + self.y
+
+    def grow(self, radius):
+        """The disc of this radius around the dot."""
+        if not isinstance(radius, float) or radius <= 0:
+            raise ValueError("radius must be a positive float")
+        return Disc(self, radius)
+
+
+class Disc:
+    """A disc: a centre and a radius."""
+
+    def __init__(self, centre: Dot, radius: float) -> None:
+        self.centre, self.radius = centre, radius
+
+
+def distance(a: Dot, b: Dot) -> float:
+    """How far apart two dots are."""
+    return Dot(a.x - b.x, a.y - b.y).norm()
+
+
+def diagonal(r: float):
+    """The dot at (r, r)."""
+    return Dot(r, r)
+
+
+def farthest(*dots):
+    """The largest distance of some dots from the origin."""
+    return max(dot.norm() for dot in dots)
+'''
+
+README_SESSION_README = """\
+# shapepack
+
+Grow a disc around a dot:
+
+```python
+from shapepack import Dot
+disc = Dot(1.0, 2.0).grow(3.0)
+```
+
+How far is a dot from the origin?
+
+>>> Dot(3.0, 4.0).norm()
+5.0
+
+And between two dots?
+
+>>> from shapepack import distance
+>>> far = Dot(6.0, 8.0)
+>>> distance(far, Dot(0.0, 0.0))
+10.0
+>>> from shapepack import farthest
+>>> farthest(Dot(0.0, 1.0), far)
+10.0
+>>> from shapepack import diagonal
+>>> d = diagonal(2.5)
+>>> d.total()
+5.0
+"""
+
+
+def make_readme_session_repo(root: Path) -> Path:
+    """Methods with no example of their own, called in the README on a receiver that the
+    README's own line builds."""
+    return make_package_repo(
+        root,
+        "shapepack",
+        "shapepack",
+        README_SESSION_MODULE,
+        files={"README.md": README_SESSION_README},
+    )

@@ -28,6 +28,8 @@ class Conversion:
     token: str
     max_tools: int
     paper: str | None = None  # the source paper's text, served as doc://<server>/paper
+    # Tools the README's entry points may take beyond max_tools (0: max_tools is the cap).
+    documented_cap: int = 0
 
     @property
     def name(self) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError as PydanticValidationError
 
+from metaserver.agents.analysis.guides import guide_sessions
 from metaserver.agents.analysis.notebooks import add_notebooks
 from metaserver.agents.analysis.scripts.find import add_scripts
 from metaserver.contracts import CodeReport, Environment, Workspace
@@ -85,6 +86,10 @@ async def _probe(
     try:
         output = workdir / "report.json"
         argv = [str(environment.python_path), "-I", str(PROBE), "--output", str(output)]
+        guides = guide_sessions(workspace.path)
+        if guides:  # README sessions: examples of methods on receivers the README builds
+            (workdir / "guides.json").write_text(json.dumps(guides))
+            argv += ["--guides", str(workdir / "guides.json")]
         if workspace.distribution:
             argv += ["--distribution", workspace.distribution]
         if environment.strategy == "requirements+path":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from metaserver.agents.analysis.usage import Usage
-from metaserver.contracts import Coverage, ToolSpec
+from metaserver.contracts import Candidate, Coverage, ToolSpec
 
 __all__ = ["readme_coverage", "short_name"]
 
@@ -23,10 +23,26 @@ def short_name(target: str) -> str:
     return target.rpartition(":")[2].rpartition(".")[2]
 
 
-def readme_coverage(usage: Usage | None, passed: Iterable[ToolSpec]) -> Coverage:
-    """The documented entry points and those that a passed tool calls."""
+def readme_coverage(
+    usage: Usage | None, passed: Iterable[ToolSpec], candidates: Iterable[Candidate] = ()
+) -> Coverage:
+    """The documented entry points and those that a passed tool calls.
+
+    A name whose every candidate the probe found reaching the network or a process
+    (``dangerous``: never a tool) joins the names that read files: listed, not counted.
+    """
     documented = list(usage.documented) if usage is not None else []
+    reads_files = list(usage.reads_files) if usage is not None else []
+    kinds: dict[str, list[bool]] = {}
+    for candidate in candidates:
+        name = candidate.name if candidate.kind == "constructor" else short_name(candidate.target)
+        kinds.setdefault(name, []).append(bool(candidate.dangerous))
+    reads_files += [
+        n for n in documented if kinds.get(n) and all(kinds[n]) and n not in reads_files
+    ]
     names = {short_name(spec.target) for spec in passed if spec.kind != "script"}
     covered = [name for name in documented if name in names]
-    ratio = round(len(covered) / len(documented), 3) if documented else None
-    return Coverage(documented=documented, covered=covered, ratio=ratio)
+    counted = [name for name in documented if name not in reads_files]
+    hits = [name for name in counted if name in names]
+    ratio = round(len(hits) / len(counted), 3) if counted else None
+    return Coverage(documented=documented, covered=covered, reads_files=reads_files, ratio=ratio)

@@ -71,14 +71,19 @@ class Usage(BaseModel):
         default_factory=list,
         description="Names the README and the docs' guide pages call, first met first.",
     )
+    reads_files: list[str] = Field(
+        default_factory=list,
+        description="Documented names every guide call of which passes a file path or URL.",
+    )
 
 
 class _NotLiteral(Exception):
     pass
 
 
-def mine_usage(root: Path, names: Iterable[str]) -> Usage:
-    """Count and collect calls of ``names`` in the text and code files under ``root``."""
+def mine_usage(root: Path, names: Iterable[str], methods: Iterable[str] = ()) -> Usage:
+    """Count and collect calls of ``names`` in the text and code files under ``root``;
+    ``methods`` are the names that are only methods (a bare ``range(3)`` is not theirs)."""
     wanted = {n for n in names if n.isidentifier()}
     counts: Counter[str] = Counter()
     calls: dict[str, list[UsageCall]] = {}
@@ -96,26 +101,37 @@ def mine_usage(root: Path, names: Iterable[str]) -> Usage:
                     found.append(call.model_copy(update={"source": relative}))
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
-    return Usage(counts=dict(counts), calls=calls, documented=documented_names(root, wanted))
+    documented, reads_files = _documented(root, wanted, set(methods))
+    return Usage(counts=dict(counts), calls=calls, documented=documented, reads_files=reads_files)
 
 
-def documented_names(root: Path, wanted: set[str]) -> list[str]:
+def documented_names(root: Path, wanted: set[str], methods: set[str] | None = None) -> list[str]:
     """The names in ``wanted`` that README files, then the docs' guide pages, call in their
     code blocks and ``>>>`` lines, in the order a reader meets them (at most MAX_DOCUMENTED).
+    A name in ``methods`` (only a method of the package) counts only when called on an
+    object: ``range(3)`` is the builtin, not some class's ``range``.
     """
-    found: dict[str, None] = {}
+    return _documented(root, wanted, methods or set())[0]
+
+
+def _documented(root: Path, wanted: set[str], methods: set[str]) -> tuple[list[str], list[str]]:
+    """``documented_names``, and those of them whose every call there reads a file or a URL
+    (a literal path or address among its arguments): out of reach of a sandboxed tool."""
+    found: dict[str, bool] = {}  # name -> every call so far reads a file
     for path in _guide_files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
         for source in _code_in_text(text):
-            for name in _names_called(source):
-                if name in wanted and name not in found:
-                    found[name] = None
-                    if len(found) >= MAX_DOCUMENTED:
-                        return list(found)
-    return list(found)
+            for name, bare, reads in _names_called(source):
+                if name not in wanted or (bare and name in methods):
+                    continue
+                if name in found:
+                    found[name] = found[name] and reads
+                elif len(found) < MAX_DOCUMENTED:
+                    found[name] = reads
+    return list(found), [name for name, reads in found.items() if reads]
 
 
 def _guide_files(root: Path) -> list[Path]:
@@ -170,8 +186,9 @@ def _fenced_blocks(text: str) -> list[str]:
     return blocks
 
 
-def _names_called(source: str) -> list[str]:
-    """Names called in ``source``, in source order; the calls of unparsable lines are lost."""
+def _names_called(source: str) -> list[tuple[str, bool, bool]]:
+    """(name, called bare, reads a file or URL) for each call in ``source``, in source
+    order; the calls of unparsable lines are lost."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -180,7 +197,36 @@ def _names_called(source: str) -> list[str]:
         return []
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
-    return [name for name in map(_called_name, calls) if name is not None]
+    found = []
+    for call in calls:
+        name = _called_name(call)
+        if name is not None:
+            found.append((name, isinstance(call.func, ast.Name), _reads_file(call)))
+    return found
+
+
+# An address, an absolute or relative path, or a name with a data file's extension (a
+# dotted name alone, "pkg.module", is not a file).
+_FILE_OR_URL = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*://|~?/|\.{1,2}/)|\w\.(?:png|jpe?g|gif|bmp|tiff?|exr|hdr|dpx|"
+    r"csv|tsv|txt|dat|json|ya?ml|xml|toml|ini|cfg|h5|hdf5?|nc|npy|npz|mat|pkl|pickle|xlsx?|"
+    r"parquet|feather|wav|mp3|mp4|fits?|cube|spi[13]d|csp|lut|gz|bz2|xz|zip|tar|pdf|svg|shp|"
+    r"geojson|db|sqlite|log|html?|ipynb)$",
+    re.I,
+)
+
+
+def _reads_file(call: ast.Call) -> bool:
+    """A literal argument that names a file or an address (``"image.png"``, ``"https://…"``,
+    ``"/data/x"``), or an argument built by ``open(...)``."""
+    for node in [*call.args, *(k.value for k in call.keywords)]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+            if text and " " not in text and _FILE_OR_URL.search(text):
+                return True
+        if isinstance(node, ast.Call) and _called_name(node) in ("open", "Path", "urlopen"):
+            return True
+    return False
 
 
 def _files(root: Path) -> Iterator[Path]:
@@ -363,6 +409,14 @@ def _json(value: object) -> JSON:
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: _json(v) for k, v in value.items()}
     raise _NotLiteral
+
+
+def method_names(report: CodeReport) -> set[str]:
+    """The names that are only methods of the package's classes, never a function's or a
+    class's own name."""
+    methods = {c.name.rpartition(".")[2] for c in report.candidates if c.kind == "method"}
+    others = {c.name.rpartition(".")[2] for c in report.candidates if c.kind != "method"}
+    return methods - others
 
 
 def usage_names(report: CodeReport) -> set[str]:

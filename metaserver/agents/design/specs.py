@@ -26,7 +26,14 @@ from metaserver.agents.design.ranking import (
 from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, ToolSpec
 
-__all__ = ["MAX_DESCRIPTION", "design", "rank_score", "synthesise_example", "usable"]
+__all__ = [
+    "MAX_DESCRIPTION",
+    "design",
+    "rank_score",
+    "synthesise_example",
+    "tool_budget",
+    "usable",
+]
 
 MAX_DESCRIPTION = 1024
 MAX_EXAMPLES = 3
@@ -40,7 +47,12 @@ _EXAMPLES_HEADING = re.compile(r"(?:^|\n)\s*Examples?\s*:?\s*(?:\n\s*-+\s*)?$")
 
 def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> list[ToolSpec]:
     """Up to ``max_tools`` ToolSpecs, best candidates first, with unique names."""
-    candidates = [shallowest(c) for c in report.candidates]
+    moved = {
+        old: new.target
+        for old, new in ((c.target, shallowest(c)) for c in report.candidates)
+        if old != new.target
+    }
+    candidates = [_renamed_steps(shallowest(c), moved) for c in report.candidates]
     if usage:
         candidates = [_with_usage(c, usage) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
@@ -52,7 +64,9 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
 
     def replayed(candidate: Candidate) -> list[Candidate]:
         """The tools the candidate's proving session calls before it (doc_examples)."""
-        proof = next((e for e in candidate.examples if e.has_expected and e.session), None)
+        sessions = [e for e in candidate.examples if e.session]
+        # The proving session first; else the first one shown (a README's, with no output).
+        proof = next((e for e in sessions if e.has_expected), sessions[0] if sessions else None)
         steps = proof.session if proof is not None else []
         return [by_target[s.target] for s in steps if s.attribute is None and s.target in by_target]
 
@@ -69,15 +83,56 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     return [_spec(c, constructors, used, targets) for c in chosen]
 
 
+def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: int) -> int:
+    """How many tools to design: ``max_tools``, or more (up to ``cap``) when the README and
+    guides call more usable entry points than that, with room left for the constructors
+    their methods need and for what the README does not show."""
+    if usage is None or cap <= max_tools:
+        return max_tools
+    counted = set(usage.documented) - set(usage.reads_files)
+    answered = {
+        c.name if c.kind == "constructor" else c.name.rpartition(".")[2]
+        for c in report.candidates
+        if usable(c)
+    }
+    documented = len(counted & answered)
+    return max(max_tools, min(cap, documented + max_tools // 2))
+
+
+def _renamed_steps(candidate: Candidate, moved: dict[str, str]) -> Candidate:
+    """The candidate with its session steps naming callables by their final tool targets
+    (``shallowest`` may have moved a function to a shorter path)."""
+    if not moved or not any(s.target in moved for e in candidate.examples for s in e.session):
+        return candidate
+    examples = [
+        e.model_copy(
+            update={
+                "session": [
+                    s.model_copy(update={"target": moved.get(s.target, s.target)})
+                    for s in e.session
+                ]
+            }
+        )
+        for e in candidate.examples
+    ]
+    return candidate.model_copy(update={"examples": examples})
+
+
 def usable(candidate: Candidate) -> bool:
     """Whether a candidate may become a tool: safe, current, and callable from JSON."""
     if candidate.dangerous or candidate.deprecated:
         return False
     if any(part.startswith("_") for part in candidate.name.split(".")):
         return False
-    # A parameter that only takes a handle cannot be validated on its own: no JSON builds it.
+    # A parameter that only takes a handle cannot be validated on its own: no JSON builds
+    # it, unless an example's session builds it with another tool first.
+    built = {s.into for e in candidate.examples for s in e.session if s.into}
+    if candidate.kind == "method" and candidate.parameters:
+        if any(s.into is None for e in candidate.examples for s in e.session):
+            built.add(candidate.parameters[0].name)  # the receiver its session builds
     return not any(
-        p.required and (p.codec or "").startswith("handle") for p in candidate.parameters
+        p.required and (p.codec or "").startswith("handle") and p.name not in built
+        for p in candidate.parameters
     )
 
 
@@ -87,7 +142,9 @@ def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
     if candidate.kind == "constructor":
         short = candidate.name
     count = usage.counts.get(short, 0)
-    documented = _documented_at(candidate, short, usage.documented)
+    # A name the guides only show reading a file or a URL is not one a sandboxed tool runs.
+    shown = [name for name in usage.documented if name not in usage.reads_files]
+    documented = _documented_at(candidate, short, shown)
     examples = list(candidate.examples)
     # A script's calls are command lines; a notebook is proven by its own stored outputs. A
     # method call's receiver is not a literal: its other arguments are, but what it returned

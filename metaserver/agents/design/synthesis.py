@@ -33,6 +33,12 @@ def synthesise_example(parameters: list[Parameter]) -> Example:
     for parameter in parameters:
         if parameter.required:
             arguments[parameter.name] = value_for_parameter(parameter)
+    spread = [p for p in parameters if p.kind == "var_positional"]
+    if not arguments and spread:
+        # ``cos(*args, **kwargs)`` (a wrapper) called with nothing says nothing: one item.
+        items = spread[0].json_schema.get("items")
+        schema = items if isinstance(items, dict) else {}
+        arguments[spread[0].name] = [value_for(spread[0].name, schema)]
     return Example(arguments=arguments, origin="synthesised")
 
 

@@ -491,6 +491,8 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "arguments": step.arguments,
                     "receiver": step.receiver,
                     "attribute": step.attribute,
+                    "into": step.into,
+                    "item": step.item,
                 }
                 for step in e.evidence.session
             ],

@@ -217,7 +217,7 @@ def _values_for(schema: dict[str, JSON]) -> list[JSON]:
     if "anyOf" in schema:
         values: list[JSON] = []
         for option in schema["anyOf"]:
-            if option.get("type") != "null":
+            if option.get("type") != "null" and not _handle_arm(option):
                 values += _values_for(option)
         return values or [None]
     kind = schema.get("type")
@@ -228,6 +228,13 @@ def _values_for(schema: dict[str, JSON]) -> list[JSON]:
     if isinstance(kind, str) and kind in _VARIANTS:
         return _VARIANTS[kind]
     return _UNTYPED
+
+
+def _handle_arm(schema: dict[str, JSON]) -> bool:
+    """The ``{"handle": id}`` arm of a schema: no guessed id names an object (it only fails
+    as an unknown handle, hiding what the real arms did)."""
+    properties = schema.get("properties")
+    return isinstance(properties, dict) and schema.get("required") == ["handle"]
 
 
 def _key(arguments: dict[str, JSON]) -> str:

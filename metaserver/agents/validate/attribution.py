@@ -21,7 +21,8 @@ def exact_replay(spec: ToolSpec, example: Example) -> list[str] | None:
         return None  # the expected value is our reading of what it printed
     if spec.kind == "method" and not example.session:
         return None  # a receiver that was not the example's own
-    lines = [step.line for step in example.session]
+    # An argument built inline (``contains(line, Point(0, 0))``) is a step of its own line.
+    lines = list(dict.fromkeys(step.line for step in example.session))
     if not lines or lines[-1] != example.line:  # ``Grid("A1").code()`` is both
         lines.append(example.line)
     return lines

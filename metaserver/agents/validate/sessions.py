@@ -1,5 +1,6 @@
 """Replaying a doctest session through MCP: the receiver's constructor tool, the setup calls
-on the handle it returned, then the documented call on that same handle.
+on the handle it returned, then the documented call on that same handle; and the tools that
+build the call's object arguments (``contains(line, Point(0, 0))``), whose results it takes.
 
 A method's example that carries a session (analysis/probe/probe_sessions.py) is checked on
 the receiver its own session built, never on one built from another example, so the
@@ -34,8 +35,18 @@ async def replay_session(
         SessionError: a step's tool is not published, failed, or built no handle.
     """
     handle: dict[str, JSON] | None = None
+    built: dict[str, JSON] = {}  # the call's arguments that earlier steps built
+    spread: dict[str, list[JSON]] = {}  # its ``*args`` lists, item by item
     replayed: list[SessionStep] = []
     for step in example.session:
+        if step.into is not None:  # ``contains(line, Point(0, 0))``: an argument, built
+            value = await _built_value(client, step, by_target, timeout)
+            if step.item is None:
+                built[step.into] = value
+            else:  # an item of a ``*args`` list, in the order the line wrote them
+                spread.setdefault(step.into, []).append(value)
+            replayed.append(step.model_copy(update={"tool": by_target[step.target].name}))
+            continue
         if step.attribute is not None:  # Geodesic.WGS84: the class's own instance, by name
             handle = {"attribute": step.attribute}
             replayed.append(step)
@@ -62,10 +73,34 @@ async def replay_session(
                 raise SessionError(f"session line {step.line!r}: {tool.name} built no handle")
             handle = {"handle": value["handle"]}
         replayed.append(step.model_copy(update={"tool": tool.name, "receiver": receiver}))
+    evidence.session = replayed
+    built.update(spread)
+    if all(step.into is not None for step in example.session):  # a function's arguments
+        evidence.arguments = {**example.arguments, **built}
+        return evidence
     if handle is None or not spec.parameters:
         raise SessionError("the session builds no receiver for the call")
     receiver = spec.parameters[0].name
-    evidence.arguments = {**example.arguments, receiver: handle}
-    evidence.session = replayed
+    evidence.arguments = {**example.arguments, **built, receiver: handle}
     evidence.receiver = receiver
     return evidence
+
+
+async def _built_value(
+    client: Client[Any], step: SessionStep, by_target: dict[str, ToolSpec], timeout: float
+) -> JSON:
+    """What a step's tool returned, as the documented call takes it: its handle (by id), or
+    its JSON value (a codec already turned it into data the next tool decodes)."""
+    tool = by_target.get(step.target)
+    if tool is None:
+        raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
+    try:
+        raw = await client.call_tool_mcp(tool.name, dict(step.arguments), timeout=timeout)
+    except Exception as exc:  # a timeout or a dead child: the replay failed
+        raise SessionError(f"session line {step.line!r}: {type(exc).__name__}: {exc}") from exc
+    if raw.is_error:
+        raise SessionError(f"session line {step.line!r} via {tool.name}: {error_text(raw)}")
+    value = result_value(raw)
+    if isinstance(value, dict) and isinstance(value.get("handle"), str):
+        return {"handle": value["handle"]}
+    return value

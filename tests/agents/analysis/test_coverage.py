@@ -127,3 +127,51 @@ def test_guides_are_found_after_a_large_test_suite(
     # the usage walk stops after MAX_FILES; the guides' walk is separate
     monkeypatch.setattr(usage_module, "MAX_FILES", 3)
     assert documented_names(tmp_path, {"bearing", "distance"}) == ["bearing", "distance"]
+
+
+def test_a_bare_call_is_never_a_method_and_file_readers_are_listed_apart(tmp_path: Path) -> None:
+    readme = (
+        "```python\n"
+        "for i in range(3):\n"  # the builtin: range is only a method of the package
+        "    grid.range(i)\n"  # ...called on an object here
+        "image = geo.read_image('tile.png')\n"
+        "table = geo.load('https://example.org/t')\n"
+        "table = geo.load([1, 2])\n"  # one call without a file: load stays counted
+        "geo.distance(1, 2)\n"
+        "```\n"
+    )
+    write(tmp_path, {"README.md": readme})
+    wanted = {"range", "read_image", "load", "distance"}
+    usage = mine_usage(tmp_path, wanted, methods={"range"})
+    assert usage.documented == ["range", "read_image", "load", "distance"]
+    assert usage.reads_files == ["read_image"]
+    assert documented_names(tmp_path, wanted - {"range"}, methods={"range"}) == [
+        "read_image",
+        "load",
+        "distance",
+    ]
+    bare = "```python\nrange(3)\n```\n"
+    write(tmp_path, {"README.md": bare})
+    assert mine_usage(tmp_path, wanted, methods={"range"}).documented == []
+
+    coverage = readme_coverage(usage, [spec("geo:distance"), spec("geo:read_image")])
+    # read_image is listed and covered, but the ratio counts what a sandboxed tool can run
+    assert coverage.covered == ["read_image", "distance"]
+    assert coverage.reads_files == ["read_image"]
+    assert coverage.ratio == round(1 / 3, 3)
+
+
+def test_a_name_that_only_reaches_the_network_is_listed_apart() -> None:
+    from metaserver.contracts import Candidate
+
+    def found(target: str, dangerous: str | None) -> Candidate:
+        name = target.partition(":")[2]
+        return Candidate(
+            target=target, name=name, signature=f"{name}()", parameters=[], dangerous=dangerous
+        )
+
+    usage = Usage(documented=["fetch_tmy", "distance"])
+    candidates = [found("geo.io:fetch_tmy", "calls requests.get"), found("geo:distance", None)]
+    coverage = readme_coverage(usage, [spec("geo:distance")], candidates)
+    assert coverage.reads_files == ["fetch_tmy"]
+    assert coverage.ratio == 1.0

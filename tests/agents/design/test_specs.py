@@ -305,3 +305,66 @@ def test_a_share_notebooks_leave_unused_goes_to_the_api() -> None:
     assert [s.kind for s in only_api].count("function") == 12
     assert [s.kind for s in one_tutorial].count("function") == 11
     assert [s.kind for s in few_functions].count("notebook") == 9  # nothing else to take
+
+
+def test_the_budget_grows_to_fit_the_documented_entry_points() -> None:
+    from metaserver.agents.analysis.usage import Usage
+    from metaserver.agents.design.specs import tool_budget
+
+    names = [f"f{i}" for i in range(20)]
+    code = report(*(candidate(n) for n in names), candidate("_hidden"))
+    usage = Usage(documented=[*names, "_hidden", "elsewhere"], reads_files=["f0", "f1"])
+    # 18 documented names a usable candidate answers (files and unknown names left out),
+    # and half of max_tools for their constructors and what the README does not show
+    assert tool_budget(code, usage, 12, 36) == 24
+    assert tool_budget(code, usage, 12, 20) == 20  # the cap holds
+    assert tool_budget(code, usage, 12, 0) == 12  # an explicit max_tools: no growth
+    assert tool_budget(code, Usage(documented=["f2"]), 12, 36) == 12
+    chosen = design(code, tool_budget(code, usage, 12, 36), usage)
+    assert len(chosen) == 20  # every usable candidate
+    # a name the README only shows reading a file comes after the ones a tool can run
+    assert [s.name for s in chosen[-2:]] == ["f0", "f1"]
+
+
+def test_a_function_of_only_star_args_is_synthesised_one_item() -> None:
+    star = Parameter(
+        name="args",
+        kind="var_positional",
+        json_schema={"type": "array", "items": {}, "default": []},
+        required=False,
+        default=[],
+    )
+    assert synthesise_example([star]).arguments == {"args": [1]}
+    # with a required parameter, *args may well stay empty
+    assert synthesise_example([param("x", {"type": "number"}), star]).arguments == {"x": 1.5}
+
+
+def test_a_handle_parameter_is_usable_when_a_session_builds_it() -> None:
+    from metaserver.agents.design.specs import usable
+    from metaserver.contracts import SessionStep
+
+    receiver = Parameter(
+        name="handle", kind="positional_only", json_schema={}, codec="handle:pkg:Dot"
+    )
+    method = Candidate(
+        target="pkg:Dot.grow",
+        name="Dot.grow",
+        signature="grow(radius)",
+        parameters=[receiver, param("radius", {"type": "number"})],
+        kind="method",
+        owner="pkg:Dot",
+    )
+    assert not usable(method)  # no JSON builds a Dot, and nothing else does
+    step = SessionStep(line="Dot(1.0, 2.0).grow(3.0)", target="pkg:Dot", arguments={})
+    shown = Example(arguments={"radius": 3.0}, session=[step])
+    assert usable(method.model_copy(update={"examples": [shown]}))
+    # a function's object argument, built by a step ``into`` it
+    function = Candidate(
+        target="pkg:distance",
+        name="distance",
+        signature="distance(a)",
+        parameters=[receiver.model_copy(update={"name": "a", "kind": "positional_or_keyword"})],
+    )
+    assert not usable(function)
+    into = Example(arguments={}, session=[step.model_copy(update={"into": "a"})])
+    assert usable(function.model_copy(update={"examples": [into]}))

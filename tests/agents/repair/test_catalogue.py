@@ -94,3 +94,15 @@ def test_a_library_asking_for_its_optional_dependency_gets_it(tmp_path: Path) ->
     (repair,) = plan_repairs([tour], {"tour": _failed(tour, error)}, RepairState(), tmp_path)
 
     assert (repair.kind, repair.package, repair.companions) == ("add_dependency", "h5py", [])
+
+
+def test_the_handle_arm_is_never_guessed() -> None:
+    built = {"type": "object", "properties": {"start": {"type": "number"}}, "required": []}
+    handle = {
+        "type": "object",
+        "properties": {"handle": {"type": "string"}},
+        "required": ["handle"],
+    }
+    variants = synthesised_variants([_param("acc", {"anyOf": [built, handle]})])
+    # a guessed id only fails as an unknown handle: the constructor's arm is what varies
+    assert {str(v.arguments) for v in variants} == {str({"acc": {}})}

@@ -5,8 +5,11 @@ literal arguments (and the literal results they show) as examples.
 """
 
 import ast
+import copy
 import doctest
+import inspect
 import re
+import sys
 
 try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
     from .probe_types import Unsupported, json_safe
@@ -151,6 +154,107 @@ def _assigned(statement):
     return set()
 
 
+def _imported(statement, namespace):
+    """Bind the names an import line of a session gives, from modules the probe has already
+    imported (nothing is imported here: a guide's import of another library stays unknown)."""
+    for alias in statement.names:
+        if isinstance(statement, ast.Import):
+            top = alias.name.partition(".")[0]
+            module = sys.modules.get(alias.name if alias.asname else top)
+            if module is not None:
+                namespace[alias.asname or top] = module
+            else:  # a module the probe never imported: the name means nothing we know
+                namespace.pop(alias.asname or top, None)
+            continue
+        if statement.level or not statement.module or alias.name == "*":
+            continue
+        module = sys.modules.get(statement.module)
+        value = sys.modules.get(f"{statement.module}.{alias.name}")
+        if value is None and module is not None:
+            try:
+                value = inspect.getattr_static(module, alias.name)
+            except AttributeError:
+                value = None
+        if value is not None:
+            namespace[alias.asname or alias.name] = value
+        else:
+            namespace.pop(alias.asname or alias.name, None)
+
+
+ARRAY_BUILDERS = ("array", "asarray")
+"""numpy's array from nested lists: the numpy codec's JSON form is those lists."""
+
+
+class Literals:
+    """Names a session bound to a literal (``data = [1, 2, 3]``), put back into the calls
+    that use them (``mean(data)`` is ``mean([1, 2, 3])``)."""
+
+    def __init__(self, namespace=None):
+        self.nodes = {}
+        self.namespace = namespace if namespace is not None else {}
+
+    def note(self, statement):
+        """Remember what ``statement`` binds to a literal; forget what it rebinds."""
+        for name in _assigned(statement):
+            self.nodes.pop(name, None)
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            value = self.inline(statement.value)  # ``A = np.array([[1, 2]])`` too
+            try:
+                ast.literal_eval(value)
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                return
+            self.nodes[statement.targets[0].id] = value
+
+    def inline(self, node):
+        """A copy of ``node`` whose names of literals are those literals, and whose arrays
+        built from a literal (``np.array([[1, 2], [3, 4]])``) are that literal, the array
+        codec's own JSON form (``node`` itself when there is neither: parsed lines are
+        shared and never changed)."""
+        if not any(
+            (isinstance(n, ast.Name) and n.id in self.nodes) or self._array(n) is not None
+            for n in ast.walk(node)
+        ):
+            return node
+        nodes, array = self.nodes, self._array
+
+        class Put(ast.NodeTransformer):
+            def visit_Name(self, name):
+                if isinstance(name.ctx, ast.Load) and name.id in nodes:
+                    return copy.deepcopy(nodes[name.id])
+                return name
+
+            def visit_Call(self, call):
+                inner = array(call)
+                return self.generic_visit(call) if inner is None else self.visit(inner)
+
+        return Put().visit(copy.deepcopy(node))
+
+    def _array(self, node):
+        """The literal argument of ``np.array(literal)``; None for any other node."""
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+            return None
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ARRAY_BUILDERS):
+            return None
+        if not isinstance(func.value, ast.Name):
+            return None
+        module = self.namespace.get(func.value.id)
+        if getattr(module, "__name__", None) != "numpy":
+            return None
+        argument = node.args[0]
+        if isinstance(argument, ast.Name) and argument.id in self.nodes:
+            return argument
+        try:
+            ast.literal_eval(argument)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return None
+        return argument
+
+
 def examples_for(func, names, doc, signature, exposed):
     """Literal calls of ``func`` in its doctests, bound to parameter names.
 
@@ -159,13 +263,19 @@ def examples_for(func, names, doc, signature, exposed):
     """
     found = []
     variables = set()
+    namespace = dict(getattr(func, "__globals__", None) or {})
+    literals = Literals(namespace)
     for example in _parsed(doc):
         if len(found) >= MAX_EXAMPLES:
             break
         statement = _statement(example.source)
         if statement is None:
             continue
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            _imported(statement, namespace)  # ``import numpy as np``: for its arrays
+            continue
         variables |= _assigned(statement)
+        literals.note(statement)
         if not isinstance(statement, ast.Expr):
             continue  # an assignment shows nothing
         match = call_in(statement.value, names)
@@ -175,7 +285,7 @@ def examples_for(func, names, doc, signature, exposed):
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(receiver, ast.Name) and receiver.id in variables:
             continue
-        arguments = _bound(call, signature, exposed)
+        arguments = _bound(literals.inline(call), signature, exposed)
         if arguments is None:
             continue
         item = _item(arguments, wrapper, example.want.strip(), example.exc_msg)

@@ -8,6 +8,7 @@ functions of the class.
 
 import inspect
 import keyword
+import re
 import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
@@ -15,13 +16,16 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
     from .probe_scan import scan
     from .probe_sessions import method_examples
     from .probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+    from .probe_values import value_examples
 except ImportError:
     from probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
     from probe_scan import scan
     from probe_sessions import method_examples
     from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+    from probe_values import value_examples
 
 MAX_METHODS = 40
+GUIDES = []  # the README's and guides' code as doctest sessions (set_guides)
 KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
@@ -234,16 +238,40 @@ def describe_callable(
     return candidate, None, target
 
 
+def set_guides(texts):
+    """The README's and guide pages' code, one doctest-style text per file (analyse.py)."""
+    GUIDES[:] = [t for t in texts if isinstance(t, str)]
+
+
 def _examples(func, names, doc, signature, exposed, kind, owner, public_name, module):
     if kind != "method":
-        return examples_for(func, names, doc, signature, exposed)
+        # Literal calls, then calls whose arguments are objects built by the package's own
+        # callables (``contains(line, Point(0, 0))``), in its docstring and the README's.
+        found = examples_for(func, names, doc, signature, exposed)
+        package = module.__name__.partition(".")[0]
+        # Any name it goes by: a wrapper's __name__ may not be its public one.
+        spelled = "|".join(re.escape(n) for n in sorted(names) if n) or "-"
+        called = re.compile(rf"\b(?:{spelled})\s*\(")
+        texts = [(doc, False)] + [(t, True) for t in GUIDES if called.search(t)]
+        for text, guide in texts:
+            for example in value_examples(func, module, text, signature, exposed, package, guide):
+                if example not in found:
+                    found.append(example)
+        found.sort(key=lambda e: not e["has_expected"])
+        return found[:MAX_EXAMPLES]
     # A method's output belongs to the receiver its session built: its own docstring's
-    # sessions first, then the class's (where a stateful walk-through usually lives).
+    # sessions first, then the class's (where a stateful walk-through usually lives), then
+    # the README's and guides' (``patch = Point(0, 0).buffer(10)``: what users do first).
     owner_target = f"{module.__name__}:{public_name.partition('.')[0]}"
     method = getattr(func, "__name__", "")
     found = []
-    for text in (doc, _class_doc(owner)):
-        for example in method_examples(owner, owner_target, method, text, signature, exposed):
+    mentioned = re.compile(rf"\.{re.escape(method)}\b") if method else None
+    texts = [(doc, False), (_class_doc(owner), False)]
+    texts += [(t, True) for t in GUIDES if mentioned is not None and mentioned.search(t)]
+    for text, built_only in texts:
+        for example in method_examples(
+            owner, owner_target, method, text, signature, exposed, built_only
+        ):
             if example not in found:
                 found.append(example)
     found.sort(key=lambda e: not e["has_expected"])

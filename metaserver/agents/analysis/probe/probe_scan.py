@@ -103,19 +103,57 @@ def _matches(name):
     return False
 
 
+def _deprecated_doc(doc):
+    """A docstring that deprecates its callable; a note that deprecates passing some
+    arguments by position (``.. deprecated:: 2.1`` then "if quad_segs is given as a
+    positional argument") leaves it current."""
+    for match in _DEPRECATED_DOC.finditer(doc):
+        paragraph = re.split(r"\n\s*\n", doc[match.start() :], maxsplit=1)[0]
+        if not _ARGUMENTS.search(paragraph):
+            return True
+    return False
+
+
+_ARGUMENTS = re.compile(r"\b(?:positional(?:ly)?|arguments?|parameters?|keywords?|kwargs?)\b", re.I)
+
+
+_CALLING_STYLE = ("positional", "arg", "param", "kwarg", "keyword", "alias", "rename")
+
+
+def _deprecates_callable(decorator):
+    """``@deprecated``, not ``@deprecate_positional``: a decorator that deprecates a way of
+    passing arguments leaves the callable itself current."""
+    name = decorator.lower()
+    return "deprecat" in name and not any(word in name for word in _CALLING_STYLE)
+
+
+_BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp)
+
+
+def _conditional_calls(tree):
+    """Ids of the calls under a branch or loop: a warning there deprecates one way of
+    calling (a float where an int belongs), not the callable itself."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, _BRANCHES) or type(node).__name__ == "Match":
+            found.update(id(n) for n in ast.walk(node) if isinstance(n, ast.Call))
+    return found
+
+
 def scan(func, name):
     """(dangerous reason or None, deprecated) for one callable."""
     danger = dangerous_name(name)
     doc = inspect.getdoc(func) or ""
-    deprecated = bool(getattr(func, "__deprecated__", None)) or bool(_DEPRECATED_DOC.search(doc))
+    deprecated = bool(getattr(func, "__deprecated__", None)) or _deprecated_doc(doc)
     tree = source_tree(func)
     if tree is None:
         return danger, deprecated
+    conditional = _conditional_calls(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                if "deprecat" in (dotted(target) or "").lower():
+                if _deprecates_callable((dotted(target) or "").rpartition(".")[2]):
                     deprecated = True
         elif isinstance(node, ast.Call):
             called = dotted(node.func) or ""
@@ -125,9 +163,13 @@ def scan(func, name):
                 danger is None and called.rpartition(".")[2] in DANGEROUS_METHODS and "." in called
             ):
                 danger = f"calls .{called.rpartition('.')[2]}()"
-            if called.endswith("warn") and any(
-                (dotted(arg) or "").endswith(DEPRECATION)
-                for arg in [*node.args, *[k.value for k in node.keywords]]
+            if (
+                called.endswith("warn")
+                and id(node) not in conditional
+                and any(
+                    (dotted(arg) or "").endswith(DEPRECATION)
+                    for arg in [*node.args, *[k.value for k in node.keywords]]
+                )
             ):
                 deprecated = True
         elif isinstance(node, (ast.Import, ast.ImportFrom)) and danger is None:

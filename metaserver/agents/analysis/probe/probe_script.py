@@ -1,6 +1,7 @@
 """The analysis probe: runs INSIDE the target environment, never in metaserver's process.
 
-Usage: ``python -I probe_script.py --output FILE [--distribution NAME] [--path DIR]``
+Usage: ``python -I probe_script.py --output FILE [--distribution NAME] [--path DIR]
+[--guides FILE]``
 
 It imports the package, lists its public functions and classes (constructors, methods) with
 signatures, JSON Schemas and codecs for their parameters, docstrings, doctest examples and
@@ -21,11 +22,11 @@ import warnings
 if not __package__:  # run as a script (``-I`` leaves the script's folder off sys.path)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from probe_docs import parameter_docs, summary_of
-    from probe_members import describe_callable, describe_class, public_members
+    from probe_members import describe_callable, describe_class, public_members, set_guides
     from probe_types import Unsupported, json_safe, schema_for
 else:
     from .probe_docs import parameter_docs, summary_of  # noqa: F401
-    from .probe_members import describe_callable, describe_class, public_members
+    from .probe_members import describe_callable, describe_class, public_members, set_guides
     from .probe_types import Unsupported, json_safe, schema_for  # noqa: F401
 
 MAX_MODULES = 200
@@ -111,7 +112,11 @@ def main():
     parser.add_argument("--output", required=True)
     parser.add_argument("--distribution")
     parser.add_argument("--path")
+    parser.add_argument("--guides", help="JSON list: the README's and guides' code sessions")
     options = parser.parse_args()
+    if options.guides:
+        with open(options.guides, encoding="utf-8") as handle:
+            set_guides(json.load(handle))
     if options.path:
         sys.path.insert(0, options.path)
     warnings.simplefilter("ignore")
@@ -143,8 +148,25 @@ def main():
                         candidates.append(item)
                 found = [d[0] for d in described if d[0] is not None]
                 seen[id(obj)] = found[0] if found else {}
+    name_steps(candidates, seen)
     with open(options.output, "w", encoding="utf-8") as handle:
         json.dump({"packages": packages, "candidates": candidates, "skipped": skipped}, handle)
+
+
+def name_steps(candidates, seen):
+    """Session steps that build an argument (probe_values) name their callable by its id
+    until now: here it gets the target the probe listed it under; an example whose step
+    calls no listed callable is dropped (no tool could replay it)."""
+    for candidate in candidates:
+        kept = []
+        for example in candidate.get("examples", []):
+            steps = example.get("session") or []
+            for step in steps:
+                if "_id" in step:
+                    step["target"] = (seen.get(step.pop("_id")) or {}).get("target")
+            if all(step.get("target") for step in steps):
+                kept.append(example)
+        candidate["examples"] = kept
 
 
 if __name__ == "__main__":

@@ -16,30 +16,57 @@ import inspect
 import sys
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _bound, _item, _parsed, _statement
+    from .probe_docs import (
+        MAX_EXAMPLES,
+        WRAPPERS,
+        Literals,
+        _bound,
+        _imported,
+        _item,
+        _parsed,
+        _statement,
+    )
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, WRAPPERS, _bound, _item, _parsed, _statement
+    from probe_docs import (
+        MAX_EXAMPLES,
+        WRAPPERS,
+        Literals,
+        _bound,
+        _imported,
+        _item,
+        _parsed,
+        _statement,
+    )
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
 
 
-def method_examples(owner, owner_target, method, doc, signature, exposed):
+def method_examples(owner, owner_target, method, doc, signature, exposed, built_only=False):
     """Examples of ``owner.method`` from the ``>>>`` sessions of ``doc``.
 
     ``signature`` is the method's without its receiver; ``exposed`` the tool's parameters.
+    With ``built_only`` (a README's sessions, which call many objects' methods), only calls
+    on a receiver the session built count: another object's ``get`` says nothing of ours.
     """
     namespace = _namespace(owner)
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
-    for example in _parsed(doc):
+    literals = Literals(namespace)  # ``data = [1, 2]``: later lines' ``data`` is that list
+    for example in _parsed_once(doc):
         if len(found) >= MAX_EXAMPLES:
             break
-        statement = _statement(example.source)
+        statement = _statement_once(example.source)
         if statement is None:
             continue
+        literals.note(statement)
+        statement = literals.inline(statement)
         source = example.source.strip()
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            _imported(statement, namespace)  # a README's ``from pkg import Grid``
+            continue
+        assigned = None
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -56,11 +83,15 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
                 bound[name] = (key, member)
                 continue
             receivers[name] = _construction(statement.value, owner, owner_target, namespace, source)
-            continue
-        if not isinstance(statement, ast.Expr):
+            if receivers[name] is not None or not _method_call(statement.value):
+                continue
+            # ``patch = Point(0, 0).buffer(10)``: a call of ``buffer`` on a receiver the
+            # session built, whose result (another object) is no receiver of ours.
+            assigned = name
+        elif not isinstance(statement, ast.Expr):
             _forget(statement, receivers)
             continue
-        if _reads_only(statement.value):
+        elif _reads_only(statement.value):
             continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
         node, wrapper = statement.value, None
         if (
@@ -91,9 +122,9 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
             if arguments is None:
                 _forget(statement, receivers)
                 continue
-            want = example.want.strip() if steps is not None else ""
+            want = example.want.strip() if steps is not None and assigned is None else ""
             item = _item(arguments, wrapper, want, example.exc_msg)
-            if item is not None:
+            if item is not None and (steps is not None or not built_only):
                 if steps is not None:
                     item["session"] = [dict(step) for step in steps]
                     if item["has_expected"]:
@@ -107,8 +138,37 @@ def method_examples(owner, owner_target, method, doc, signature, exposed):
         ):
             # The call may change the receiver: later lines see it, so their replay does too.
             receivers[variable] = _setup(owner, owner_target, name, node, steps, source)
+        if assigned is not None:
+            receivers[assigned] = None  # the call's result: another object
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+_PARSED = {}
+
+
+def _parsed_once(doc):
+    """``_parsed``, remembered per text: a README's sessions are read for many methods."""
+    if len(doc) < 2000:
+        return _parsed(doc)
+    if doc not in _PARSED:
+        _PARSED[doc] = _parsed(doc)
+    return _PARSED[doc]
+
+
+_STATEMENTS = {}
+
+
+def _statement_once(source):
+    """``_statement``, remembered: a README's lines are parsed for many callables (the trees
+    are read, never changed)."""
+    if source not in _STATEMENTS:
+        _STATEMENTS[source] = _statement(source)
+    return _STATEMENTS[source]
+
+
+def _method_call(node):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
 
 
 def _namespace(owner):
@@ -118,13 +178,20 @@ def _namespace(owner):
     package = (getattr(owner, "__module__", "") or "").partition(".")[0]
     if package in sys.modules:
         names.setdefault(package, sys.modules[package])
+        names[PACKAGE] = sys.modules[package]
     return names
+
+
+PACKAGE = "<package>"
+"""The namespace key of the package's top module (not an identifier: no line can bind it)."""
 
 
 def _resolve(node, namespace):
     if isinstance(node, ast.Name):
         return namespace.get(node.id)
     if isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id not in namespace:
+            return _aliased(node.attr, namespace.get(PACKAGE))
         base = _resolve(node.value, namespace)
         if base is None or not (inspect.ismodule(base) or inspect.isclass(base)):
             return None
@@ -133,6 +200,21 @@ def _resolve(node, namespace):
         except AttributeError:
             return None
     return None
+
+
+def _aliased(name, package):
+    """``ct.tf`` where the session never bound ``ct``: docs import their package under an
+    alias in a setup they do not show. The package's own public callable of that name,
+    else None (``np.array`` is no callable of this package)."""
+    if package is None or name.startswith("_"):
+        return None
+    try:
+        value = inspect.getattr_static(package, name)
+    except AttributeError:
+        return None
+    module = getattr(value, "__module__", "") or ""
+    own = module.partition(".")[0] == package.__name__
+    return value if own and (inspect.isclass(value) or inspect.isroutine(value)) else None
 
 
 def _construction(node, owner, owner_target, namespace, source):
@@ -147,17 +229,42 @@ def _construction(node, owner, owner_target, namespace, source):
     ):
         step = {"line": source, "target": f"{owner_target}.{node.attr}", "member": None}
         return [dict(step, arguments={}, attribute=node.attr)]
-    if not isinstance(node, ast.Call) or _resolve(node.func, namespace) is not owner:
+    if not isinstance(node, ast.Call):
+        return None
+    builder = _resolve(node.func, namespace)
+    factory = builder is not owner and _factory_of(builder, owner)
+    if builder is not owner and not factory:
         return None
     try:
-        signature = inspect.signature(owner)
+        signature = inspect.signature(builder)
     except (TypeError, ValueError):
         return None
     exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
     if arguments is None:
         return None
-    return [{"line": source, "target": owner_target, "member": None, "arguments": arguments}]
+    step = {"line": source, "target": owner_target, "member": None, "arguments": arguments}
+    if factory:  # probe_script names it by the target the probe lists the function under
+        del step["target"]
+        step["_id"] = id(builder)
+    return [step]
+
+
+def _factory_of(builder, owner):
+    """Whether ``builder`` is a function of the package that may return an ``owner``
+    (``x = ufloat(2, 0.25)`` then ``x.std_dev()``): its return annotation says so, or it
+    has none (a wrong guess fails our replay, never the repository's verdict)."""
+    if not (inspect.isfunction(builder) or inspect.isbuiltin(builder)):
+        return False
+    package = (getattr(owner, "__module__", "") or "").partition(".")[0]
+    if (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
+        return False
+    returned = getattr(builder, "__annotations__", {}).get("return")
+    if returned is None or isinstance(returned, str):
+        return True
+    return inspect.isclass(returned) and (
+        issubclass(returned, owner) or issubclass(owner, returned)
+    )
 
 
 def _bound_method(node, owner, owner_target, namespace, receivers, source):

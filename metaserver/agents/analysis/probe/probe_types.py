@@ -151,6 +151,11 @@ def _union(args, ctor_schema):
         if codec and codec.startswith("handle"):
             handles.append(schema)
             continue
+        if codec and codec.startswith("new:") and _checks_only(arg, schema):
+            # A class built from no argument only checks values (an arm of ``Number | Word``
+            # whose metaclass tests isinstance): beside other arms it decodes nothing.
+            schemas.append({})
+            continue
         schemas.append(schema.get("anyOf", [schema])[0] if codec else schema)
         if codec:
             codecs.append(codec)
@@ -160,6 +165,16 @@ def _union(args, ctor_schema):
     plain = not handles and all(c.startswith("enum:") for c in distinct)
     options = schemas if plain else [*schemas, HANDLE_SCHEMA]
     return {"anyOf": options}, (distinct[0] if distinct else ("handle" if handles else None))
+
+
+def _checks_only(cls, schema):
+    """A class built from no argument whose metaclass decides ``isinstance`` itself: a check
+    on values, not something made of them."""
+    built = schema.get("anyOf", [schema])[0]
+    if built.get("type") != "object" or built.get("properties"):
+        return False
+    check = getattr(type(cls), "__instancecheck__", None)
+    return check is not None and check is not type.__instancecheck__
 
 
 def class_schema(cls, ctor_schema=None):

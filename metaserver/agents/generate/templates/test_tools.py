@@ -29,7 +29,9 @@ def replayed():
             for call in CALLS:
                 arguments = dict(call["arguments"])
                 if call.get("session"):
-                    arguments[call["receiver"]] = await receiver(client, call["session"])
+                    handle = await receiver(client, call["session"], arguments)
+                    if call["receiver"]:
+                        arguments[call["receiver"]] = handle
                 raw = await client.call_tool_mcp(call["tool"], arguments)
                 value = (raw.structured_content or {}).get("result")
                 results[call["tool"]] = (raw.is_error, value)
@@ -38,10 +40,24 @@ def replayed():
     return asyncio.run(run())
 
 
-async def receiver(client, session):
-    """The handle a doctest session builds: its constructor, then its setup calls."""
+async def receiver(client, session, arguments):
+    """The handle a doctest session builds (its constructor, then its setup calls); the
+    steps that build an argument (``into``) put their result in ``arguments``."""
     handle = None
     for step in session:
+        if step.get("into"):
+            raw = await client.call_tool_mcp(step["tool"], dict(step["arguments"]))
+            assert not raw.is_error, raw
+            value = (raw.structured_content or {}).get("result")
+            if isinstance(value, dict) and isinstance(value.get("handle"), str):
+                value = {"handle": value["handle"]}
+            if step.get("item") is None:
+                arguments[step["into"]] = value
+            else:  # an item of a *args list: the steps come in the list's order
+                if step["item"] == 0:
+                    arguments[step["into"]] = []
+                arguments[step["into"]].append(value)
+            continue
         if step.get("attribute"):  # an instance the class holds: passed by its name
             handle = {"attribute": step["attribute"]}
             continue

@@ -143,6 +143,33 @@ def old(x: int) -> int:
 def warns(x: int) -> int:
     warnings.warn("going away", DeprecationWarning)
     return x
+
+
+def _deprecate_positional(names):
+    def wrap(func):
+        return func
+
+    return wrap
+
+
+@_deprecate_positional(["b"])
+def keyword_later(a: int, b: int = 0) -> int:
+    return a + b
+
+
+def keyword_soon(a: int, b: int = 0) -> int:
+    """Add.
+
+    .. deprecated:: 2.1
+        A warning is shown if ``b`` is passed as a positional argument.
+    """
+    return a + b
+
+
+def warns_for_floats(x: float) -> float:
+    if int(x) != x:
+        warnings.warn("floats will be refused", DeprecationWarning)
+    return x
 '''
 
 
@@ -243,6 +270,11 @@ def test_risky_callables_are_flagged(by_target: dict[str, Candidate]) -> None:
     assert by_target["wipe"].dangerous == "calls os.remove"
     assert by_target["old"].deprecated
     assert by_target["warns"].deprecated
+    # a warning under a condition deprecates one way of calling, not the function
+    assert not by_target["warns_for_floats"].deprecated
+    # so does a decorator that deprecates passing an argument by position
+    assert not by_target["keyword_later"].deprecated
+    assert not by_target["keyword_soon"].deprecated  # its note is about an argument
     assert not by_target["codecs"].dangerous and not by_target["codecs"].deprecated
 
 

@@ -92,6 +92,14 @@ def make_grid():
     return Grid()
 
 
+class Dot:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def norm(self):
+        return (self.x**2 + self.y**2) ** 0.5
+
+
 def total(values=()):
     """Sum.
 
@@ -127,7 +135,12 @@ def examples(module: ModuleType, cls: str, method: str) -> list[dict[str, Any]]:
 
 def test_a_method_example_carries_the_receiver_its_session_built(module: ModuleType) -> None:
     found = examples(module, "Grid", "code")
-    proofs = {e["line"]: e for e in found if e["has_expected"]}
+    # g = make_grid(); g.code() -> 12: a receiver the package's own function built, named
+    # by its id until probe_script knows its tool
+    (made,) = [e for e in found if e.get("session") and "_id" in e["session"][0]]
+    assert made["expected"] == 12
+    assert made["session"][0]["_id"] == id(module.make_grid)
+    proofs = {e["line"]: e for e in found if e["has_expected"] and e is not made}
     # Its own docstring's g = Grid("A1"), and the class's inline Grid("C3").code().
     assert proofs["g.code()"]["expected"] == 4328
     assert proofs["g.code()"]["session"] == [
@@ -144,7 +157,7 @@ def test_a_method_example_carries_the_receiver_its_session_built(module: ModuleT
     assert [(s["line"], s["arguments"]) for s in proofs["code()"]["session"]] == [
         ('code = Grid("B2").code', {"name": "B2"})
     ]
-    # other.code() and a receiver made by another function: arguments, never their output.
+    # other.code(): arguments, never its output.
     assert set(proofs) == {"g.code()", 'Grid("C3").code()', "code()"}
     assert all(not e.get("session") for e in found if not e["has_expected"])
 
@@ -187,3 +200,34 @@ def test_a_class_attribute_holding_an_instance_is_a_receiver(module: ModuleType)
     (polar,) = [c for c, _, t in described if t == "sessionfx:Ellipsoid.polar"]
     arms = polar["parameters"][0]["json_schema"]["anyOf"]
     assert arms[-1]["properties"] == {"attribute": {"enum": ["EARTH"]}}
+
+
+README = """\
+>>> from sessionfx import Dot as Point
+>>> size = Point(1.0, 2.0).norm()
+>>> Point(3.0, 4.0).norm()
+5.0
+>>> somebody_else.norm()
+7
+"""
+
+
+def test_a_readme_session_builds_its_receiver_with_the_names_it_imports(
+    module: ModuleType,
+) -> None:
+    from metaserver.agents.analysis.probe import probe_members
+
+    probe_members.set_guides([README])
+    try:
+        found = examples(module, "Dot", "norm")
+    finally:
+        probe_members.set_guides([])
+    by_line = {e.get("line") or e["session"][0]["line"]: e for e in found if e.get("session")}
+    # ``Point`` is the README's own name for Dot; a call assigned to a name is an example
+    # without an output, on the receiver its line built.
+    assigned = by_line["size = Point(1.0, 2.0).norm()"]
+    assert not assigned["has_expected"]
+    assert assigned["session"][0]["arguments"] == {"x": 1.0, "y": 2.0}
+    assert by_line["Point(3.0, 4.0).norm()"]["expected"] == 5.0
+    # another object's norm() in a README is not an example of Dot.norm: no example at all
+    assert len(found) == 2
