@@ -297,9 +297,9 @@ class Settings(BaseSettings):
         default=36,
         ge=0,
         le=200,
-        description="When no max_tools is asked for, a library whose README and guides call "
-        "more entry points than max_tools may get up to this many tools, so that its "
-        "documented API fits; 0: max_tools always.",
+        description="When no max_tools is asked for (argument or setting), a library whose "
+        "README and guides call more entry points than max_tools may get up to this many "
+        "tools, so that its documented API fits; 0: max_tools always.",
     )
     min_free_mb: int = Field(
         default=1500,
