@@ -53,19 +53,10 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
-    literals = Literals(namespace)  # ``data = [1, 2]``: later lines' ``data`` is that list
-    for example in _parsed_once(doc):
+    for example, statement in session_statements(doc, namespace):
         if len(found) >= MAX_EXAMPLES:
             break
-        statement = _statement_once(example.source)
-        if statement is None:
-            continue
-        literals.note(statement)
-        statement = literals.inline(statement)
         source = example.source.strip()
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            _imported(statement, namespace)  # a README's ``from pkg import Grid``
-            continue
         assigned = None
         if (
             isinstance(statement, ast.Assign)
@@ -154,6 +145,23 @@ def _parsed_once(doc):
     if doc not in _PARSED:
         _PARSED[doc] = _parsed(doc)
     return _PARSED[doc]
+
+
+def session_statements(doc, namespace):
+    """``doc``'s ``>>>`` statements in order, each with its example, as a session reads
+    them: names bound to literals put back into later lines (``data = [1, 2]``), and imports
+    (a README's ``from pkg import Grid``) binding their names in ``namespace``, not yielded."""
+    literals = Literals(namespace)
+    for example in _parsed_once(doc):
+        statement = _statement_once(example.source)
+        if statement is None:
+            continue
+        literals.note(statement)
+        statement = literals.inline(statement)
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            _imported(statement, namespace)
+            continue
+        yield example, statement
 
 
 _STATEMENTS = {}

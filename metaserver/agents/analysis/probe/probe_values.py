@@ -15,12 +15,12 @@ import inspect
 import sys
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, WRAPPERS, Literals, _item
-    from .probe_sessions import PACKAGE, _imported, _parsed_once, _resolve, _statement_once
+    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item
+    from .probe_sessions import PACKAGE, _resolve, session_statements
     from .probe_types import Unsupported, json_safe
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, WRAPPERS, Literals, _item
-    from probe_sessions import PACKAGE, _imported, _parsed_once, _resolve, _statement_once
+    from probe_docs import MAX_EXAMPLES, WRAPPERS, _item
+    from probe_sessions import PACKAGE, _resolve, session_statements
     from probe_types import Unsupported, json_safe
 
 
@@ -75,19 +75,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             item["line"] = source
         return item
 
-    literals = Literals(namespace)  # ``coords = [(0, 0), (1, 1)]``: later lines' ``coords``
-    for example in _parsed_once(doc):
+    for example, statement in session_statements(doc, namespace):
         if len(found) >= MAX_EXAMPLES:
             break
-        statement = _statement_once(example.source)
-        if statement is None:
-            continue
-        literals.note(statement)
-        statement = literals.inline(statement)
         source = example.source.strip()
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            _imported(statement, namespace)
-            continue
         if isinstance(statement, ast.Assign):
             # ``resp = frequency_response(sys)``: a call of ours whose result is kept, not
             # shown; then the name holds what the line built (or nothing we can replay).
