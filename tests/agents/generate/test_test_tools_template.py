@@ -1,0 +1,37 @@
+"""The comparison a generated server's own tests replay validation with
+(``agents/generate/templates/test_tools.py``), loaded as a server directory holds it."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+import metaserver.agents.generate as generate
+
+TEMPLATE = Path(generate.__file__).parent / "templates" / "test_tools.py"
+
+
+def _template(tmp_path: Path) -> ModuleType:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    shutil.copy(TEMPLATE, tests / "test_tools.py")
+    (tests / "validation_calls.json").write_text("[]")
+    spec = importlib.util.spec_from_file_location("generated_test_tools", tests / "test_tools.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_handle_is_the_same_object_by_type_and_repr_not_by_id(tmp_path: Path) -> None:
+    same = _template(tmp_path).same
+    validated = {"handle": "h_a", "type": "lib.Integer", "repr": "3"}
+    assert same({"handle": "h_b", "type": "lib.Integer", "repr": "3"}, validated)
+    assert not same({"handle": "h_b", "type": "lib.Integer", "repr": "4"}, validated)
+    assert not same({"handle": "h_b", "type": "lib.Float", "repr": "3"}, validated)
+    assert not same(3, validated)
+    # Plain values as before.
+    assert same([1, 2.0000000000001], [1, 2.0])
+    assert not same({"a": 1}, {"a": 2})
