@@ -122,6 +122,7 @@ class _Build:
     workdir: Path = field(init=False)
     installed: str | None = None
     bases: dict[Path, Path | None] = field(default_factory=dict)  # interpreter -> its layer
+    seeded: bool = False  # the last environment made holds a base layer (with the test runner)
 
     def __post_init__(self) -> None:
         self.workdir = self.venv.parent / f".{self.venv.name}.build"
@@ -196,7 +197,7 @@ async def build_environment(
         built = environment is None
         if environment is None:
             environment = await _climb(build)
-            if settings.run_generated_tests:
+            if settings.run_generated_tests and not build.seeded:
                 await _add_test_runner(build)
         environment.lock = await _freeze(build)
         # Last: the lock step, an install-kind child, was handed the environment too. From
@@ -287,7 +288,7 @@ async def _install(
     failed = await _create(build, python, strategy)
     if failed is not None:
         return failed
-    await _seed(build, python)
+    build.seeded = await _seed(build, python)
     timeout = build.remaining(share)
     # Bytecode is compiled here, once: environments are read-only at run time, and every
     # child would otherwise compile what it imports on each start (seconds for numpy stacks).
@@ -399,12 +400,12 @@ def server_packages(settings: Settings) -> list[str]:
     return [settings.fastmcp_requirement, *runner]
 
 
-async def _seed(build: _Build, python: Interpreter) -> None:
+async def _seed(build: _Build, python: Interpreter) -> bool:
     """Link the interpreter's base layer into the new environment, where installs run as the
-    sandbox uid (:mod:`metaserver.agents.environment.base_layer`)."""
+    sandbox uid (:mod:`metaserver.agents.environment.base_layer`); whether it was."""
     identity = sandbox_identity(build.settings.sandbox.uid, build.settings.sandbox.gid)
     if not identity.switch:
-        return
+        return False
     if python.path not in build.bases:
         packages = server_packages(build.settings)
         key = base_key(python.path, python.version_text, packages, time.time())
@@ -416,6 +417,8 @@ async def _seed(build: _Build, python: Interpreter) -> None:
     if base is not None:
         linked = await asyncio.to_thread(seed_from_base, base, build.venv, identity)
         logger.debug("environment seeded with %d files of the base layer", linked)
+        return True
+    return False
 
 
 async def _add_test_runner(build: _Build) -> None:
@@ -429,12 +432,6 @@ async def _add_test_runner(build: _Build) -> None:
     result = await build.uv(args, timeout=min(120.0, build.remaining()))
     if not result.ok:
         logger.info("test runner not installed with the environment: %s", result.tail(2))
-
-
-def has_distribution(venv: Path, name: str) -> bool:
-    """Whether ``venv`` has distribution ``name`` installed (its ``.dist-info``)."""
-    pattern = f"python*/site-packages/{name.replace('-', '_')}-*.dist-info"
-    return any((venv / "lib").glob(pattern))
 
 
 async def _installed(build: _Build, name: str) -> str | None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metaserver.agents.environment.build import SELFTEST_PACKAGES, has_distribution
+from metaserver.agents.environment.build import SELFTEST_PACKAGES
 from metaserver.agents.environment.dependencies import add_packages
+from metaserver.agents.environment.strategies import installed_version
 from metaserver.children.launch import workspace_paths
 from metaserver.contracts import Environment
 from metaserver.sandbox import Policy, RunResult, Sandbox
@@ -22,7 +23,7 @@ async def run_generated_tests(
     server_dir: Path, environment: Environment, settings: Settings, sandbox: Sandbox
 ) -> RunResult:
     """Install pytest into the environment if needed, then run ``server_dir/tests``."""
-    missing = [p for p in SELFTEST_PACKAGES if not has_distribution(environment.venv, p)]
+    missing = [p for p in SELFTEST_PACKAGES if installed_version(environment.lock, p) is None]
     if missing:  # an environment whose requirements kept them out at build time
         await add_packages(environment, missing, settings, sandbox)
     workdir = server_dir / "work"
