@@ -15,12 +15,14 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
     from .probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
     from .probe_scan import scan
     from .probe_sessions import method_examples
+    from .probe_textsig import text_signature
     from .probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
     from .probe_values import value_examples
 except ImportError:
     from probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
     from probe_scan import scan
     from probe_sessions import method_examples
+    from probe_textsig import text_signature
     from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
     from probe_values import value_examples
 
@@ -135,7 +137,11 @@ def describe_callable(
     try:
         signature = inspect.signature(func)
     except (TypeError, ValueError):
-        return None, "no signature", target
+        # A C extension's class or method: the call its docstring's first line writes.
+        spelled = getattr(func, "__name__", "") or public_name.rpartition(".")[2]
+        signature = text_signature(func, spelled, method=kind == "method")
+        if signature is None:
+            return None, "no signature", target
     if kind == "method":  # the instance arrives as a handle, named below
         first, *rest = list(signature.parameters.values()) or [None]
         if first is None or first.kind not in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD):
@@ -320,7 +326,7 @@ def describe_class(cls, public_name, module, in_all, package_name):
             described = describe_callable(
                 value, qualified, module, in_all, target=target, owner=cls
             )
-        elif inspect.isfunction(static):
+        elif inspect.isfunction(static) or _native_method(static, name):
             described = describe_callable(
                 static, qualified, module, in_all, target=target, kind="method", owner=cls
             )
@@ -330,6 +336,11 @@ def describe_class(cls, public_name, module, in_all, package_name):
             described[0]["defined_in"] = f"{defining.__module__}:{defining.__qualname__}"
         out.append(described)
     return out
+
+
+def _native_method(static, name):
+    """A C extension's method (``bitarray.append``) whose docstring writes its call."""
+    return inspect.ismethoddescriptor(static) and text_signature(static, name) is not None
 
 
 def _class_doc(cls):

@@ -26,6 +26,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _parsed,
         _statement,
     )
+    from .probe_textsig import text_signature
 except ImportError:
     from probe_docs import (
         MAX_EXAMPLES,
@@ -37,6 +38,7 @@ except ImportError:
         _parsed,
         _statement,
     )
+    from probe_textsig import text_signature
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
@@ -245,8 +247,10 @@ def _construction(node, owner, owner_target, namespace, source):
         return None
     try:
         signature = inspect.signature(builder)
-    except (TypeError, ValueError):
-        return None
+    except (TypeError, ValueError):  # a C extension's class: its docstring's first line
+        signature = text_signature(builder, getattr(builder, "__name__", ""))
+        if signature is None:
+            return None
     exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
     if arguments is None:
@@ -280,7 +284,7 @@ def _bound_method(node, owner, owner_target, namespace, receivers, source):
     the session built (``engine().compare``, ``acc.add``); None otherwise."""
     if not isinstance(node, ast.Attribute) or node.attr.startswith("_"):
         return None
-    if not inspect.isfunction(inspect.getattr_static(owner, node.attr, None)):
+    if _method_signature(owner, node.attr) is None:
         return None
     target = node.value
     if isinstance(target, ast.Name) and receivers.get(target.id) is not None:
@@ -296,12 +300,8 @@ def _setup(owner, owner_target, name, call, steps, source):
     is not a plain method with such arguments (the session can no longer be replayed)."""
     if len(steps) >= MAX_STEPS:
         return None
-    try:
-        static = inspect.getattr_static(owner, name)
-        signature = inspect.signature(static)
-    except (AttributeError, TypeError, ValueError):
-        return None
-    if not inspect.isfunction(static) or name.startswith("_"):
+    signature = _method_signature(owner, name)
+    if signature is None or name.startswith("_"):
         return None
     parameters = list(signature.parameters.values())[1:]
     signature = signature.replace(parameters=parameters)
@@ -312,9 +312,23 @@ def _setup(owner, owner_target, name, call, steps, source):
     return [*steps, dict(step, arguments=arguments)]
 
 
+def _method_signature(owner, name):
+    """The signature (``self`` first) of ``owner``'s plain method ``name``: a function, or
+    a C extension's method whose docstring writes its call; None for anything else."""
+    static = inspect.getattr_static(owner, name, None)
+    if inspect.isfunction(static):
+        try:
+            return inspect.signature(static)
+        except (TypeError, ValueError):
+            return None
+    if inspect.ismethoddescriptor(static) and not isinstance(static, (staticmethod, classmethod)):
+        return text_signature(static, name, method=True)
+    return None
+
+
 def _reads_only(node):
     """An expression that shows a value without calling anything of it but builtins that
-    only read (``acc``, ``acc.size``, ``acc[0]``, ``len(acc)``, ``list(acc)``)."""
+    only read (``acc``, ``acc.size``, ``acc[0]``, ``acc[2:4]``, ``len(acc)``, ``list(acc)``)."""
     if isinstance(node, ast.Call):
         return (
             isinstance(node.func, ast.Name)
@@ -328,6 +342,13 @@ def _reads_only(node):
         return _reads_only(node.value)
     if isinstance(node, ast.Subscript):
         return _reads_only(node.value) and _reads_only(node.slice)
+    if isinstance(node, ast.Slice):  # ``acc[2:4]``, ``acc[-6:]``
+        parts = (node.lower, node.upper, node.step)
+        return all(part is None or _reads_only(part) for part in parts)
+    if isinstance(node, ast.UnaryOp):
+        return _reads_only(node.operand)
+    if isinstance(node, ast.Tuple):
+        return all(_reads_only(element) for element in node.elts)
     return False
 
 

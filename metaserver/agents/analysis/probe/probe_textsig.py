@@ -1,0 +1,85 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): the signature a
+C extension writes on its docstring's first line.
+
+A type compiled without Argument Clinic has no ``__text_signature__``: ``inspect.signature``
+refuses its class and its methods, though each docstring opens with the call
+(``append(item, /)``, ``bitarray(initializer=0, /, endian='big', buffer=None) -> bitarray``),
+which is what a reader of ``help()`` goes by. Read here, such methods become tools and
+README lines that call them (``a.append(1)``) become session steps. A default the line
+cannot write as a literal (``stop=<end>``) ends the signature there: the parameters before
+it are still callable as written, the ones after it are left to the default.
+"""
+
+import ast
+import inspect
+import re
+
+
+def text_signature(obj, name, method=False):
+    """The signature ``obj``'s docstring gives on its first line for a call of ``name``
+    (with ``self`` first when ``method``), or None when the line is not such a call."""
+    doc = getattr(obj, "__doc__", None)
+    if not isinstance(doc, str):
+        return None
+    first = doc.strip().split("\n", 1)[0].strip()
+    match = re.fullmatch(rf"{re.escape(name)}\((.*)\)\s*(?:->.*)?", first)
+    if match is None:
+        return None
+    arguments = _arguments(match.group(1))
+    if arguments is None:
+        return None
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)] if method else []
+    try:
+        parameters += _parameters(arguments)
+        return inspect.Signature(parameters)
+    except (ValueError, TypeError):
+        return None
+
+
+def _arguments(text):
+    """The ``ast.arguments`` of a parameter list, cut before the first piece that is not
+    Python with a literal default (``stop=<end>``), keeping a later ``/`` so the kept
+    parameters stay positional-only."""
+    pieces = [p.strip() for p in text.split(",") if p.strip()]
+    kept = []
+    for at, piece in enumerate(pieces):
+        if piece in ("/", "*") or _parses([*kept, piece]):
+            kept.append(piece)
+            continue
+        if kept and "/" in pieces[at:] and not {"/", "*"} & set(kept):
+            kept.append("/")
+        break
+    while kept and kept[-1] == "*":
+        kept.pop()
+    return _parses(kept)
+
+
+def _parses(pieces):
+    """The ``ast.arguments`` of these pieces, when they parse and their defaults are
+    literals; None otherwise."""
+    try:
+        arguments = ast.parse(f"def _({', '.join(pieces)}): pass").body[0].args
+        for default in [*arguments.defaults, *arguments.kw_defaults]:
+            if default is not None:
+                ast.literal_eval(default)
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return None
+    return arguments
+
+
+def _parameters(arguments):
+    """inspect.Parameters for ``arguments``, whose defaults must be literals."""
+    kind = inspect.Parameter
+    positional = [(a, kind.POSITIONAL_ONLY) for a in arguments.posonlyargs]
+    positional += [(a, kind.POSITIONAL_OR_KEYWORD) for a in arguments.args]
+    defaults = [kind.empty] * (len(positional) - len(arguments.defaults))
+    defaults += [ast.literal_eval(d) for d in arguments.defaults]
+    out = [kind(a.arg, k, default=d) for (a, k), d in zip(positional, defaults, strict=True)]
+    if arguments.vararg is not None:
+        out.append(kind(arguments.vararg.arg, kind.VAR_POSITIONAL))
+    for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True):
+        default = kind.empty if d is None else ast.literal_eval(d)
+        out.append(kind(a.arg, kind.KEYWORD_ONLY, default=default))
+    if arguments.kwarg is not None:
+        out.append(kind(arguments.kwarg.arg, kind.VAR_KEYWORD))
+    return out
