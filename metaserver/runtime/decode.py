@@ -151,26 +151,34 @@ def _already(value: Any, cls: Any) -> bool:
         return False
 
 
+# A target names a library's subclass of the standard type (pendulum's DateTime, Duration):
+# the value is built as that class, whose methods the tool calls.
+
+
 def _datetime(value: Any, target: str) -> datetime.datetime:
+    cls = _resolve(target) if target else datetime.datetime
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.datetime.fromtimestamp(value, tz=datetime.UTC)
-    return datetime.datetime.fromisoformat(_text(value))
+        return cls.fromtimestamp(value, tz=datetime.UTC)  # type: ignore[no-any-return]
+    return cls.fromisoformat(_text(value))  # type: ignore[no-any-return]
 
 
 def _date(value: Any, target: str) -> datetime.date:
+    cls = _resolve(target) if target else datetime.date
     text = _text(value)
-    return datetime.date.fromisoformat(text[:10] if "T" in text else text)
+    return cls.fromisoformat(text[:10] if "T" in text else text)  # type: ignore[no-any-return]
 
 
 def _time(value: Any, target: str) -> datetime.time:
-    return datetime.time.fromisoformat(_text(value))
+    cls = _resolve(target) if target else datetime.time
+    return cls.fromisoformat(_text(value))  # type: ignore[no-any-return]
 
 
 def _timedelta(value: Any, target: str) -> datetime.timedelta:
+    cls = _resolve(target) if target else datetime.timedelta
     if isinstance(value, dict):
-        return datetime.timedelta(**value)
+        return cls(**value)  # type: ignore[no-any-return]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.timedelta(seconds=value)
+        return cls(seconds=value)  # type: ignore[no-any-return]
     raise CodecError("a duration is a number of seconds or {'days': .., 'seconds': ..}")
 
 

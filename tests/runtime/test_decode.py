@@ -82,6 +82,34 @@ def test_timedelta_both_ways(value: datetime.timedelta) -> None:
     assert round_trip(value, "timedelta") == value
 
 
+class Moment(datetime.datetime):
+    """A library's own date-time: methods the standard class lacks."""
+
+    def label(self) -> str:
+        return f"moment {self.isoformat()}"
+
+
+class Day(datetime.date):
+    pass
+
+
+class Span(datetime.timedelta):
+    def in_words(self) -> str:
+        return f"{int(self.total_seconds())} seconds"
+
+
+def test_a_library_subclass_of_a_time_type_is_decoded_as_itself() -> None:
+    # codec "datetime:module:Moment" (probe_types): built as Moment, whose methods the
+    # tool calls; the plain codec still builds the standard class.
+    moment = decode("2024-01-02T03:04:05", f"datetime:{HERE}Moment", HandleTable())
+    assert type(moment) is Moment and moment.label() == "moment 2024-01-02T03:04:05"
+    assert type(decode("2024-01-02T03:04:05", "datetime", HandleTable())) is datetime.datetime
+    assert type(decode("2024-01-02", f"date:{HERE}Day", HandleTable())) is Day
+    span = decode(3600, f"timedelta:{HERE}Span", HandleTable())
+    assert type(span) is Span and span.in_words() == "3600 seconds"
+    assert type(decode({"days": 1}, f"timedelta:{HERE}Span", HandleTable())) is Span
+
+
 @given(st.decimals(allow_nan=False, allow_infinity=False))
 def test_decimal_both_ways(value: Decimal) -> None:
     assert round_trip(value, "decimal") == value

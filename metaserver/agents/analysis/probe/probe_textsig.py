@@ -68,10 +68,14 @@ def _parses(pieces):
 
 
 def _parameters(arguments):
-    """inspect.Parameters for ``arguments``, whose defaults must be literals."""
+    """inspect.Parameters for ``arguments``, whose defaults must be literals. Without a
+    ``/`` every parameter before ``*`` is positional-only: the docstring predates the
+    marker, and an older C function parses a tuple (``sysinfo() takes no keyword
+    arguments``), which a positional call always suits."""
     kind = inspect.Parameter
     positional = [(a, kind.POSITIONAL_ONLY) for a in arguments.posonlyargs]
-    positional += [(a, kind.POSITIONAL_OR_KEYWORD) for a in arguments.args]
+    either = kind.POSITIONAL_OR_KEYWORD if arguments.posonlyargs else kind.POSITIONAL_ONLY
+    positional += [(a, either) for a in arguments.args]
     defaults = [kind.empty] * (len(positional) - len(arguments.defaults))
     defaults += [ast.literal_eval(d) for d in arguments.defaults]
     out = [kind(a.arg, k, default=d) for (a, k), d in zip(positional, defaults, strict=True)]

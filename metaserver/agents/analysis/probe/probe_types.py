@@ -217,15 +217,20 @@ def class_schema(cls, ctor_schema=None):
     return with_attributes(handle_schema(cls), cls), f"handle:{target_of(cls)}"
 
 
+TIME_TYPES = (
+    (datetime.datetime, {"type": "string", "format": "date-time"}, "datetime"),
+    (datetime.date, {"type": "string", "format": "date"}, "date"),
+    (datetime.time, {"type": "string", "format": "time"}, "time"),
+    (datetime.timedelta, {"type": "number", "description": "A duration in seconds."}, "timedelta"),
+)
+
+
 def _stdlib(cls):
-    if issubclass(cls, datetime.datetime):
-        return {"type": "string", "format": "date-time"}, "datetime"
-    if issubclass(cls, datetime.date):
-        return {"type": "string", "format": "date"}, "date"
-    if issubclass(cls, datetime.time):
-        return {"type": "string", "format": "time"}, "time"
-    if issubclass(cls, datetime.timedelta):
-        return {"type": "number", "description": "A duration in seconds."}, "timedelta"
+    for base, schema, codec in TIME_TYPES:
+        if issubclass(cls, base):
+            # A library's own subclass (pendulum's DateTime, Duration) is decoded as itself:
+            # its methods need what the base class lacks.
+            return schema, codec if cls is base else f"{codec}:{target_of(cls)}"
     if issubclass(cls, decimal.Decimal):
         return {"type": ["string", "number"]}, "decimal"
     if issubclass(cls, fractions.Fraction):

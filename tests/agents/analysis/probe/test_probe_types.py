@@ -22,3 +22,19 @@ def test_a_union_arm_that_only_checks_values_decodes_nothing() -> None:
     # ``Number | Word`` takes 1 or "one" as they are: no codec builds a Word from 1
     assert codec is None
     assert {} in schema["anyOf"]
+
+
+def test_a_library_subclass_of_a_time_type_names_its_class_in_the_codec() -> None:
+    import datetime
+
+    from metaserver.agents.analysis.probe.probe_types import class_schema
+
+    class Duration(datetime.timedelta):
+        """A library's duration, with methods timedelta lacks."""
+
+    schema, codec = class_schema(Duration)
+    assert codec == f"timedelta:{Duration.__module__}:{Duration.__qualname__}"
+    assert schema["anyOf"][0]["type"] == "number"
+    # the standard class keeps the bare codec
+    assert class_schema(datetime.timedelta)[1] == "timedelta"
+    assert class_schema(datetime.date)[1] == "date"
