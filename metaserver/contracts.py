@@ -121,6 +121,11 @@ class SessionStep(BaseModel):
         default=None,
         description="With ``into`` a ``*args`` parameter: the result's place in its list.",
     )
+    chained: bool = Field(
+        default=False,
+        description="A call on the receiver whose result is the receiver from then on (a "
+        'chain: ``now("UTC").add(days=1)``); False: it sets the receiver up in place.',
+    )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
         default=None, description="That tool's handle parameter (None: it builds the receiver)."

@@ -564,3 +564,60 @@ def make_readme_session_repo(root: Path) -> Path:
         README_SESSION_MODULE,
         files={"README.md": README_SESSION_README},
     )
+
+
+CHAIN_MODULE = '''\
+"""Clock times whose README calls methods on what other calls returned: a metaserver test
+fixture."""
+
+from __future__ import annotations
+
+__all__ = ["Clock", "noon"]
+
+
+class Clock:
+    """A time of day, in minutes after midnight."""
+
+    def __init__(self, minutes: int = 0) -> None:
+        self.minutes = minutes
+
+    def later(self, minutes: int) -> Clock:
+        """The clock that many minutes later."""
+        return Clock(self.minutes + minutes)
+
+    def label(self) -> str:
+        """The time as HH:MM."""
+        return f"{self.minutes // 60:02d}:{self.minutes % 60:02d}"
+
+    def hours(self) -> float:
+        """The hours since midnight."""
+        return self.minutes / 60
+
+    def count(self) -> int:
+        """Not a clock: a number, whose calls end a chain."""
+        return self.minutes
+
+
+def noon() -> Clock:
+    """Twelve o'clock."""
+    return Clock(720)
+'''
+
+CHAIN_README = """\
+# clockpack
+
+>>> from clockpack import Clock, noon
+>>> noon().later(90).label()
+'13:30'
+>>> evening = Clock(600).later(480)
+>>> evening.hours()
+18.0
+"""
+
+
+def make_chain_repo(root: Path) -> Path:
+    """Methods the README calls only on the result of another call (a chain), on a receiver
+    built by the package's function or constructor."""
+    return make_package_repo(
+        root, "clockpack", "clockpack", CHAIN_MODULE, files={"README.md": CHAIN_README}
+    )

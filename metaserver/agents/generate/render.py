@@ -493,6 +493,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "attribute": step.attribute,
                     "into": step.into,
                     "item": step.item,
+                    "chained": step.chained,
                 }
                 for step in e.evidence.session
             ],

@@ -1,5 +1,6 @@
 """Replaying a doctest session through MCP: the receiver's constructor tool, the setup calls
-on the handle it returned, then the documented call on that same handle; and the tools that
+on the handle it returned (a chain's call hands on the handle it returns), then the
+documented call on that same handle; and the tools that
 build the call's object arguments (``contains(line, Point(0, 0))``), whose results it takes.
 
 A method's example that carries a session (analysis/probe/probe_sessions.py) is checked on
@@ -67,7 +68,7 @@ async def replay_session(
             raise SessionError(f"session line {step.line!r}: {type(exc).__name__}: {exc}") from exc
         if raw.is_error:
             raise SessionError(f"session line {step.line!r} via {tool.name}: {error_text(raw)}")
-        if step.member is None:
+        if step.member is None or step.chained:  # built, or returned by a chain's call
             value = result_value(raw)
             if not isinstance(value, dict) or not isinstance(value.get("handle"), str):
                 raise SessionError(f"session line {step.line!r}: {tool.name} built no handle")

@@ -107,7 +107,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         if variable is not None and variable in receivers:
             steps = receivers[variable]
         elif variable is None:  # ``Grid("A1").code()``: built on the line itself
-            steps = _construction(target, owner, owner_target, namespace, source)
+            steps = _receiver(target, owner, owner_target, namespace, receivers, source)
         else:
             steps = None  # a name the session never bound here: the module, or unknown
         if name == method:
@@ -131,8 +131,12 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         ):
             # The call may change the receiver: later lines see it, so their replay does too.
             receivers[variable] = _setup(owner, owner_target, name, node, steps, source)
-        if assigned is not None:
-            receivers[assigned] = None  # the call's result: another object
+        if assigned is not None:  # the call's result: an owner (a chain), or another object
+            receivers[assigned] = (
+                _chained(owner, owner_target, name, node, steps, source)
+                if steps is not None and not example.exc_msg
+                else None
+            )
     found.sort(key=lambda e: not e["has_expected"])
     return found
 
@@ -260,6 +264,45 @@ def _construction(node, owner, owner_target, namespace, source):
         del step["target"]
         step["_id"] = id(builder)
     return [step]
+
+
+def _receiver(node, owner, owner_target, namespace, receivers, source):
+    """The steps that build the receiver ``node`` writes on a line: a variable the session
+    built, a construction, or a call on one of those whose result is an ``owner`` (a chain:
+    ``now("Europe/Paris").add(days=1)``); None when it is none of them."""
+    if isinstance(node, ast.Name):
+        return receivers.get(node.id)
+    steps = _construction(node, owner, owner_target, namespace, source)
+    if steps is not None or not _method_call(node):
+        return steps
+    inner = _receiver(node.func.value, owner, owner_target, namespace, receivers, source)
+    if inner is None:
+        return None
+    return _chained(owner, owner_target, node.func.attr, node, inner, source)
+
+
+def _chained(owner, owner_target, name, call, steps, source):
+    """``steps`` and a call of ``owner.name`` whose result is the receiver from then on
+    (``chained``), when its signature says it returns an ``owner``; None otherwise."""
+    signature = _method_signature(owner, name)
+    if signature is None or not _returns(signature.return_annotation, owner):
+        return None
+    steps = _setup(owner, owner_target, name, call, steps, source)
+    if steps is None:
+        return None
+    return [*steps[:-1], dict(steps[-1], chained=True)]
+
+
+def _returns(annotation, owner):
+    """Whether a return annotation names ``owner`` (``Self``, the class, a subclass, or
+    their names as text): a guess here would replay a method on an object of another
+    class, and its output would say nothing of the line."""
+    if isinstance(annotation, str):
+        annotation = annotation.strip("'\" ")
+        return annotation in ("Self", "typing.Self", owner.__name__, owner.__qualname__)
+    if getattr(annotation, "_name", None) == "Self":  # typing.Self
+        return True
+    return inspect.isclass(annotation) and issubclass(annotation, owner)
 
 
 def _factory_of(builder, owner):

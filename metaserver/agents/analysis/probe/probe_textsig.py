@@ -22,7 +22,7 @@ def text_signature(obj, name, method=False):
     if not isinstance(doc, str):
         return None
     first = doc.strip().split("\n", 1)[0].strip()
-    match = re.fullmatch(rf"{re.escape(name)}\((.*)\)\s*(?:->.*)?", first)
+    match = re.fullmatch(rf"{re.escape(name)}\((.*)\)\s*(?:->\s*(\S.*))?", first)
     if match is None:
         return None
     arguments = _arguments(match.group(1))
@@ -31,7 +31,8 @@ def text_signature(obj, name, method=False):
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)] if method else []
     try:
         parameters += _parameters(arguments)
-        return inspect.Signature(parameters)
+        returned = match.group(2) or inspect.Signature.empty  # ``-> bitarray``: as text
+        return inspect.Signature(parameters, return_annotation=returned)
     except (ValueError, TypeError):
         return None
 

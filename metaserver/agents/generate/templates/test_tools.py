@@ -41,8 +41,9 @@ def replayed():
 
 
 async def receiver(client, session, arguments):
-    """The handle a doctest session builds (its constructor, then its setup calls); the
-    steps that build an argument (``into``) put their result in ``arguments``."""
+    """The handle a doctest session builds (its constructor, then its setup calls, a chain's
+    call handing on what it returns); the steps that build an argument (``into``) put their
+    result in ``arguments``."""
     handle = None
     for step in session:
         if step.get("into"):
@@ -61,12 +62,12 @@ async def receiver(client, session, arguments):
         if step.get("attribute"):  # an instance the class holds: passed by its name
             handle = {"attribute": step["attribute"]}
             continue
-        arguments = dict(step["arguments"])
+        given = dict(step["arguments"])
         if step["receiver"]:
-            arguments[step["receiver"]] = handle
-        raw = await client.call_tool_mcp(step["tool"], arguments)
+            given[step["receiver"]] = handle
+        raw = await client.call_tool_mcp(step["tool"], given)
         assert not raw.is_error, raw
-        if not step["receiver"]:
+        if not step["receiver"] or step.get("chained"):  # built, or a chain's result
             handle = {"handle": (raw.structured_content or {})["result"]["handle"]}
     return handle
 

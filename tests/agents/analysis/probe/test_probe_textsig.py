@@ -98,11 +98,12 @@ class _Doc:
         ("append(item, /)\n\nAppend.", "append", True, "(self, item, /)"),
         # a default no literal writes ends the signature; the kept ones stay positional-only
         ("count(value=1, start=0, stop=<end>, step=1, /) -> int", "count", True,
-         "(self, value=1, start=0, /)"),
+         "(self, value=1, start=0, /) -> 'int'"),
         ("bits(initializer=0, /, endian='big', buffer=None) -> bits", "bits", False,
-         "(initializer=0, /, endian='big', buffer=None)"),
+         "(initializer=0, /, endian='big', buffer=None) -> 'bits'"),
         # no ``/`` written: an older C function that parses a tuple, called by position
-        ("info(key, *, verbose=False) -> int", "info", False, "(key, /, *, verbose=False)"),
+        ("info(key, *, verbose=False) -> int", "info", False,
+         "(key, /, *, verbose=False) -> 'int'"),
         ("Return the info.", "info", False, None),
         ("other(key)", "info", False, None),
     ],
@@ -123,9 +124,9 @@ def test_a_compiled_class_and_its_methods_are_candidates(module: ModuleType) -> 
     with pytest.raises((TypeError, ValueError)):
         inspect.signature(module.Bits)  # what the probe met before
     found = by_target(module)
-    assert found["nativefx:Bits"]["signature"] == "Bits(initial=(), /, order='big')"
+    assert found["nativefx:Bits"]["signature"] == "Bits(initial=(), /, order='big') -> 'Bits'"
     assert found["nativefx:Bits.push"]["signature"] == "Bits.push(bit, /)"
-    assert found["nativefx:Bits.ones"]["signature"] == "Bits.ones(start=0, /)"
+    assert found["nativefx:Bits.ones"]["signature"] == "Bits.ones(start=0, /) -> 'int'"
     push = found["nativefx:Bits.push"]
     assert [p["name"] for p in push["parameters"]] == ["handle", "bit"]
     assert push["positional"] == ["handle", "bit"]
