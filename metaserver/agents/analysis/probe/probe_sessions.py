@@ -27,6 +27,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _statement,
     )
     from .probe_textsig import text_signature
+    from .probe_types import class_schema
 except ImportError:
     from probe_docs import (
         MAX_EXAMPLES,
@@ -39,6 +40,7 @@ except ImportError:
         _statement,
     )
     from probe_textsig import text_signature
+    from probe_types import class_schema
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
@@ -259,6 +261,8 @@ def _construction(node, owner, owner_target, namespace, source):
     arguments = _bound(node, signature, exposed)
     if arguments is None:
         return None
+    if factory and not _kept_as_handle(owner):
+        return None
     step = {"line": source, "target": owner_target, "member": None, "arguments": arguments}
     if factory:  # probe_script names it by the target the probe lists the function under
         del step["target"]
@@ -287,10 +291,24 @@ def _chained(owner, owner_target, name, call, steps, source):
     signature = _method_signature(owner, name)
     if signature is None or not _returns(signature.return_annotation, owner):
         return None
+    if not _kept_as_handle(owner):
+        return None
     steps = _setup(owner, owner_target, name, call, steps, source)
     if steps is None:
         return None
     return [*steps[:-1], dict(steps[-1], chained=True)]
+
+
+def _kept_as_handle(owner):
+    """Whether a function's or method's result of class ``owner`` comes back from its tool
+    as a handle (only a constructor's tool keeps one always): one with a JSON form
+    (pendulum's DateTime, an ISO string) comes back as data, and rebuilding the receiver
+    from it would lose what the data leaves out (its zone), so no session is built on it."""
+    try:
+        codec = class_schema(owner)[1] or ""
+    except Exception:
+        return False
+    return codec.partition(":")[0] in ("handle", "new")
 
 
 def _returns(annotation, owner):

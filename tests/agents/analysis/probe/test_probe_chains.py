@@ -109,3 +109,52 @@ def test_a_call_that_returns_something_else_ends_the_chain(module: ModuleType) -
     # count() -> int and guess() (no annotation) say nothing of a Clock: n and g are no
     # receivers of ours, and their label() lines no proofs.
     assert set(label_proofs(module)) == {"noon().later(90).rounded().label()", "evening.label()"}
+
+
+STAMP_SOURCE = '''
+from __future__ import annotations
+
+import datetime
+
+
+class Stamp(datetime.date):
+    def later(self) -> Stamp:
+        return Stamp.fromordinal(self.toordinal() + 1)
+
+    def label(self):
+        return self.isoformat()
+
+
+def first() -> Stamp:
+    return Stamp(2024, 1, 1)
+'''
+
+STAMP_README = """\
+>>> from stampfx import Stamp, first
+>>> s = first()
+>>> s.label()
+'2024-01-01'
+>>> Stamp(2024, 1, 1).later().label()
+'2024-01-02'
+"""
+
+
+def test_no_session_rests_on_a_result_that_comes_back_as_data(tmp_path: Path) -> None:
+    # A Stamp comes back from a function's or method's tool as an ISO string (its codec),
+    # not a handle: a receiver rebuilt from it could differ from the line's, so neither the
+    # function's result nor the chain's is a receiver. Only a constructor's tool keeps one.
+    path = tmp_path / "stampfx.py"
+    path.write_text(STAMP_SOURCE)
+    spec = importlib.util.spec_from_file_location("stampfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["stampfx"] = loaded
+    probe_members.set_guides([STAMP_README])
+    try:
+        spec.loader.exec_module(loaded)
+        described = describe_class(loaded.Stamp, "Stamp", loaded, True, "stampfx")
+    finally:
+        probe_members.set_guides([])
+        del sys.modules["stampfx"]
+    (label,) = [c for c, _, t in described if t == "stampfx:Stamp.label"]
+    assert [e for e in label["examples"] if e.get("session")] == []
