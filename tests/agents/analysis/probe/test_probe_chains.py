@@ -111,7 +111,7 @@ def test_a_call_that_returns_something_else_ends_the_chain(module: ModuleType) -
     assert set(label_proofs(module)) == {"noon().later(90).rounded().label()", "evening.label()"}
 
 
-STAMP_SOURCE = '''
+STAMP_SOURCE = """
 from __future__ import annotations
 
 import datetime
@@ -127,7 +127,7 @@ class Stamp(datetime.date):
 
 def first() -> Stamp:
     return Stamp(2024, 1, 1)
-'''
+"""
 
 STAMP_README = """\
 >>> from stampfx import Stamp, first
