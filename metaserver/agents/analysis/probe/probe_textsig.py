@@ -41,18 +41,26 @@ def _arguments(text):
     """The ``ast.arguments`` of a parameter list, cut before the first piece that is not
     Python with a literal default (``stop=<end>``), keeping a later ``/`` so the kept
     parameters stay positional-only."""
-    pieces = [p.strip() for p in text.split(",") if p.strip()]
+    # ``$module``, ``$self``: Argument Clinic's bound first parameter, never passed
+    pieces = [p.strip() for p in text.split(",") if p.strip() and not p.strip().startswith("$")]
     kept = []
     for at, piece in enumerate(pieces):
         if piece in ("/", "*") or _parses([*kept, piece]):
             kept.append(piece)
             continue
+        if any(_required(rest) for rest in pieces[at:]):
+            return None  # a parameter the call needs would be left out
         if kept and "/" in pieces[at:] and not {"/", "*"} & set(kept):
             kept.append("/")
         break
     while kept and kept[-1] == "*":
         kept.pop()
     return _parses(kept)
+
+
+def _required(piece):
+    """Whether a piece of a parameter list names a parameter without a default."""
+    return "=" not in piece and piece not in ("/", "*") and not piece.startswith("*")
 
 
 def _parses(pieces):

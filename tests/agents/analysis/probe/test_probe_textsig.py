@@ -104,6 +104,10 @@ class _Doc:
         # no ``/`` written: an older C function that parses a tuple, called by position
         ("info(key, *, verbose=False) -> int", "info", False,
          "(key, /, *, verbose=False) -> 'int'"),
+        # Argument Clinic's bound first parameter is never passed
+        ("trunc($module, x, /)", "trunc", False, "(x, /)"),
+        # a parameter the call needs, after a default no literal writes: no signature
+        ("cut(a, b=<end>, c, /)", "cut", False, None),
         ("Return the info.", "info", False, None),
         ("other(key)", "info", False, None),
     ],
