@@ -9,6 +9,7 @@ functions of the class.
 import inspect
 import keyword
 import re
+import types
 import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
@@ -339,8 +340,13 @@ def describe_class(cls, public_name, module, in_all, package_name):
 
 
 def _native_method(static, name):
-    """A C extension's method (``bitarray.append``) whose docstring writes its call."""
-    return inspect.ismethoddescriptor(static) and text_signature(static, name) is not None
+    """A C extension's method (``bitarray.append``) whose docstring writes its call (not a
+    class method: its first parameter is the class, not a receiver)."""
+    return (
+        inspect.ismethoddescriptor(static)
+        and not isinstance(static, types.ClassMethodDescriptorType)
+        and text_signature(static, name) is not None
+    )
 
 
 def _class_doc(cls):

@@ -14,6 +14,7 @@ one it cannot replay) yields arguments, never an expected value.
 import ast
 import inspect
 import sys
+import types
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
     from .probe_docs import (
@@ -382,8 +383,10 @@ def _method_signature(owner, name):
             return inspect.signature(static)
         except (TypeError, ValueError):
             return None
-    if inspect.ismethoddescriptor(static) and not isinstance(static, (staticmethod, classmethod)):
-        return text_signature(static, name, method=True)
+    native_class_method = isinstance(static, types.ClassMethodDescriptorType)
+    if inspect.ismethoddescriptor(static) and not native_class_method:
+        if not isinstance(static, (staticmethod, classmethod)):
+            return text_signature(static, name, method=True)
     return None
 
 
