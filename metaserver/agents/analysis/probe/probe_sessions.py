@@ -7,8 +7,10 @@ then ``g.code()`` -> ``4328`` is a call of ``Grid.code`` on ``Grid("A1")``, and
 after those two setup calls. Each example carries the lines that build and set up its
 receiver (the session), so validation replays them through their own tools; the expected
 value binds only to the line that printed it. A class attribute that holds an instance
-(``Geodesic.WGS84``) is a receiver too. A call on a receiver the session did not build (or
-one it cannot replay) yields arguments, never an expected value.
+(``Geodesic.WGS84``) is a receiver too, and so is what a method returns when its signature
+says it returns the class (a chain: ``noon().later(90).label()``, a ``chained`` step). A
+call on a receiver the session did not build (or one it cannot replay) yields arguments,
+never an expected value.
 """
 
 import ast
