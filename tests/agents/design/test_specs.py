@@ -392,3 +392,22 @@ def test_a_cap_the_user_chose_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings().documented_cap(20) == 0  # --max-tools 20
     monkeypatch.setenv("METASERVER_MAX_TOOLS", "12")  # the default's value, but chosen
     assert Settings().documented_cap(None) == 0
+
+
+def test_an_instance_the_class_holds_is_synthesised_before_guessed_arguments() -> None:
+    held = {
+        "type": "object",
+        "properties": {"attribute": {"enum": ["UNIT", "WIDE"]}},
+        "required": ["attribute"],
+    }
+    built = {"type": "object", "properties": {"radius": {"type": "number"}}}
+    earth = Parameter(
+        name="earth",
+        kind="positional_or_keyword",
+        json_schema={"anyOf": [built, {"type": "string"}, held]},
+        required=True,
+        codec="new:pkg:Ellipsoid",
+    )
+    plain = earth.model_copy(update={"name": "other", "json_schema": {"anyOf": [built]}})
+    example = synthesise_example([earth, plain])
+    assert example.arguments == {"earth": {"attribute": "UNIT"}, "other": {"radius": 1.5}}

@@ -87,6 +87,32 @@ def parameter_docs(doc):
     return found
 
 
+# A parameter described as one class of the package, and nothing else: "a
+# :class:`~pkg.geodesic.Geodesic` object" (Sphinx's role, the reST docstrings' usual way).
+_CLASS_ROLE = re.compile(
+    r"(?:an?\s+|the\s+)?:(?:py:)?class:`~?([\w.]+)`(?:\s+(?:object|instance))?\s*\.?", re.I
+)
+
+
+def documented_class(description, module):
+    """The package's class that a parameter's whole description names (an unannotated
+    ``earth``: "a :class:`~pkg.geodesic.Geodesic` object"), else None. A description that
+    says more ("a list of :class:`Point`", "a :class:`Point` or a tuple") names no type."""
+    match = _CLASS_ROLE.fullmatch((description or "").strip())
+    if match is None or module is None:
+        return None
+    path = match.group(1)
+    package = module.__name__.partition(".")[0]
+    where, _, name = path.rpartition(".")
+    holder = sys.modules.get(where) if where else module
+    try:
+        cls = inspect.getattr_static(holder, name) if holder is not None else None
+    except AttributeError:
+        return None
+    own = (getattr(cls, "__module__", "") or "").partition(".")[0] == package
+    return cls if inspect.isclass(cls) and own else None
+
+
 def summary_of(doc):
     first = doc.strip().split("\n\n", 1)[0]
     return " ".join(first.split())

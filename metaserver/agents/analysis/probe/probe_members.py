@@ -12,13 +12,25 @@ import re
 import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
+    from .probe_docs import (
+        MAX_EXAMPLES,
+        documented_class,
+        examples_for,
+        parameter_docs,
+        summary_of,
+    )
     from .probe_scan import scan
     from .probe_sessions import method_examples
     from .probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
     from .probe_values import value_examples
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
+    from probe_docs import (
+        MAX_EXAMPLES,
+        documented_class,
+        examples_for,
+        parameter_docs,
+        summary_of,
+    )
     from probe_scan import scan
     from probe_sessions import method_examples
     from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
@@ -193,8 +205,11 @@ def describe_callable(
                 return None, f"parameter {p.name!r} cannot be named in a tool", target
             hidden.append(p.name)
             continue
+        annotation = _annotation(hints, p)
+        if annotation is inspect.Parameter.empty:  # the docstring's type, if it names a class
+            annotation = documented_class(docs.get(p.name), module) or annotation
         try:
-            schema, codec = parameter_schema(_annotation(hints, p), constructors)
+            schema, codec = parameter_schema(annotation, constructors)
             default = None if required else json_safe(p.default)
         except Unsupported as exc:
             if required:
@@ -214,6 +229,10 @@ def describe_callable(
         func.__init__ if kind == "constructor" and inspect.isfunction(func.__init__) else func,
         public_name.rpartition(".")[2],
     )
+    examples = _examples(
+        func, call_names, doc, signature, exposed, kind, owner, public_name, module
+    )
+    _typed_by_examples(params, examples, signature, hints, constructors)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
         "target": target,
@@ -223,9 +242,7 @@ def describe_callable(
         "hidden_parameters": hidden,
         "doc": doc,
         "summary": summary_of(doc),
-        "examples": _examples(
-            func, call_names, doc, signature, exposed, kind, owner, public_name, module
-        ),
+        "examples": examples,
         "in_all": in_all,
         "top_level": "." not in module.__name__,
         "kind": kind,
@@ -276,6 +293,28 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
                 found.append(example)
     found.sort(key=lambda e: not e["has_expected"])
     return found[:MAX_EXAMPLES]
+
+
+def _typed_by_examples(params, examples, signature, hints, constructors):
+    """An untyped parameter an example passes a class's own instance (``Geodesic.WGS84``,
+    shown as ``{"attribute": "WGS84"}``) takes that class: its schema and codec become the
+    class's, so that the codecs decode the name into the instance."""
+    for example in examples:
+        for name, cls in example.pop("_held", {}).items():
+            param = next((p for p in params if p["name"] == name), None)
+            declared = signature.parameters.get(name)
+            if param is None or param["codec"] is not None or declared is None:
+                continue
+            if _annotation(hints, declared) is not inspect.Parameter.empty:
+                continue
+            try:
+                schema, codec = parameter_schema(cls, constructors)
+            except Unsupported:
+                continue
+            for key in ("default", "description"):
+                if key in param["json_schema"]:
+                    schema = dict(schema, **{key: param["json_schema"][key]})
+            param["json_schema"], param["codec"] = schema, codec
 
 
 def _param(name, kind, schema, required, default, description, codec):

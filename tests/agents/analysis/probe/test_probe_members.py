@@ -281,3 +281,70 @@ def test_risky_callables_are_flagged(by_target: dict[str, Candidate]) -> None:
 def test_a_first_parameter_named_cls_skips_the_function(report: CodeReport) -> None:
     reasons = {s.target: s.reason for s in report.skipped}
     assert "expects a class or instance" in reasons["members:first_is_cls"]
+
+
+HELD_PACKAGE = '''\
+"""Unannotated parameters that take an instance a class holds."""
+
+
+class Ellipsoid:
+    """An ellipsoid; the class holds a standard one."""
+
+    def __init__(self, radius: float, flattening: float) -> None:
+        self.radius, self.flattening = radius, flattening
+
+
+Ellipsoid.UNIT = Ellipsoid(100.0, 0.5)
+
+
+class Region:
+    def __init__(self, earth, others, closed=True):
+        """Start a region.
+
+        :param earth: an :class:`~held.Ellipsoid` object
+        :param others: a list of :class:`Ellipsoid`
+        :param closed: whether the last point joins the first
+        """
+
+
+def polar(shape):
+    """The polar radius.
+
+    >>> polar(Ellipsoid.UNIT)
+    50.0
+    """
+    return shape.radius * (1 - shape.flattening)
+'''
+
+
+def test_an_untyped_parameter_takes_the_class_its_docs_name(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("held")
+    (root / "held").mkdir()
+    (root / "held" / "__init__.py").write_text(HELD_PACKAGE)
+    output = root / "report.json"
+    subprocess.run(
+        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
+        check=True,
+        cwd=root,
+        timeout=60,
+    )
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    found = {c.target.partition(":")[2]: c for c in report.candidates}
+    held_arm = {"attribute": {"enum": ["UNIT"]}}
+
+    # the docstring's class role types ``earth``; "a list of" names no type
+    region = {p.name: p for p in found["Region"].parameters}
+    assert region["earth"].codec == "new:held:Ellipsoid"
+    assert region["earth"].json_schema["anyOf"][-1]["properties"] == held_arm
+    assert region["others"].codec is None
+    assert region["closed"].json_schema.get("default") is True
+
+    # the example that passes ``Ellipsoid.UNIT`` types ``shape``, and is kept
+    [shape] = found["polar"].parameters
+    assert shape.codec == "new:held:Ellipsoid"
+    assert shape.json_schema["anyOf"][-1]["properties"] == held_arm
+    [example] = found["polar"].examples
+    assert example.arguments == {"shape": {"attribute": "UNIT"}}
+    assert example.expected == 50.0
