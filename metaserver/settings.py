@@ -296,7 +296,7 @@ class Settings(BaseSettings):
     # 66: the 60 names the docs are read for (analysis/usage.MAX_DOCUMENTED) plus half of
     # the default max_tools, so the budget (documented + max_tools // 2) is never cut. At 36
     # colour-science 0.4.7 (57 documented names) stopped at 58% coverage; at 66 it reached
-    # 79%, for 118 s of conversion instead of 68 s (docs/ARCHITECTURE.md decision 22).
+    # 79%, for 62 s of conversion instead of 49 s (docs/ARCHITECTURE.md decision 22).
     max_documented_tools: int = Field(
         default=66,
         ge=0,
