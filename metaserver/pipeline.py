@@ -194,10 +194,7 @@ async def _fetch_and_convert(
         token=token,
         max_tools=max_tools or settings.max_tools,
         paper=paper.text if paper is not None else None,
-        # A cap the user chose (the argument, METASERVER_MAX_TOOLS) is kept as given.
-        documented_cap=0
-        if max_tools or "max_tools" in settings.model_fields_set
-        else settings.max_documented_tools,
+        documented_cap=settings.documented_cap(max_tools),
     )
     try:
         report = await _convert_workspace(conversion, timer)

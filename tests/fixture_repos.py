@@ -621,3 +621,56 @@ def make_chain_repo(root: Path) -> Path:
     return make_package_repo(
         root, "clockpack", "clockpack", CHAIN_MODULE, files={"README.md": CHAIN_README}
     )
+
+
+HELD_MODULE = '''\
+"""Regions on an ellipsoid the package ships as a class attribute: a fixture. Nothing here
+is annotated: the docstrings say what each argument is."""
+
+__all__ = ["Ellipsoid", "Region", "polar"]
+
+
+class Ellipsoid:
+    """An ellipsoid by its equatorial radius and flattening; the class holds a standard one."""
+
+    def __init__(self, radius, flattening):
+        if not 0 <= flattening < 1 or radius < 10:
+            raise ValueError("not an ellipsoid we model")
+        self.radius, self.flattening = radius, flattening
+
+
+Ellipsoid.UNIT = Ellipsoid(100.0, 0.5)
+
+
+class Region:
+    """Points on an ellipsoid."""
+
+    def __init__(self, earth, closed=True):
+        """Start an empty region.
+
+        :param earth: an :class:`~heldpack.Ellipsoid` object
+        :param closed: whether the last point joins the first
+        """
+        self.scale = earth.radius * (1 - earth.flattening)
+        self.points = []
+
+    def add(self, lat, lon):
+        """Add a point; the number of points so far."""
+        self.points.append((lat, lon))
+        return len(self.points)
+
+
+def polar(shape):
+    """The polar radius of an ellipsoid.
+
+    >>> polar(Ellipsoid.UNIT)
+    50.0
+    """
+    return shape.radius * (1 - shape.flattening)
+'''
+
+
+def make_held_repo(root: Path) -> Path:
+    """Unannotated parameters that take an instance a class holds (``Ellipsoid.UNIT``): one
+    typed by its docstring's class role, one by the example that passes the instance."""
+    return make_package_repo(root, "heldpack", "heldpack", HELD_MODULE)

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import ast
 import doctest
-import textwrap
 from pathlib import Path
 
-from metaserver.agents.analysis.usage import _RST_DIRECTIVE, _fenced_blocks, _guide_files
+from metaserver.agents.analysis.usage import _fenced_blocks, _guide_files, rst_blocks
 
 __all__ = ["guide_sessions"]
 
@@ -53,7 +52,7 @@ def _session(text: str) -> str:
         lines += [line for line in example.want.rstrip("\n").splitlines() if line.strip()]
         lines.append("")
     blocks = _fenced_blocks(text)
-    blocks += [textwrap.dedent(m.group(2)) for m in _RST_DIRECTIVE.finditer(text)]
+    blocks += rst_blocks(text)
     for block in blocks:
         if ">>>" in block:
             continue  # a session: doctest read it above

@@ -35,10 +35,18 @@ _SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
 _PYTHON_FENCES = {"", "python", "py", "python3", "pycon", "ipython", "ipython3"}
 # reStructuredText code directives: the indented block after them is the code.
+# (jupyter-execute and testcode: Sphinx extensions' blocks of code the docs build runs.)
 _RST_DIRECTIVE = re.compile(
-    r"^([ \t]*)\.\. (?:code-block|code|sourcecode|ipython)::[ \t]*(?:python3?|py|ipython)?[ \t]*\n"
+    r"^([ \t]*)\.\. (?:code-block|code|sourcecode|ipython|jupyter-execute|testcode)::"
+    r"[ \t]*(?:python3?|py|ipython)?[ \t]*\n"
     r"(?:\1[ \t]+:[\w-]+:.*\n)*"  # directive options such as :linenos:
     r"((?:[ \t]*\n|\1[ \t]+\S.*\n?)+)",
+    re.M,
+)
+# A reStructuredText literal block: a paragraph ending in "::" (not a directive), then the
+# block indented below it; most READMEs written in reST show their code this way.
+_RST_LITERAL = re.compile(
+    r"^([ \t]*)(?!\.\.[ \t])\S[^\n]*::[ \t]*\n(?:[ \t]*\n)+((?:[ \t]*\n|\1[ \t]+\S[^\n]*\n?)+)",
     re.M,
 )
 # Docs pages that show how to start, as opposed to an API reference listing every name.
@@ -271,11 +279,18 @@ def _code_in_text(text: str) -> list[str]:
     for block in _fenced_blocks(text):
         if ">>>" not in block:
             pieces.append(block)
-    for match in _RST_DIRECTIVE.finditer(text):
-        block = textwrap.dedent(match.group(2))
+    for block in rst_blocks(text):
         if ">>>" not in block:  # sessions inside a directive are doctest examples already
             pieces.append(block)
     return pieces
+
+
+def rst_blocks(text: str) -> list[str]:
+    """The code of a reStructuredText text's code directives and literal blocks, dedented
+    (a literal block that is not Python, such as a shell line, fails to parse later)."""
+    found = [(m.start(), m.group(2)) for m in _RST_DIRECTIVE.finditer(text)]
+    found += [(m.start(), m.group(2)) for m in _RST_LITERAL.finditer(text)]
+    return [textwrap.dedent(block) for _, block in sorted(found)]
 
 
 def _calls_in_code(

@@ -10,6 +10,7 @@ it never changes which callable a tool is bound to.
 
 from __future__ import annotations
 
+import json
 import re
 
 import jsonschema
@@ -24,7 +25,15 @@ from metaserver.agents.design.ranking import (
     shallowest,
 )
 from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
-from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, ToolSpec
+from metaserver.contracts import (
+    JSON,
+    Candidate,
+    CodeReport,
+    Example,
+    Parameter,
+    SessionStep,
+    ToolSpec,
+)
 
 __all__ = [
     "MAX_DESCRIPTION",
@@ -261,6 +270,7 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
         # carries an expected value (probe_sessions.py), gets one from the constructor's.
         handle = candidate.parameters[0]
         value = _instance_value(handle, owner)
+        built = _built_by_tool(handle, owner, value, targets)
         examples = [
             e
             if e.session or (handle.name in e.arguments and e.origin != "synthesised")
@@ -270,6 +280,7 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
                     "expected": None,
                     "has_expected": False,
                     "line": None,
+                    "session": built,
                 }
             )
             for e in examples
@@ -296,6 +307,29 @@ def _valid(validator: Draft202012Validator, arguments: dict[str, JSON]) -> bool:
         return bool(validator.is_valid(arguments))
     except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):
         return True  # a schema we cannot check does not reorder anything
+
+
+def _built_by_tool(
+    handle: Parameter, owner: Candidate | None, value: JSON, targets: set[str]
+) -> list[SessionStep]:
+    """The constructor tool's call that builds the receiver, when its arguments hold an
+    object only that tool's codecs decode (``Region(earth={"attribute": "UNIT"})``: the
+    ``new`` codec passes nested values as they are); else none (the codec builds it)."""
+    if owner is None or owner.target not in targets or not isinstance(value, dict):
+        return []
+    if not (handle.codec or "").startswith("new:"):
+        return []
+    coded = {p.name for p in owner.parameters if p.codec}
+    if not any(_object_value(value.get(name)) for name in coded):
+        return []
+    shown = ", ".join(f"{name}={json.dumps(v)}" for name, v in value.items())
+    line = f"{handle.name} = {owner.name}({shown})"
+    return [SessionStep(line=line, target=owner.target, arguments=value)]
+
+
+def _object_value(value: JSON) -> bool:
+    """A held instance or a handle, as a tool's codecs take them."""
+    return isinstance(value, dict) and set(value) in ({"attribute"}, {"handle"})
 
 
 def _instance_value(handle: Parameter, owner: Candidate | None) -> JSON:

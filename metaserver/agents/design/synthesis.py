@@ -50,6 +50,9 @@ def value_for_parameter(parameter: Parameter) -> JSON:
     if codec in CODEC_VALUES:
         return CODEC_VALUES[codec]
     schema = parameter.json_schema
+    held = _held_instance(schema) if codec in ("new", "handle") else None
+    if held is not None:  # the library's own instance beats constructor arguments we guess
+        return held
     if codec and "anyOf" in schema:  # the JSON form comes first, the handle object last
         schema = schema["anyOf"][0]
     return value_for(parameter.name, schema)
@@ -91,6 +94,19 @@ def value_for(name: str, schema: dict[str, JSON]) -> JSON:
     if isinstance(kind, str) and kind in by_type:
         return by_type[kind]
     return _by_name(name)
+
+
+def _held_instance(schema: dict[str, JSON]) -> JSON:
+    """``{"attribute": NAME}`` for the first instance the class holds (``Geodesic.WGS84``)
+    that the schema offers (probe_types.with_attributes), else None."""
+    arms = schema.get("anyOf")
+    for arm in arms if isinstance(arms, list) else []:
+        properties = arm.get("properties") if isinstance(arm, dict) else None
+        attribute = properties.get("attribute") if isinstance(properties, dict) else None
+        names = attribute.get("enum") if isinstance(attribute, dict) else None
+        if isinstance(names, list) and names and isinstance(names[0], str):
+            return {"attribute": names[0]}
+    return None
 
 
 def _by_name(name: str) -> JSON:

@@ -111,3 +111,53 @@ def test_calls_expected_to_raise_are_not_examples(tmp_path: Path) -> None:
     calls = usage.calls["easter"]
     assert [(c.args, c.kwargs) for c in calls] == [([2024], {})]
     assert calls[0].expected == "2024-03-31"
+
+
+RST_README = """\
+demo
+====
+
+.. image:: https://example.org/badge.svg
+
+Parameters are built as with::
+
+    import demo
+    params = demo.Parameters()
+    params['amp'] = demo.Parameter(value=1.2)
+
+Install it with::
+
+    pip install demo
+
+.. note:: Not code::
+
+A model the docs build runs:
+
+.. jupyter-execute::
+    :hide-output:
+
+    model = demo.GaussianModel()
+    model.guess([1, 2, 1], x=[0, 1, 2])
+
+Done.
+"""
+
+
+def test_rst_literal_blocks_and_executed_directives_are_code(tmp_path: Path) -> None:
+    from metaserver.agents.analysis.guides import guide_sessions
+    from metaserver.agents.analysis.usage import documented_names
+
+    (tmp_path / "README.rst").write_text(RST_README)
+    wanted = {"Parameters", "Parameter", "GaussianModel", "guess", "install"}
+
+    # the shell line is no Python; a directive's own line is no paragraph
+    assert documented_names(tmp_path, wanted, {"guess"}) == [
+        "Parameters",
+        "Parameter",
+        "GaussianModel",
+        "guess",
+    ]
+    [session] = guide_sessions(tmp_path)
+    assert ">>> params = demo.Parameters()" in session
+    assert ">>> model.guess([1, 2, 1], x=[0, 1, 2])" in session
+    assert "pip install" not in session and "Done." not in session

@@ -368,3 +368,46 @@ def test_a_handle_parameter_is_usable_when_a_session_builds_it() -> None:
     assert not usable(function)
     into = Example(arguments={}, session=[step.model_copy(update={"into": "a"})])
     assert usable(function.model_copy(update={"examples": [into]}))
+
+
+def test_the_default_cap_never_cuts_what_the_docs_can_document() -> None:
+    from metaserver.agents.analysis.usage import MAX_DOCUMENTED, Usage
+    from metaserver.agents.design.specs import tool_budget
+    from metaserver.settings import Settings
+
+    names = [f"f{i:02d}" for i in range(MAX_DOCUMENTED)]
+    code = report(*(candidate(n) for n in names))
+    settings = Settings()
+    budget = tool_budget(
+        code, Usage(documented=names), settings.max_tools, settings.max_documented_tools
+    )
+    # every name the docs are read for, and half of max_tools for constructors and the rest
+    assert budget == MAX_DOCUMENTED + settings.max_tools // 2
+
+
+def test_a_cap_the_user_chose_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    from metaserver.settings import Settings
+
+    assert Settings().documented_cap(None) == Settings().max_documented_tools
+    assert Settings().documented_cap(20) == 0  # --max-tools 20
+    monkeypatch.setenv("METASERVER_MAX_TOOLS", "12")  # the default's value, but chosen
+    assert Settings().documented_cap(None) == 0
+
+
+def test_an_instance_the_class_holds_is_synthesised_before_guessed_arguments() -> None:
+    held = {
+        "type": "object",
+        "properties": {"attribute": {"enum": ["UNIT", "WIDE"]}},
+        "required": ["attribute"],
+    }
+    built = {"type": "object", "properties": {"radius": {"type": "number"}}}
+    earth = Parameter(
+        name="earth",
+        kind="positional_or_keyword",
+        json_schema={"anyOf": [built, {"type": "string"}, held]},
+        required=True,
+        codec="new:pkg:Ellipsoid",
+    )
+    plain = earth.model_copy(update={"name": "other", "json_schema": {"anyOf": [built]}})
+    example = synthesise_example([earth, plain])
+    assert example.arguments == {"earth": {"attribute": "UNIT"}, "other": {"radius": 1.5}}

@@ -10,6 +10,7 @@ import doctest
 import inspect
 import re
 import sys
+import typing
 
 try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
     from .probe_types import Unsupported, json_safe
@@ -85,6 +86,72 @@ def parameter_docs(doc):
         ):
             found.setdefault(match.group(1), match.group(3).strip())
     return found
+
+
+# A parameter described as one class of the package, and nothing else: "a
+# :class:`~pkg.geodesic.Geodesic` object" (Sphinx's role, the reST docstrings' usual way).
+_CLASS_ROLE = re.compile(
+    r"(?:an?\s+|the\s+)?:(?:py:)?class:`~?([\w.]+)`(?:\s+(?:object|instance))?\s*\.?", re.I
+)
+
+
+_TYPE_NAME = re.compile(r"~?([A-Za-z_][\w.]*)(?:\s*,\s*optional)?")
+_CALLABLE_TYPES = {"callable", "function"}
+
+
+def parameter_types(doc):
+    """Per-parameter type text: reST ``:type name: T``, NumPy ``name : T``, Google
+    ``name (T): ...``."""
+    found = {}
+    for match in re.finditer(r":type\s+(\w+):\s*(.+)", doc):
+        found.setdefault(match.group(1), match.group(2).strip())
+    section = re.search(
+        r"\n\s*(Args|Arguments|Parameters)\s*:?\s*\n(?:\s*-+\s*\n)?(.*?)(\n\s*\n\S|\Z)",
+        "\n" + doc,
+        re.S,
+    )
+    if section:
+        for pattern in (
+            r"^[ \t]*\*{0,2}(\w+)[ \t]+:[ \t]*(\S[^\n]*)$",
+            r"^\s*(\w+)\s*\(([^)]*)\)\s*:",
+        ):
+            for match in re.finditer(pattern, section.group(2), re.M):
+                found.setdefault(match.group(1), match.group(2).strip())
+    return found
+
+
+def documented_type(text, module):
+    """What a parameter's docstring type says it takes, when it is one class of the package
+    (NumPy's ``model : Model``, ``:class:`~pkg.Model```, "Model, optional") or a function
+    (``fcn : callable``: ``typing.Callable``, as if annotated); else None."""
+    text = (text or "").strip()
+    if text.lower().partition(",")[0].strip() in _CALLABLE_TYPES:
+        return typing.Callable
+    match = _CLASS_ROLE.fullmatch(text) or _TYPE_NAME.fullmatch(text)
+    return _package_class(match.group(1), module) if match else None
+
+
+def documented_class(description, module):
+    """The package's class that a parameter's whole description names (an unannotated
+    ``earth``: "a :class:`~pkg.geodesic.Geodesic` object"), else None. A description that
+    says more ("a list of :class:`Point`", "a :class:`Point` or a tuple") names no type."""
+    match = _CLASS_ROLE.fullmatch((description or "").strip())
+    return _package_class(match.group(1), module) if match else None
+
+
+def _package_class(path, module):
+    """The class ``path`` names (dotted, or a name in ``module``) if it is the package's."""
+    if module is None:
+        return None
+    package = module.__name__.partition(".")[0]
+    where, _, name = path.rpartition(".")
+    holder = sys.modules.get(where) if where else module
+    try:
+        cls = inspect.getattr_static(holder, name) if holder is not None else None
+    except AttributeError:
+        return None
+    own = (getattr(cls, "__module__", "") or "").partition(".")[0] == package
+    return cls if inspect.isclass(cls) and own else None
 
 
 def summary_of(doc):

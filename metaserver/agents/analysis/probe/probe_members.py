@@ -9,22 +9,53 @@ functions of the class.
 import inspect
 import keyword
 import re
+import sys
 import types
 import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
+    from .probe_docs import (
+        MAX_EXAMPLES,
+        documented_class,
+        documented_type,
+        examples_for,
+        parameter_docs,
+        parameter_types,
+        summary_of,
+    )
     from .probe_scan import scan
     from .probe_sessions import method_examples
     from .probe_textsig import text_signature
-    from .probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+    from .probe_types import (
+        Unsupported,
+        class_schema,
+        instance_attributes,
+        json_safe,
+        parameter_schema,
+        schema_for,
+    )
     from .probe_values import value_examples
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, examples_for, parameter_docs, summary_of
+    from probe_docs import (
+        MAX_EXAMPLES,
+        documented_class,
+        documented_type,
+        examples_for,
+        parameter_docs,
+        parameter_types,
+        summary_of,
+    )
     from probe_scan import scan
     from probe_sessions import method_examples
     from probe_textsig import text_signature
-    from probe_types import Unsupported, class_schema, json_safe, parameter_schema, schema_for
+    from probe_types import (
+        Unsupported,
+        class_schema,
+        instance_attributes,
+        json_safe,
+        parameter_schema,
+        schema_for,
+    )
     from probe_values import value_examples
 
 MAX_METHODS = 40
@@ -93,6 +124,7 @@ class _Constructors:
 
     def __call__(self, cls):
         if cls not in self.cache:
+            self.cache[cls] = None  # a class whose constructor needs itself: no JSON form
             self.cache[cls] = self._build(cls)
         return self.cache[cls]
 
@@ -106,6 +138,9 @@ class _Constructors:
             return None
         properties, required = {}, []
         parameters = signature.parameters.values()
+        doc = _class_doc(cls)
+        docs, types = parameter_docs(doc), parameter_types(doc)
+        home = sys.modules.get(cls.__module__)
         if any(p.kind is p.VAR_POSITIONAL for p in parameters) and not any(
             p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters
         ):
@@ -113,8 +148,17 @@ class _Constructors:
         for p in parameters:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name.startswith("_"):
                 continue
+            annotation = _annotation(hints, p)
+            documented = _documented(p.name, types, docs, home)
+            # A function, or an object no JSON builds (only a handle), is no constructor
+            # argument either when only the docstring says so; a class JSON can build
+            # stays untyped here (a receiver needing one is built by its tool: specs.py).
+            if annotation is inspect.Parameter.empty and (
+                documented is typing.Callable or self._handle_only(documented)
+            ):
+                annotation = documented
             try:
-                properties[p.name] = schema_for(_annotation(hints, p))
+                properties[p.name] = schema_for(annotation)
             except Unsupported:
                 if p.default is p.empty:
                     return None
@@ -122,6 +166,23 @@ class _Constructors:
             if p.default is p.empty:
                 required.append(p.name)
         return {"type": "object", "properties": properties, "required": required}
+
+    def _handle_only(self, cls):
+        """Whether a parameter of class ``cls`` takes a handle and nothing else."""
+        if not inspect.isclass(cls):
+            return False
+        try:
+            codec = parameter_schema(cls, self)[1]
+        except Unsupported:
+            return True
+        return (codec or "").startswith("handle") and not instance_attributes(cls)
+
+
+def _documented(name, types, docs, home):
+    """What an unannotated parameter's docstring says it takes (probe_docs.documented_type,
+    documented_class), as an annotation; ``empty`` when it names no class or function."""
+    found = documented_type(types.get(name), home) or documented_class(docs.get(name), home)
+    return found or inspect.Parameter.empty
 
 
 def _annotation(hints, p):
@@ -156,7 +217,8 @@ def describe_callable(
     except Exception:
         hints = {}
     doc = doc if doc is not None else (inspect.getdoc(func) or "")
-    docs = parameter_docs(doc)
+    docs, types = parameter_docs(doc), parameter_types(doc)
+    home = sys.modules.get(getattr(owner or func, "__module__", "") or "", module)
     params, hidden, positional = [], [], []
     if kind == "method":
         names = set(signature.parameters)
@@ -200,8 +262,11 @@ def describe_callable(
                 return None, f"parameter {p.name!r} cannot be named in a tool", target
             hidden.append(p.name)
             continue
+        annotation = _annotation(hints, p)
+        if annotation is inspect.Parameter.empty:  # the docstring's type, if it names a class
+            annotation = _documented(p.name, types, docs, home)
         try:
-            schema, codec = parameter_schema(_annotation(hints, p), constructors)
+            schema, codec = parameter_schema(annotation, constructors)
             default = None if required else json_safe(p.default)
         except Unsupported as exc:
             if required:
@@ -221,6 +286,10 @@ def describe_callable(
         func.__init__ if kind == "constructor" and inspect.isfunction(func.__init__) else func,
         public_name.rpartition(".")[2],
     )
+    examples = _examples(
+        func, call_names, doc, signature, exposed, kind, owner, public_name, module
+    )
+    _typed_by_examples(params, examples, signature, hints, constructors)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
         "target": target,
@@ -230,9 +299,7 @@ def describe_callable(
         "hidden_parameters": hidden,
         "doc": doc,
         "summary": summary_of(doc),
-        "examples": _examples(
-            func, call_names, doc, signature, exposed, kind, owner, public_name, module
-        ),
+        "examples": examples,
         "in_all": in_all,
         "top_level": "." not in module.__name__,
         "kind": kind,
@@ -283,6 +350,28 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
                 found.append(example)
     found.sort(key=lambda e: not e["has_expected"])
     return found[:MAX_EXAMPLES]
+
+
+def _typed_by_examples(params, examples, signature, hints, constructors):
+    """An untyped parameter an example passes a class's own instance (``Geodesic.WGS84``,
+    shown as ``{"attribute": "WGS84"}``) takes that class: its schema and codec become the
+    class's, so that the codecs decode the name into the instance."""
+    for example in examples:
+        for name, cls in example.pop("_held", {}).items():
+            param = next((p for p in params if p["name"] == name), None)
+            declared = signature.parameters.get(name)
+            if param is None or param["codec"] is not None or declared is None:
+                continue
+            if _annotation(hints, declared) is not inspect.Parameter.empty:
+                continue
+            try:
+                schema, codec = parameter_schema(cls, constructors)
+            except Unsupported:
+                continue
+            for key in ("default", "description"):
+                if key in param["json_schema"]:
+                    schema = dict(schema, **{key: param["json_schema"][key]})
+            param["json_schema"], param["codec"] = schema, codec
 
 
 def _param(name, kind, schema, required, default, description, codec):

@@ -31,6 +31,14 @@ class _Built:
         self.step = step
 
 
+class _Held:
+    """An argument that is an instance a class of the package holds (``Geodesic.WGS84``):
+    passed as ``{"attribute": "WGS84"}``, which the class's codec decodes (runtime/decode)."""
+
+    def __init__(self, cls, name):
+        self.cls, self.name = cls, name
+
+
 def value_examples(func, module, doc, signature, exposed, package, guide=False):
     """Examples of ``func`` from ``doc`` in which at least one argument is an object that a
     call of the package's own callables built (on an earlier line, or inline).
@@ -64,13 +72,15 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         bound = _arguments(node, signature, namespace, package, values, source)
         if bound is None:
             return None
-        arguments, steps = bound
-        if not steps or not set(arguments) | {s["into"] for s in steps} <= exposed:
+        arguments, steps, held = bound
+        if not (steps or held) or not set(arguments) | {s["into"] for s in steps} <= exposed:
             return None  # literal calls alone: probe_docs.examples_for has them
         item = _item(arguments, wrapper, want, None)
         if item is None:
             return None
         item["session"] = steps
+        if held:  # the class each such parameter takes (probe_members pops it)
+            item["_held"] = held
         if item["has_expected"]:
             item["line"] = source
         return item
@@ -134,8 +144,9 @@ def _own(obj, package):
 
 
 def _arguments(node, signature, namespace, package, values, source, depth=0):
-    """(literal arguments by name, steps whose results fill the others) for ``node``'s call
-    bound to ``signature``; None when an argument is neither."""
+    """(literal arguments by name, steps whose results fill the others, the class of each
+    argument that is a class's own instance) for ``node``'s call bound to ``signature``;
+    None when an argument is none of these."""
     if any(k.arg is None for k in node.keywords) or any(
         isinstance(a, ast.Starred) for a in node.args
     ):
@@ -148,10 +159,13 @@ def _arguments(node, signature, namespace, package, values, source, depth=0):
         bound = signature.bind(*args, **kwargs)
     except (_NotValue, TypeError):
         return None
-    arguments, steps = {}, []
+    arguments, steps, held = {}, [], {}
     for name, value in bound.arguments.items():
         if isinstance(value, _Built):
             steps.append(dict(value.step, into=name))
+            continue
+        if isinstance(value, _Held):
+            arguments[name], held[name] = {"attribute": value.name}, value.cls
             continue
         kind = signature.parameters[name].kind
         if (
@@ -165,7 +179,7 @@ def _arguments(node, signature, namespace, package, values, source, depth=0):
             arguments[name] = json_safe(value)
         except Unsupported:
             return None  # a placeholder inside *args or a container: not replayable
-    return arguments, steps
+    return arguments, steps, held
 
 
 class _NotValue(Exception):
@@ -179,8 +193,23 @@ def _value(node, namespace, package, values, source, depth):
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         pass
+    held = _held(node, namespace, package)
+    if held is not None:
+        return held
     if depth == 0:
         step = _build(node, namespace, package, values, source)
         if step is not None:
             return _Built(step)
     raise _NotValue
+
+
+def _held(node, namespace, package):
+    """``Cls.NAME`` where ``Cls`` is a class of the package and ``Cls.NAME`` one of its
+    instances (``Geodesic.WGS84``), as a ``_Held``; None for anything else."""
+    if not isinstance(node, ast.Attribute) or node.attr.startswith("_"):
+        return None
+    owner = _resolve(node.value, namespace)
+    if not (inspect.isclass(owner) and _own(owner, package)):
+        return None
+    value = _resolve(node, namespace)
+    return _Held(owner, node.attr) if isinstance(value, owner) else None

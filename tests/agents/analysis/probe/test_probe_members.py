@@ -281,3 +281,149 @@ def test_risky_callables_are_flagged(by_target: dict[str, Candidate]) -> None:
 def test_a_first_parameter_named_cls_skips_the_function(report: CodeReport) -> None:
     reasons = {s.target: s.reason for s in report.skipped}
     assert "expects a class or instance" in reasons["members:first_is_cls"]
+
+
+HELD_PACKAGE = '''\
+"""Unannotated parameters that take an instance a class holds."""
+
+
+class Ellipsoid:
+    """An ellipsoid; the class holds a standard one."""
+
+    def __init__(self, radius: float, flattening: float) -> None:
+        self.radius, self.flattening = radius, flattening
+
+
+Ellipsoid.UNIT = Ellipsoid(100.0, 0.5)
+
+
+class Region:
+    def __init__(self, earth, others, closed=True):
+        """Start a region.
+
+        :param earth: an :class:`~held.Ellipsoid` object
+        :param others: a list of :class:`Ellipsoid`
+        :param closed: whether the last point joins the first
+        """
+
+
+def polar(shape):
+    """The polar radius.
+
+    >>> polar(Ellipsoid.UNIT)
+    50.0
+    """
+    return shape.radius * (1 - shape.flattening)
+'''
+
+
+def test_an_untyped_parameter_takes_the_class_its_docs_name(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("held")
+    (root / "held").mkdir()
+    (root / "held" / "__init__.py").write_text(HELD_PACKAGE)
+    output = root / "report.json"
+    subprocess.run(
+        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
+        check=True,
+        cwd=root,
+        timeout=60,
+    )
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    found = {c.target.partition(":")[2]: c for c in report.candidates}
+    held_arm = {"attribute": {"enum": ["UNIT"]}}
+
+    # the docstring's class role types ``earth``; "a list of" names no type
+    region = {p.name: p for p in found["Region"].parameters}
+    assert region["earth"].codec == "new:held:Ellipsoid"
+    assert region["earth"].json_schema["anyOf"][-1]["properties"] == held_arm
+    assert region["others"].codec is None
+    assert region["closed"].json_schema.get("default") is True
+
+    # the example that passes ``Ellipsoid.UNIT`` types ``shape``, and is kept
+    [shape] = found["polar"].parameters
+    assert shape.codec == "new:held:Ellipsoid"
+    assert shape.json_schema["anyOf"][-1]["properties"] == held_arm
+    [example] = found["polar"].examples
+    assert example.arguments == {"shape": {"attribute": "UNIT"}}
+    assert example.expected == 50.0
+
+
+TYPED_BY_DOCS = '''\
+"""NumPy-style docstring types, and nothing annotated."""
+
+
+class Model:
+    """A model of a function.
+
+    Parameters
+    ----------
+    func : callable
+        The model function.
+    """
+
+    def __init__(self, func):
+        self.func = func
+
+
+class Result:
+    def __init__(self, model, scale=1.0):
+        """A fit.
+
+        Parameters
+        ----------
+        model : Model
+            What was fitted.
+        scale : float, optional
+            A factor.
+        """
+        self.model, self.scale = model, scale
+
+    def report(self):
+        return "fit"
+
+
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+def shift(point, by):
+    """Move a point.
+
+    Args:
+        point (Point): the point.
+        by (float): how far.
+    """
+    return Point(point.x + by, point.y)
+'''
+
+
+def test_docstring_types_name_classes_and_functions(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("typed")
+    (root / "typed").mkdir()
+    (root / "typed" / "__init__.py").write_text(TYPED_BY_DOCS)
+    output = root / "report.json"
+    subprocess.run(
+        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
+        check=True,
+        cwd=root,
+        timeout=60,
+    )
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    found = {c.target.partition(":")[2]: c for c in report.candidates}
+
+    # a function is no JSON: Model's constructor has no JSON form, so a Model is a handle
+    result = {p.name: p for p in found["Result"].parameters}
+    assert result["model"].codec == "handle:typed:Model"
+    assert result["scale"].codec is None and "anyOf" not in result["scale"].json_schema
+    # and a Result, whose constructor needs one, is passed by handle too (so its methods
+    # are tools only where a session builds it)
+    [handle, *_] = found["Result.report"].parameters
+    assert handle.codec == "handle:typed:Result"
+    # a Google-style "(Point)" types the argument as the class JSON can build
+    point = {p.name: p for p in found["shift"].parameters}["point"]
+    assert point.codec == "new:typed:Point"

@@ -133,3 +133,47 @@ def test_an_array_built_from_a_literal_is_that_literal(module: ModuleType) -> No
     (found,) = examples_for(module.far, {"far"}, text, signature, {"a", "b", "scale"})
     # the numpy codec's JSON form of an array is its nested lists
     assert (found["arguments"], found["expected"]) == ({"a": [[1, 2], [3, 4]], "b": [0]}, 7)
+
+
+HELD = '''
+class Shape:
+    def __init__(self, size):
+        self.size = size
+
+
+Shape.UNIT = Shape(1)
+Shape.LABEL = "unit"
+
+
+def grow(shape, by=1):
+    """Bigger.
+
+    >>> grow(Shape.UNIT, by=2)
+    3
+    >>> grow(Shape.LABEL)
+    2
+    """
+    return shape.size + by
+'''
+
+
+def test_an_instance_the_class_holds_is_an_argument_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "heldfx.py"
+    path.write_text(HELD)
+    spec = importlib.util.spec_from_file_location("heldfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["heldfx"] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        func = loaded.grow
+        found = value_examples(
+            func, loaded, func.__doc__, inspect.signature(func), {"shape", "by"}, "heldfx"
+        )
+    finally:
+        del sys.modules["heldfx"]
+    # Shape.LABEL holds a string, not a Shape: no example of it
+    [example] = found
+    assert example["arguments"] == {"shape": {"attribute": "UNIT"}, "by": 2}
+    assert example["expected"] == 3 and example["session"] == []
+    assert example["_held"] == {"shape": loaded.Shape}
