@@ -196,7 +196,9 @@ async def build_environment(
     cache = EnvironmentCache(settings.environment_store)
     python = chosen or fallback
     # Static (metadata and the guides' imports): decided before the key, which it is part of.
-    extras = await asyncio.to_thread(choose_extras, workspace.path, workspace.distribution)
+    extras: list[ChosenExtra] = []
+    if settings.install_documented_extras:
+        extras = await asyncio.to_thread(choose_extras, workspace.path, workspace.distribution)
     key = None
     if workspace.fingerprint:
         extra = " ".join(server_packages(settings) + [f"[{e.name}]" for e in extras])
