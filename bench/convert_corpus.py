@@ -148,14 +148,16 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def _coverage_cell(coverage: dict[str, Any] | None) -> str:
     """``covered/documented (percent)``, without the names that read files or URLs (``+N
-    files``); ``-`` when the README and guides call nothing else."""
+    files``); ``-`` when the README and guides call nothing; ``n/a (N files/net)`` when every name
+    they call reads a file or a URL or reaches the network (no ratio: nothing to count,
+    which is not 0%)."""
     if not coverage:
         return "-"
     files = set(coverage.get("reads_files") or [])
     documented = [n for n in coverage.get("documented", []) if n not in files]
     covered = [n for n in coverage.get("covered", []) if n not in files]
     if not documented:
-        return "-"
+        return f"n/a ({len(files)} files/net)" if files else "-"
     cell = f"{len(covered)}/{len(documented)} ({100 * len(covered) / len(documented):.0f}%)"
     return cell + (f" +{len(files)} files" if files else "")
 

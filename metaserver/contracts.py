@@ -74,6 +74,14 @@ class EnvironmentAttempt(BaseModel):
 PTH_NAME = "metaserver_workspace.pth"
 
 
+class InstalledExtra(BaseModel):
+    """A declared optional extra of the distribution, installed because its guides need it."""
+
+    name: str = Field(description="The extra, as the distribution declares it.")
+    requirements: list[str] = Field(default_factory=list, description="What it installed.")
+    reason: str = Field(description="The guide import that needs it.")
+
+
 class Environment(BaseModel):
     """An isolated virtual environment with the repository installed."""
 
@@ -92,6 +100,11 @@ class Environment(BaseModel):
         default=None, description="The distribution's version actually installed."
     )
     cached: bool = Field(default=False, description="Copied from a stored environment.")
+    extras: list[InstalledExtra] = Field(
+        default_factory=list,
+        description="Optional extras installed because the README or guides import what "
+        "they provide (agents/environment/extras.py).",
+    )
 
 
 class SessionStep(BaseModel):
@@ -388,6 +401,11 @@ class EnvironmentSummary(BaseModel):
         default_factory=list,
         description="Distributions installed because the import probe found their modules "
         "missing (imported by the package, not declared).",
+    )
+    extras: list[InstalledExtra] = Field(
+        default_factory=list,
+        description="Optional extras of the distribution installed because the README or "
+        "guides import a module they provide.",
     )
 
 

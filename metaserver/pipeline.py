@@ -305,6 +305,7 @@ async def _build_environment(conversion: Conversion) -> Environment:
         installed_version=environment.installed_version,
         cached=environment.cached,
         attempts=environment.attempts,
+        extras=environment.extras,
     )
     return environment
 

@@ -328,6 +328,12 @@ class Settings(BaseSettings):
         description="Failed conversions whose report.json and generated server are kept "
         "under home/failed/ (the newest); their workspace and environment go at once.",
     )
+    install_documented_extras: bool = Field(
+        default=True,
+        description="Install the optional extras of a distribution whose modules its README "
+        "and guides import (only the requirements they need); off: the plain install only, "
+        "which is faster to build and to start where an extra is large (a plotting stack).",
+    )
     run_generated_tests: bool = Field(
         default=True,
         description="Replay each generated server's tests/ with its own Python before it is "

@@ -674,3 +674,87 @@ def make_held_repo(root: Path) -> Path:
     """Unannotated parameters that take an instance a class holds (``Ellipsoid.UNIT``): one
     typed by its docstring's class role, one by the example that passes the instance."""
     return make_package_repo(root, "heldpack", "heldpack", HELD_MODULE)
+
+
+EXTRA_MODULE = '''\
+"""Small sums, and pairs in chunking.py (which needs the optional extra): a metaserver test
+fixture."""
+
+__all__ = ["add", "negate", "square"]
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    >>> add(1, 2)
+    3
+    """
+    return a + b
+
+
+def negate(x: int) -> int:
+    """The negative of x.
+
+    >>> negate(5)
+    -5
+    """
+    return -x
+
+
+def square(x: float) -> float:
+    """x squared.
+
+    >>> square(1.5)
+    2.25
+    """
+    return x * x
+'''
+
+EXTRA_CHUNKING = '''\
+"""Pairs of values: needs more-itertools, the package's optional extra "chunks"."""
+
+import more_itertools
+
+__all__ = ["pairs"]
+
+
+def pairs(values: list[int]) -> list[list[int]]:
+    """The values two by two."""
+    return [list(chunk) for chunk in more_itertools.chunked(values, 2)]
+'''
+
+EXTRA_README = """\
+# chunkpack
+
+Install with `pip install chunkpack[chunks]` for pairs:
+
+>>> from chunkpack.chunking import pairs
+>>> pairs([1, 2, 3])
+[[1, 2], [3]]
+"""
+
+EXTRA_PYPROJECT_TAIL = """
+[project.optional-dependencies]
+chunks = ["more-itertools==11.2.1"]
+test = ["pytest"]
+all = ["chunkpack[chunks,test]"]
+"""
+
+
+def make_extra_repo(root: Path) -> Path:
+    """A package whose README uses a submodule that needs a declared optional extra."""
+    repo = make_package_repo(
+        root,
+        "chunkpack",
+        "chunkpack",
+        EXTRA_MODULE,
+        files={"chunkpack/chunking.py": EXTRA_CHUNKING, "README.md": EXTRA_README},
+    )
+    pyproject = repo / "pyproject.toml"
+    # [project.optional-dependencies] must follow [project]'s keys, before [build-system].
+    text = pyproject.read_text().replace(
+        "\n[build-system]", EXTRA_PYPROJECT_TAIL + "\n[build-system]"
+    )
+    pyproject.write_text(text)
+    git(repo, "commit", "-q", "-am", "extras")
+    return repo

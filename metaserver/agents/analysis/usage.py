@@ -352,11 +352,19 @@ def _expected_to_fail(tree: ast.AST) -> set[int]:
     return failing
 
 
+# Receivers whose methods are a builtin type's: ``"{:.2f}".format(x)`` is str.format, never
+# the library's ``format``, whatever the argument.
+_LITERAL_RECEIVERS = (
+    ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set,
+    ast.ListComp, ast.SetComp, ast.DictComp,
+)  # fmt: skip
+
+
 def _called_name(node: ast.Call) -> str | None:
     func = node.func
     if isinstance(func, ast.Name):
         return func.id
-    if isinstance(func, ast.Attribute):
+    if isinstance(func, ast.Attribute) and not isinstance(func.value, _LITERAL_RECEIVERS):
         return func.attr
     return None
 

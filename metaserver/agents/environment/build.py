@@ -33,6 +33,7 @@ import uv
 
 from metaserver.agents.environment.base_layer import base_key, ensure_base, seed_from_base
 from metaserver.agents.environment.cache import EnvironmentCache, freeze_environment
+from metaserver.agents.environment.extras import ChosenExtra, choose_extras
 from metaserver.agents.environment.interpreters import (
     Interpreter,
     choose_interpreter,
@@ -46,7 +47,13 @@ from metaserver.agents.environment.strategies import (
     installed_version,
     is_installable,
 )
-from metaserver.contracts import PTH_NAME, Environment, EnvironmentAttempt, Workspace
+from metaserver.contracts import (
+    PTH_NAME,
+    Environment,
+    EnvironmentAttempt,
+    InstalledExtra,
+    Workspace,
+)
 from metaserver.exceptions import EnvironmentBuildError
 from metaserver.fs import remove_tree
 from metaserver.sandbox import Policy, RunResult, Sandbox
@@ -188,15 +195,21 @@ async def build_environment(
     )  # fmt: skip
     cache = EnvironmentCache(settings.environment_store)
     python = chosen or fallback
+    # Static (metadata and the guides' imports): decided before the key, which it is part of.
+    extras: list[ChosenExtra] = []
+    if settings.install_documented_extras:
+        extras = await asyncio.to_thread(choose_extras, workspace.path, workspace.distribution)
     key = None
     if workspace.fingerprint:
-        extra = " ".join(server_packages(settings))
+        extra = " ".join(server_packages(settings) + [f"[{e.name}]" for e in extras])
         key = cache.key(workspace.fingerprint, python.path, python.version_text, extra)
     try:
         environment = await _restore(cache, key, build) if key else None
         built = environment is None
         if environment is None:
             environment = await _climb(build)
+            if extras:
+                environment.extras = await _add_extras(build, extras)
             if settings.run_generated_tests and not build.seeded:
                 await _add_test_runner(build)
         environment.lock = await _freeze(build)
@@ -432,6 +445,34 @@ async def _add_test_runner(build: _Build) -> None:
     result = await build.uv(args, timeout=min(120.0, build.remaining()))
     if not result.ok:
         logger.info("test runner not installed with the environment: %s", result.tail(2))
+
+
+async def _add_extras(build: _Build, extras: list[ChosenExtra]) -> list[InstalledExtra]:
+    """Install the optional extras the guides need (extras.py), all in one install; if that
+    fails, each alone, so that one unavailable extra leaves the others (and the environment
+    itself, which never depends on them) in place."""
+    args = ["pip", "install", "--quiet", "--compile-bytecode", "--link-mode=copy"]
+    args += ["--python", str(build.venv / "bin" / "python")]
+    groups = [extras] if len(extras) == 1 else [extras, *([e] for e in extras)]
+    installed: list[InstalledExtra] = []
+    for group in groups:
+        requirements = [r for e in group for r in e.requirements]
+        if not requirements:
+            continue
+        result = await build.uv([*args, *requirements], timeout=build.remaining())
+        names = ", ".join(e.name for e in group)
+        if not result.ok:
+            logger.info("extra %s not installed: %s", names, result.tail(2))
+            continue
+        for extra in group:
+            logger.info("environment: extra [%s] installed (%s): %s", extra.name,
+                        ", ".join(extra.requirements), extra.reason)  # fmt: skip
+        installed += [
+            InstalledExtra(name=e.name, requirements=e.requirements, reason=e.reason) for e in group
+        ]
+        if group is extras:
+            break
+    return installed
 
 
 async def _installed(build: _Build, name: str) -> str | None:

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from metaserver.agents.analysis.doc_examples import find_examples
 from metaserver.agents.design.synthesis import value_for
+from metaserver.agents.environment.distributions import distribution_of
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
 from metaserver.contracts import JSON, Example, Parameter, ToolEvidence, ToolSpec
 
@@ -36,22 +37,6 @@ REPAIR_KINDS: tuple[RepairKind, ...] = ("next_example", "drop", "add_dependency"
 
 TIMEOUT_FACTOR = 4.0
 
-# Import names whose distribution is called something else (the common cases).
-DISTRIBUTIONS = {
-    "yaml": "PyYAML",
-    "PIL": "Pillow",
-    "sklearn": "scikit-learn",
-    "cv2": "opencv-python-headless",
-    "bs4": "beautifulsoup4",
-    "dateutil": "python-dateutil",
-    "attr": "attrs",
-    "Crypto": "pycryptodome",
-    "skimage": "scikit-image",
-    "serial": "pyserial",
-    "dotenv": "python-dotenv",
-    "jose": "python-jose",
-    "magic": "python-magic",
-}
 _MISSING_MODULE = re.compile(
     r"No module named '([A-Za-z0-9_.]+)'"
     # ... and the message a library raises for its optional dependency ("you must install
@@ -59,11 +44,6 @@ _MISSING_MODULE = re.compile(
     r"|(?:pip install|must install|please install)\s+['\"`]?([A-Za-z0-9_.]+)",
     re.IGNORECASE,
 )
-
-
-def distribution_of(module: str) -> str:
-    """The distribution that provides top-level ``module`` (usually its own name)."""
-    return DISTRIBUTIONS.get(module, module)
 
 
 class Repair(BaseModel):

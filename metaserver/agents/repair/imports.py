@@ -13,7 +13,7 @@ import logging
 from metaserver.agents.analysis.analyse import Installer
 from metaserver.agents.conversion import Draft
 from metaserver.agents.environment.dependencies import add_packages, is_requirement
-from metaserver.agents.repair.catalogue import distribution_of
+from metaserver.agents.environment.distributions import distribution_of
 from metaserver.exceptions import MetaServerError
 
 logger = logging.getLogger(__name__)

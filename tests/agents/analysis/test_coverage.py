@@ -175,3 +175,32 @@ def test_a_name_that_only_reaches_the_network_is_listed_apart() -> None:
     coverage = readme_coverage(usage, [spec("geo:distance")], candidates)
     assert coverage.reads_files == ["fetch_tmy"]
     assert coverage.ratio == 1.0
+
+
+def test_a_method_called_on_a_literal_is_the_builtin_types(tmp_path: Path) -> None:
+    readme = (
+        ">>> x = geo.point(1, 2)\n"
+        ">>> print('{:.2f}'.format(x))\n"  # str.format, not the package's format
+        ">>> print(', '.join([x.label()]))\n"
+        ">>> print(f'{x}'.upper(), [1].count(1))\n"
+        ">>> print(x.format('short'))\n"  # the package's method, on its object
+    )
+    write(tmp_path, {"README.md": readme})
+    wanted = {"point", "format", "join", "label", "upper", "count"}
+    assert mine_usage(tmp_path, wanted).documented == ["point", "label", "format"]
+    write(tmp_path, {"README.md": ">>> print('{:.2f}'.format(geo.point(1, 2)))\n"})
+    assert mine_usage(tmp_path, wanted).documented == ["point"]
+
+
+def test_every_documented_name_out_of_reach_leaves_no_ratio() -> None:
+    from metaserver.contracts import Candidate
+
+    usage = Usage(documented=["get_tmy", "read_sam"], reads_files=["read_sam"])
+    fetcher = Candidate(
+        target="geo.io:get_tmy", name="get_tmy", signature="get_tmy()", parameters=[],
+        dangerous="calls requests.get",
+    )  # fmt: skip
+    coverage = readme_coverage(usage, [spec("geo:distance")], [fetcher])
+    assert coverage.reads_files == ["read_sam", "get_tmy"]
+    assert coverage.covered == []
+    assert coverage.ratio is None  # not 0.0: nothing a sandboxed tool could run is documented

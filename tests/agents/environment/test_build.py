@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import uv
-from fixture_repos import make_calc_repo
+from fixture_repos import make_calc_repo, make_extra_repo
 
 from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.strategies import installed_version
@@ -315,3 +315,25 @@ async def test_unknown_pypi_name_fails_fast(tmp_path: Path, settings: Settings) 
     with pytest.raises(SourceError, match="unknown package on the index: metaserver-no-such"):
         await fetch(parse_source("pypi:metaserver-no-such-package-xyz"), tmp_path / "ws", settings)
     assert time.monotonic() - started < 10
+
+
+async def test_the_documented_extra_only_with_the_setting_on(tmp_path: Path) -> None:
+    """The README needs the extra "chunks": installed, listed, part of the stored key; with
+    the setting off, the plain install alone (and no stored copy of the other is reused)."""
+    repo = make_extra_repo(tmp_path / "chunkpack")
+    on = Settings(home=tmp_path / "home")
+    off = on.model_copy(update={"install_documented_extras": False})
+    check = "import chunkpack.chunking as c; print(c.pairs([1, 2, 3]))"
+    sandbox = get_sandbox(on.sandbox)
+    tree = workspace(repo).model_copy(update={"fingerprint": "fixture-extra"})
+
+    with_extra = await build_environment(tree, on.environments_dir / "on", on, sandbox)
+    assert [(e.name, e.requirements) for e in with_extra.extras] == [
+        ("chunks", ["more-itertools==11.2.1"])
+    ]
+    assert installed_version(with_extra.lock, "more-itertools") == "11.2.1"
+    assert python_says(with_extra, check) == "[[1, 2], [3]]"
+
+    plain = await build_environment(tree, off.environments_dir / "off", off, sandbox)
+    assert not plain.cached and plain.extras == []
+    assert installed_version(plain.lock, "more-itertools") is None
