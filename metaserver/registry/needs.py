@@ -6,9 +6,13 @@ Search therefore ranks the tools for the whole request and for each of its parts
 the rankings (:mod:`metaserver.registry.search`). The parts are deterministic:
 
 - its sentences, and clauses opened by a sequencing word ("then", "also", "after that");
-- for each file path with a known extension, the file operation it implies: "write a markdown
-  file" when a saving verb comes shortly before the path, else "read a markdown file". A
-  request naming a file rarely says "file system", yet needs a tool that reads or writes one.
+- for each file path (not part of a web address), the file operation it implies: "write a
+  markdown text file" when a writing word comes shortly before the path and after any reading
+  word, else "read a markdown text file". A request naming a file rarely says "file system",
+  yet needs a tool that reads or writes one. A plain-text format is named as text ("markdown
+  text", "csv text"): any tool that writes text files writes it, and "markdown file" alone
+  ranked the tools that convert markdown ahead of the one that writes the file. A path with an
+  extension of no known kind is still a file ("read a file").
 """
 
 from __future__ import annotations
@@ -24,25 +28,35 @@ _CLAUSES = re.compile(
     re.IGNORECASE,
 )
 _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.\-/]*?[\w\-]+\.([A-Za-z0-9]{1,5})\b")
+# A web address is no local file, though its path may end like one ("https://x.org/a.html").
+_URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
+# Words that make a path the place something is written to ("save it in", "a markdown report
+# in", "summarise it in a PPT in"), and words that make it the place something is read from
+# ("read the data under", "line 10 of", "located at"): the nearer of the two decides.
 _SAVING = re.compile(
     r"\b(?:save[sd]?|saving|write|writes|written|writing|export(?:ed)?|store[sd]?|output|"
-    r"put|create[sd]?|generate[sd]?)\b",
+    r"put|create[sd]?|generate[sd]?|report|summari[sz]e[sd]?)\b",
+    re.IGNORECASE,
+)
+_READING = re.compile(
+    r"\b(?:reads?|open|opens|loads?|located|under|of|from|analy[sz]e[sd]?|parse|extract|"
+    r"convert|get|view|insert)\b",
     re.IGNORECASE,
 )
 # How far before a path a saving verb is looked for ("save the summary as a report to /x").
 _VERB_REACH = 60
 _KINDS = {
-    "md": "markdown",
+    "md": "markdown text",
     "txt": "text",
     "log": "text",
-    "csv": "csv",
-    "tsv": "csv",
-    "json": "json",
-    "yaml": "yaml",
-    "yml": "yaml",
-    "xml": "xml",
-    "html": "html",
-    "htm": "html",
+    "csv": "csv text",
+    "tsv": "csv text",
+    "json": "json text",
+    "yaml": "yaml text",
+    "yml": "yaml text",
+    "xml": "xml text",
+    "html": "html text",
+    "htm": "html text",
     "xlsx": "excel spreadsheet",
     "xls": "excel spreadsheet",
     "docx": "word document",
@@ -77,15 +91,24 @@ def sub_needs(query: str) -> list[str]:
 def file_needs(query: str) -> list[str]:
     """The file operations that the paths in ``query`` imply, in order of appearance."""
     needs = []
+    addresses = [url.span() for url in _URL.finditer(query)]
     previous = 0  # where the text about this path may begin: after the previous path
     for match in _PATH.finditer(query):
+        if any(start <= match.start() < end for start, end in addresses):
+            continue
         before = query[max(previous, match.start() - _VERB_REACH) : match.start()]
         previous = match.end()
-        kind = _KINDS.get(match.group(1).lower())
-        if kind is None:
+        extension = match.group(1).lower()
+        if extension.isdigit():  # a version ("python3.12"), not a file's kind
             continue
-        # Only this sentence's verbs speak of this path.
+        kind = _KINDS.get(extension)
+        # Only this sentence's words speak of this path.
         before = re.split(r"[.;!?]\s", before)[-1]
-        verb = "write" if _SAVING.search(before) else "read"
-        needs.append(f"{verb} a {kind} file")
+        verb = "write" if _last(_SAVING, before) > _last(_READING, before) else "read"
+        needs.append(f"{verb} a {kind} file" if kind else f"{verb} a file")
     return needs
+
+
+def _last(words: re.Pattern[str], text: str) -> int:
+    """Where the last match of ``words`` in ``text`` ends; -1 when there is none."""
+    return max((match.end() for match in words.finditer(text)), default=-1)

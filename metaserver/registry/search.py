@@ -17,7 +17,9 @@ searchable tools are made and fused by weighted reciprocal rank (each tool score
 
 The needs' fused scores, each divided by its need's best, merge by maximum, less a cost per
 place below the top of the tool's best need: the needs take turns at the top instead of the
-longest need taking every place. Ties go to the tool the whole request ranks higher. Without
+longest need taking every place. Ties go to the tool the whole request ranks higher. A tool
+named like one ranked above it (another server's ``write_file``) comes after the tools of names
+not yet listed. Without
 an embedding model the same runs on BM25 alone. Only each server's newest version is
 searched: an older version stays callable as ``name@version`` but is not offered. Weights and
 depths were measured with bench/retrieval.py (ARCHITECTURE.md, decision 17).
@@ -69,6 +71,8 @@ _DENSE_FLOOR = 0.2
 # What a place lower in a need's ranking costs (a need's best tool scores 1): 0.25 let each
 # need's top tools in ahead of another need's tail (recall@10 0.593 -> 0.614).
 _TURN = 0.25
+# How many tools, per tool asked for, are read to move repeated names down the answer.
+_REPEATS = 2
 # What query words are as the index's terms (the tokenizer's output, remembered).
 _QUERY_TERMS = QueryTerms()
 # Where requests are embedded: concurrent searches share the one model session.
@@ -158,9 +162,27 @@ def search_tools(
         ranked = sorted(
             merged,
             key=lambda tool: (tool not in exact, -merged[tool], -whole.get(tool, 0.0), tool),
-        )[:limit]
+        )[: _REPEATS * limit]
         rows = _rows(db, ranked)
+        ranked = _distinct_first(ranked, rows, exact)[:limit]
     return [_hit(rows[tool], score=round(max(merged[tool], 0.0), 6)) for tool in ranked]
+
+
+def _distinct_first(
+    ranked: list[int], rows: dict[int, tuple[Any, ...]], exact: set[int]
+) -> list[int]:
+    """``ranked`` with each tool named like a tool above it (another server's ``write_file``)
+    moved after the tools of names not listed yet, in order: a second tool of the same name
+    is rarely a second means to the request, and its place lets another kind of tool in.
+    Exact name matches stay where they are (the name was asked for)."""
+    seen: set[str] = set()
+    first: list[int] = []
+    repeats: list[int] = []
+    for tool in ranked:
+        name = str(rows[tool][1]).lower()
+        (repeats if name in seen and tool not in exact else first).append(tool)
+        seen.add(name)
+    return first + repeats
 
 
 def _fuse(rankings: Iterable[tuple[float, list[int]]]) -> dict[int, float]:

@@ -399,3 +399,31 @@ def test_multi_part_requests_get_a_tool_for_each_part(settings: Settings) -> Non
     assert "textkit/word_count" in names and "files/write_file" in names
     assert hits[0].score == 1.0
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_a_repeated_name_comes_after_the_names_not_listed_yet(settings: Settings) -> None:
+    registry = _registry(settings)
+    for server in ("files", "desktop"):
+        registry.register(
+            _server(
+                settings,
+                server,
+                [_tool("write_file", "Write text content to a file.", {"path": "where"})],
+            )
+        )
+    registry.register(
+        _server(
+            settings,
+            "notes",
+            [_tool("write_note", "Write a note into the knowledge base.", {"title": "its title"})],
+        )
+    )
+    query = "write text content to a file"
+    names = [hit.tool for hit in search_tools(registry, query, limit=10)]
+    # Both write_file tools rank above write_note by their own scores; the second one waits.
+    assert names[0] == "write_file" and names.count("write_file") == 2
+    assert names.index("write_note") < len(names) - 1 - names[::-1].index("write_file")
+    assert len(set(names[:2])) == 2
+    # A name asked for exactly lists every tool of that name first.
+    exact = _names(search_tools(registry, "write_file", limit=2))
+    assert sorted(exact) == ["desktop/write_file", "files/write_file"]
