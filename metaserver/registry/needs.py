@@ -12,7 +12,9 @@ the rankings (:mod:`metaserver.registry.search`). The parts are deterministic:
   yet needs a tool that reads or writes one. A plain-text format is named as text ("markdown
   text", "csv text"): any tool that writes text files writes it, and "markdown file" alone
   ranked the tools that convert markdown ahead of the one that writes the file. A path with an
-  extension of no known kind is still a file ("read a file").
+  extension of no known kind is still a file ("read a file"). A document that is written (a
+  Word or PowerPoint file, a spreadsheet, a PDF) is also created and filled: "create a new
+  powerpoint presentation", "add content to a powerpoint presentation".
 """
 
 from __future__ import annotations
@@ -77,6 +79,10 @@ _KINDS = {
     "zip": "archive",
     "py": "python source",
 }
+# Kinds of document that are built, not written at once: the tools that make one create it,
+# add its parts (slides, paragraphs, sheets) and save it, each a tool of its own, and "write a
+# powerpoint presentation file" alone found the saving tools (recall@10 0.640 -> 0.665).
+_DOCUMENTS = frozenset(("word document", "powerpoint presentation", "excel spreadsheet", "pdf"))
 
 
 def sub_needs(query: str) -> list[str]:
@@ -106,6 +112,8 @@ def file_needs(query: str) -> list[str]:
         before = re.split(r"[.;!?]\s", before)[-1]
         verb = "write" if _last(_SAVING, before) > _last(_READING, before) else "read"
         needs.append(f"{verb} a {kind} file" if kind else f"{verb} a file")
+        if verb == "write" and kind in _DOCUMENTS:
+            needs += [f"create a new {kind}", f"add content to a {kind}"]
     return needs
 
 
