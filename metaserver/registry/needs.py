@@ -7,14 +7,14 @@ the rankings (:mod:`metaserver.registry.search`). The parts are deterministic:
 
 - its sentences, and clauses opened by a sequencing word ("then", "also", "after that");
 - for each file path (not part of a web address), the file operation it implies: "write a
-  markdown text file" when a writing word comes shortly before the path and after any reading
-  word, else "read a markdown text file". A request naming a file rarely says "file system",
-  yet needs a tool that reads or writes one. A plain-text format is named as text ("markdown
-  text", "csv text"): any tool that writes text files writes it, and "markdown file" alone
-  ranked the tools that convert markdown ahead of the one that writes the file. A path with an
-  extension of no known kind is still a file ("read a file"). A document that is written (a
-  Word or PowerPoint file, a spreadsheet, a PDF) is also created and filled: "create a new
-  powerpoint presentation", "add content to a powerpoint presentation".
+  word document file" when a writing word comes shortly before the path and after any reading
+  word, else "read a word document file". A request naming a file rarely says "file system",
+  yet needs a tool that reads or writes one. A plain-text format is named as text ("write a
+  text file in markdown"): any tool that writes text files writes it, and "write a markdown
+  file" ranked the tools that convert markdown ahead of the one that writes the file. A path
+  with an extension of no known kind is still a file ("read a file"). A document that is
+  written (a Word or PowerPoint file, a spreadsheet, a PDF) is also created and filled:
+  "create a new powerpoint presentation", "add content to a powerpoint presentation".
 """
 
 from __future__ import annotations
@@ -47,18 +47,21 @@ _READING = re.compile(
 )
 # How far before a path a saving verb is looked for ("save the summary as a report to /x").
 _VERB_REACH = 60
+# Plain-text formats: a file of one is "a text file in markdown".
+_TEXT_FORMATS = {
+    "md": "markdown",
+    "csv": "csv",
+    "tsv": "csv",
+    "json": "json",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "xml": "xml",
+    "html": "html",
+    "htm": "html",
+}
 _KINDS = {
-    "md": "markdown text",
     "txt": "text",
     "log": "text",
-    "csv": "csv text",
-    "tsv": "csv text",
-    "json": "json text",
-    "yaml": "yaml text",
-    "yml": "yaml text",
-    "xml": "xml text",
-    "html": "html text",
-    "htm": "html text",
     "xlsx": "excel spreadsheet",
     "xls": "excel spreadsheet",
     "docx": "word document",
@@ -111,7 +114,10 @@ def file_needs(query: str) -> list[str]:
         # Only this sentence's words speak of this path.
         before = re.split(r"[.;!?]\s", before)[-1]
         verb = "write" if _last(_SAVING, before) > _last(_READING, before) else "read"
-        needs.append(f"{verb} a {kind} file" if kind else f"{verb} a file")
+        if extension in _TEXT_FORMATS:
+            needs.append(f"{verb} a text file in {_TEXT_FORMATS[extension]}")
+        else:
+            needs.append(f"{verb} a {kind} file" if kind else f"{verb} a file")
         if verb == "write" and kind in _DOCUMENTS:
             needs += [f"create a new {kind}", f"add content to a {kind}"]
     return needs

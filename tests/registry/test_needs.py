@@ -31,17 +31,17 @@ def test_file_paths_imply_reading_or_writing_a_file() -> None:
     assert file_needs(query) == [
         "read a excel spreadsheet file",
         "write a image file",
-        "write a markdown text file",
+        "write a text file in markdown",
     ]
     # Plain words and versions are no files; a web address is no local file, whatever its end.
     assert file_needs("open /dev/null and version 1.2 of a.b in /opt/python3.12") == []
     assert file_needs("see https://example.org/about and https://example.org/a/page.html") == []
-    assert sub_needs("Save a summary to /root/out.md")[-1] == "write a markdown text file"
+    assert sub_needs("Save a summary to /root/out.md")[-1] == "write a text file in markdown"
 
 
 def test_the_nearer_of_a_writing_and_a_reading_word_decides() -> None:
     assert file_needs("Give me a markdown report on /root/out/site.md") == [
-        "write a markdown text file"
+        "write a text file in markdown"
     ]
     assert file_needs("Analyze the stock and summarize it in a PPT in /root/ppt/a.pptx")[0] == (
         "write a powerpoint presentation file"
@@ -50,7 +50,7 @@ def test_the_nearer_of_a_writing_and_a_reading_word_decides() -> None:
     assert file_needs("Write down line 10 of /root/txt/big.txt") == ["read a text file"]
     assert file_needs("Get line 10 of /root/txt/big.txt") == ["read a text file"]
     # No word either way: a path named is read.
-    assert file_needs("What is in /root/data/table.csv?") == ["read a csv text file"]
+    assert file_needs("What is in /root/data/table.csv?") == ["read a text file in csv"]
 
 
 def test_a_path_of_an_unknown_kind_is_still_a_file() -> None:
@@ -67,5 +67,5 @@ def test_a_document_written_is_also_created_and_filled() -> None:
     # Read, or of a kind written at once, a file is one need.
     assert file_needs("Read /root/in/deck.pptx and save notes in /root/out/notes.md") == [
         "read a powerpoint presentation file",
-        "write a markdown text file",
+        "write a text file in markdown",
     ]
