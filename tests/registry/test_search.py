@@ -12,7 +12,7 @@ import pytest
 from metaserver.registry.embeddings import MODEL_ID, blob_rows, tool_vectors
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.schema import drop_search_index
-from metaserver.registry.search import ToolHit, _bm25, search_tools
+from metaserver.registry.search import _TURN, _WHOLE_TURN, ToolHit, _bm25, _interleave, search_tools
 from metaserver.registry.store import SCHEMA_VERSION, Registry
 from metaserver.settings import Settings
 
@@ -427,3 +427,19 @@ def test_a_repeated_name_comes_after_the_names_not_listed_yet(settings: Settings
     # A name asked for exactly lists every tool of that name first.
     exact = _names(search_tools(registry, "write_file", limit=2))
     assert sorted(exact) == ["desktop/write_file", "files/write_file"]
+
+
+def test_needs_take_turns_and_the_whole_requests_places_cost_less() -> None:
+    whole = {1: 4.0, 2: 3.9, 3: 3.8}  # the whole request: tools 1, 2, 3
+    clause = {4: 2.0, 5: 1.99, 1: 0.5}  # a clause: tools 4, 5 (and 1, far behind)
+    merged, first = _interleave([whole, clause])
+    order = sorted(merged, key=lambda tool: -merged[tool])
+    # Each need's top tool first, then the whole request's second ahead of the clause's.
+    assert order[:2] in ([1, 4], [4, 1])
+    assert order[2:4] == [2, 5]
+    assert merged[2] == 3.9 / 4.0 - _WHOLE_TURN
+    assert merged[5] == 1.99 / 2.0 - _TURN
+    # A tool's best need counts: tool 1 is first in the whole request.
+    assert merged[1] == 1.0
+    assert first == {tool: score / 4.0 for tool, score in whole.items()}
+    assert _interleave([{}, clause])[0][4] == 1.0
