@@ -44,7 +44,7 @@ def test_the_nearer_of_a_writing_and_a_reading_word_decides() -> None:
         "write a text file in markdown"
     ]
     assert file_needs("Analyze the stock and summarize it in a PPT in /root/ppt/a.pptx")[0] == (
-        "write a powerpoint presentation file"
+        "save a powerpoint presentation file"
     )
     # The reading word stands nearer the path than the writing one.
     assert file_needs("Write down line 10 of /root/txt/big.txt") == ["read a text file"]
@@ -58,9 +58,9 @@ def test_a_path_of_an_unknown_kind_is_still_a_file() -> None:
     assert file_needs(query) == ["read a file", "write a file"]
 
 
-def test_a_document_written_is_also_created_and_filled() -> None:
+def test_a_document_written_is_saved_created_and_filled() -> None:
     assert file_needs("Write the report to ~/out/report.docx") == [
-        "write a word document file",
+        "save a word document file",
         "create a new word document",
         "add content to a word document",
     ]
