@@ -16,8 +16,10 @@ searchable tools are made and fused by weighted reciprocal rank (each tool score
   (:mod:`metaserver.registry.embeddings`, :mod:`metaserver.registry.vectors`).
 
 The needs' fused scores, each divided by its need's best, merge by maximum, less a cost per
-place below the top of the tool's best need: the needs take turns at the top instead of the
-longest need taking every place. Ties go to the tool the whole request ranks higher. Without
+place below the top of the tool's best need (less in the whole request's ranking): the needs
+take turns at the top instead of the longest need taking every place. Ties go to the tool the
+whole request ranks higher. A tool named like one ranked above it (another server's
+``write_file``) comes after the tools of names not yet listed. Without
 an embedding model the same runs on BM25 alone. Only each server's newest version is
 searched: an older version stays callable as ``name@version`` but is not offered. Weights and
 depths were measured with bench/retrieval.py (ARCHITECTURE.md, decision 17).
@@ -69,6 +71,12 @@ _DENSE_FLOOR = 0.2
 # What a place lower in a need's ranking costs (a need's best tool scores 1): 0.25 let each
 # need's top tools in ahead of another need's tail (recall@10 0.593 -> 0.614).
 _TURN = 0.25
+# The whole request's places cost less: it is the one need that speaks for all of the request,
+# and its second and third tools are more often wanted than a clause's (0.1 to 0.2 measured
+# alike; 0.15: recall@5 0.557 -> 0.562, recall@10 0.665 -> 0.690).
+_WHOLE_TURN = 0.15
+# How many tools, per tool asked for, are read to move repeated names down the answer.
+_REPEATS = 2
 # What query words are as the index's terms (the tokenizer's output, remembered).
 _QUERY_TERMS = QueryTerms()
 # Where requests are embedded: concurrent searches share the one model session.
@@ -135,32 +143,64 @@ def search_tools(
         lexical = [_bm25(db, need, server, depth, index) for need in needs]
         if embedding is not None:
             dense = embedding.result()
-        merged: dict[int, float] = {}
-        whole: dict[int, float] = {}
-        turn: dict[int, int] = {}  # a tool's best place (0 = first) in any need's ranking
-        for words, nearest in zip(lexical, dense, strict=True):
-            fused = _fuse(((_BM25_WEIGHT, words), (_DENSE_WEIGHT, nearest)))
-            if fused:
-                best = max(fused.values())
-                for rank, tool in enumerate(sorted(fused, key=lambda t: -fused[t])):
-                    turn[tool] = min(turn.get(tool, rank), rank)
-                for tool, score in fused.items():
-                    merged[tool] = max(merged.get(tool, 0.0), score / best)
-                if not whole:
-                    whole = {tool: score / best for tool, score in fused.items()}
-        # Interleave the needs: a tool loses _TURN per place it stands below the top of its
-        # best need, so each need's first tools come before any need's later ones.
-        for tool in merged:
-            merged[tool] -= _TURN * turn[tool]
+        merged, whole = _interleave(
+            [
+                _fuse(((_BM25_WEIGHT, words), (_DENSE_WEIGHT, nearest)))
+                for words, nearest in zip(lexical, dense, strict=True)
+            ]
+        )
         exact = _exact_matches(db, "_".join(terms), server)
         for tool in exact:
             merged[tool] = 1.0
         ranked = sorted(
             merged,
             key=lambda tool: (tool not in exact, -merged[tool], -whole.get(tool, 0.0), tool),
-        )[:limit]
+        )[: _REPEATS * limit]
         rows = _rows(db, ranked)
+        ranked = _distinct_first(ranked, rows, exact)[:limit]
     return [_hit(rows[tool], score=round(max(merged[tool], 0.0), 6)) for tool in ranked]
+
+
+def _interleave(needs: list[dict[int, float]]) -> tuple[dict[int, float], dict[int, float]]:
+    """The needs' fused scores (the whole request's first) merged into one score per tool, and
+    the whole request's own scores (ties go to the tool it ranks higher).
+
+    Each need's scores are divided by its best, and a tool keeps its best over the needs less
+    what its best place costs: _TURN per place below the top of a need's ranking, _WHOLE_TURN
+    in the whole request's. So each need's first tools come before any need's later ones.
+    """
+    merged: dict[int, float] = {}
+    whole: dict[int, float] = {}
+    turn: dict[int, float] = {}  # what a tool's best place in any need's ranking costs
+    for need, fused in enumerate(needs):
+        if not fused:
+            continue
+        best = max(fused.values())
+        cost = _WHOLE_TURN if need == 0 else _TURN
+        for rank, tool in enumerate(sorted(fused, key=lambda t: -fused[t])):
+            turn[tool] = min(turn.get(tool, rank * cost), rank * cost)
+        for tool, score in fused.items():
+            merged[tool] = max(merged.get(tool, 0.0), score / best)
+        if not whole:
+            whole = {tool: score / best for tool, score in fused.items()}
+    return {tool: score - turn[tool] for tool, score in merged.items()}, whole
+
+
+def _distinct_first(
+    ranked: list[int], rows: dict[int, tuple[Any, ...]], exact: set[int]
+) -> list[int]:
+    """``ranked`` with each tool named like a tool above it (another server's ``write_file``)
+    moved after the tools of names not listed yet, in order: a second tool of the same name
+    is rarely a second means to the request, and its place lets another kind of tool in.
+    Exact name matches stay where they are (the name was asked for)."""
+    seen: set[str] = set()
+    first: list[int] = []
+    repeats: list[int] = []
+    for tool in ranked:
+        name = str(rows[tool][1]).lower()
+        (repeats if name in seen and tool not in exact else first).append(tool)
+        seen.add(name)
+    return first + repeats
 
 
 def _fuse(rankings: Iterable[tuple[float, list[int]]]) -> dict[int, float]:

@@ -31,10 +31,41 @@ def test_file_paths_imply_reading_or_writing_a_file() -> None:
     assert file_needs(query) == [
         "read a excel spreadsheet file",
         "write a image file",
-        "read a markdown file",
+        "write a text file in markdown",
     ]
-    assert file_needs("Write the report to ~/out/report.docx") == ["write a word document file"]
-    # Unknown extensions and plain words are no files; a web address is no local file.
-    assert file_needs("open /dev/null and version 1.2 of a.b") == []
-    assert file_needs("see https://example.org/about") == []
-    assert sub_needs("Save a summary to /root/out.md")[-1] == "write a markdown file"
+    # Plain words and versions are no files; a web address is no local file, whatever its end.
+    assert file_needs("open /dev/null and version 1.2 of a.b in /opt/python3.12") == []
+    assert file_needs("see https://example.org/about and https://example.org/a/page.html") == []
+    assert sub_needs("Save a summary to /root/out.md")[-1] == "write a text file in markdown"
+
+
+def test_the_nearer_of_a_writing_and_a_reading_word_decides() -> None:
+    assert file_needs("Give me a markdown report on /root/out/site.md") == [
+        "write a text file in markdown"
+    ]
+    assert file_needs("Analyze the stock and summarize it in a PPT in /root/ppt/a.pptx")[0] == (
+        "save a powerpoint presentation file"
+    )
+    # The reading word stands nearer the path than the writing one.
+    assert file_needs("Write down line 10 of /root/txt/big.txt") == ["read a text file"]
+    assert file_needs("Get line 10 of /root/txt/big.txt") == ["read a text file"]
+    # No word either way: a path named is read.
+    assert file_needs("What is in /root/data/table.csv?") == ["read a text file in csv"]
+
+
+def test_a_path_of_an_unknown_kind_is_still_a_file() -> None:
+    query = "Convert the references in /root/refs/list.bib and save the code to /root/code/a.ts"
+    assert file_needs(query) == ["read a file", "write a file"]
+
+
+def test_a_document_written_is_saved_created_and_filled() -> None:
+    assert file_needs("Write the report to ~/out/report.docx") == [
+        "save a word document file",
+        "create a new word document",
+        "add content to a word document",
+    ]
+    # Read, or of a kind written at once, a file is one need.
+    assert file_needs("Read /root/in/deck.pptx and save notes in /root/out/notes.md") == [
+        "read a powerpoint presentation file",
+        "write a text file in markdown",
+    ]

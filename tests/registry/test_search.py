@@ -12,7 +12,7 @@ import pytest
 from metaserver.registry.embeddings import MODEL_ID, blob_rows, tool_vectors
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.schema import drop_search_index
-from metaserver.registry.search import ToolHit, _bm25, search_tools
+from metaserver.registry.search import _TURN, _WHOLE_TURN, ToolHit, _bm25, _interleave, search_tools
 from metaserver.registry.store import SCHEMA_VERSION, Registry
 from metaserver.settings import Settings
 
@@ -399,3 +399,47 @@ def test_multi_part_requests_get_a_tool_for_each_part(settings: Settings) -> Non
     assert "textkit/word_count" in names and "files/write_file" in names
     assert hits[0].score == 1.0
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_a_repeated_name_comes_after_the_names_not_listed_yet(settings: Settings) -> None:
+    registry = _registry(settings)
+    for server in ("files", "desktop"):
+        registry.register(
+            _server(
+                settings,
+                server,
+                [_tool("write_file", "Write text content to a file.", {"path": "where"})],
+            )
+        )
+    registry.register(
+        _server(
+            settings,
+            "notes",
+            [_tool("write_note", "Write a note into the knowledge base.", {"title": "its title"})],
+        )
+    )
+    query = "write text content to a file"
+    names = [hit.tool for hit in search_tools(registry, query, limit=10)]
+    # Both write_file tools rank above write_note by their own scores; the second one waits.
+    assert names[0] == "write_file" and names.count("write_file") == 2
+    assert names.index("write_note") < len(names) - 1 - names[::-1].index("write_file")
+    assert len(set(names[:2])) == 2
+    # A name asked for exactly lists every tool of that name first.
+    exact = _names(search_tools(registry, "write_file", limit=2))
+    assert sorted(exact) == ["desktop/write_file", "files/write_file"]
+
+
+def test_needs_take_turns_and_the_whole_requests_places_cost_less() -> None:
+    whole = {1: 4.0, 2: 3.9, 3: 3.8}  # the whole request: tools 1, 2, 3
+    clause = {4: 2.0, 5: 1.99, 1: 0.5}  # a clause: tools 4, 5 (and 1, far behind)
+    merged, first = _interleave([whole, clause])
+    order = sorted(merged, key=lambda tool: -merged[tool])
+    # Each need's top tool first, then the whole request's second ahead of the clause's.
+    assert order[:2] in ([1, 4], [4, 1])
+    assert order[2:4] == [2, 5]
+    assert merged[2] == 3.9 / 4.0 - _WHOLE_TURN
+    assert merged[5] == 1.99 / 2.0 - _TURN
+    # A tool's best need counts: tool 1 is first in the whole request.
+    assert merged[1] == 1.0
+    assert first == {tool: score / 4.0 for tool, score in whole.items()}
+    assert _interleave([{}, clause])[0][4] == 1.0
