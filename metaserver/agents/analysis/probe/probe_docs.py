@@ -63,26 +63,32 @@ def number_text(value: object) -> bool:
 # ---------------------------------------------------------------- docstrings
 
 
-def parameter_docs(doc):
-    """Per-parameter descriptions from Google, NumPy or reST docstrings."""
-    found = {}
-    for match in re.finditer(r":param\s+(?:[\w\[\], .]+\s+)?(\w+):\s*(.+)", doc):
-        found.setdefault(match.group(1), match.group(2).strip())
+def _parameters_section(doc):
+    """The body of a docstring's Google ``Args:`` or NumPy ``Parameters`` section, or None."""
     section = re.search(
         r"\n\s*(Args|Arguments|Parameters)\s*:?\s*\n(?:\s*-+\s*\n)?(.*?)(\n\s*\n\S|\Z)",
         "\n" + doc,
         re.S,
     )
+    return section.group(2) if section else None
+
+
+def parameter_docs(doc):
+    """Per-parameter descriptions from Google, NumPy or reST docstrings."""
+    found = {}
+    for match in re.finditer(r":param\s+(?:[\w\[\], .]+\s+)?(\w+):\s*(.+)", doc):
+        found.setdefault(match.group(1), match.group(2).strip())
+    section = _parameters_section(doc)
     if section:
         # NumPy: "name : type" (or a bare "name") with the description indented below it.
         for match in re.finditer(
             r"^([ \t]*)\*{0,2}(\w+)(?:[ \t]+:[^\n]*)?\n((?:\1[ \t]+\S[^\n]*(?:\n|$))+)",
-            section.group(2),
+            section,
             re.M,
         ):
             found.setdefault(match.group(2), " ".join(match.group(3).split()))
         for match in re.finditer(
-            r"^\s*\*{0,2}(\w+)\s*(?:\(([^)]*)\)|:\s*[^\n]*?)?\s*:\s*(.+)$", section.group(2), re.M
+            r"^\s*\*{0,2}(\w+)\s*(?:\(([^)]*)\)|:\s*[^\n]*?)?\s*:\s*(.+)$", section, re.M
         ):
             found.setdefault(match.group(1), match.group(3).strip())
     return found
@@ -105,17 +111,13 @@ def parameter_types(doc):
     found = {}
     for match in re.finditer(r":type\s+(\w+):\s*(.+)", doc):
         found.setdefault(match.group(1), match.group(2).strip())
-    section = re.search(
-        r"\n\s*(Args|Arguments|Parameters)\s*:?\s*\n(?:\s*-+\s*\n)?(.*?)(\n\s*\n\S|\Z)",
-        "\n" + doc,
-        re.S,
-    )
+    section = _parameters_section(doc)
     if section:
         for pattern in (
             r"^[ \t]*\*{0,2}(\w+)[ \t]+:[ \t]*(\S[^\n]*)$",
             r"^\s*(\w+)\s*\(([^)]*)\)\s*:",
         ):
-            for match in re.finditer(pattern, section.group(2), re.M):
+            for match in re.finditer(pattern, section, re.M):
                 found.setdefault(match.group(1), match.group(2).strip())
     return found
 
