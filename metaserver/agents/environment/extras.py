@@ -30,6 +30,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from metaserver.agents.analysis.guides import guide_sessions
 from metaserver.agents.environment.distributions import import_names
@@ -61,7 +62,8 @@ def choose_extras(root: Path, distribution: str | None) -> list[ChosenExtra]:
     declared = declared_extras(root)
     if not declared:
         return []
-    own = _normalise(distribution or _project_name(root) or "")
+    # The fetch stage read the distribution's name from the same metadata files.
+    own = canonicalize_name(distribution) if distribution else None
     # What a plain install brings already: an extra is never needed for it.
     base = {m for r in _base_requirements(root) for m in import_names(_requirement_name(r) or "")}
     # top-level module -> (extra, the requirement of that extra providing it)
@@ -71,7 +73,7 @@ def choose_extras(root: Path, distribution: str | None) -> list[ChosenExtra]:
             continue
         for text in extra_requirements(requirements, extra):
             name = _requirement_name(text)
-            if name is None or _normalise(name) == own:
+            if name is None or canonicalize_name(name) == own:
                 continue
             for module in import_names(name):
                 providers.setdefault(module, []).append((extra, text))
@@ -188,25 +190,11 @@ def _from_setup_cfg(path: Path) -> dict[str, list[str]]:
     }
 
 
-def _project_name(root: Path) -> str | None:
-    try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    project = data.get("project")
-    name = project.get("name") if isinstance(project, dict) else None
-    return name if isinstance(name, str) else None
-
-
 def _requirement_name(text: str) -> str | None:
     try:
         return Requirement(text).name
     except InvalidRequirement:
         return None
-
-
-def _normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _needed_modules(root: Path) -> list[tuple[str, str]]:
