@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from packaging.utils import canonicalize_name
 
 __all__ = ["DISTRIBUTIONS", "distribution_of", "import_names"]
 
@@ -22,7 +22,7 @@ DISTRIBUTIONS = {
     "jose": "python-jose",
     "magic": "python-magic",
 }
-_CANONICAL = {re.sub(r"[-_.]+", "-", d).lower(): m for m, d in DISTRIBUTIONS.items()}
+_CANONICAL = {canonicalize_name(d): m for m, d in DISTRIBUTIONS.items()}
 
 
 def distribution_of(module: str) -> str:
@@ -33,7 +33,7 @@ def distribution_of(module: str) -> str:
 def import_names(distribution: str) -> set[str]:
     """The top-level modules ``distribution`` is likely to provide: its name as an
     identifier, and the known other name (``Pillow`` -> ``PIL``)."""
-    canonical = re.sub(r"[-_.]+", "-", distribution).lower()
+    canonical = canonicalize_name(distribution)
     names = {canonical.replace("-", "_")}
     if canonical in _CANONICAL:
         names.add(_CANONICAL[canonical])
