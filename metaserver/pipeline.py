@@ -224,7 +224,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
         )
         # static: nothing is imported
-        usage = mine_usage(workspace.path, usage_names(code), method_names(code))
+        usage = mine_usage(workspace.path, usage_names(code), method_names(code), code.packages)
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         conversion.max_tools = tool_budget(
             code, usage, conversion.max_tools, conversion.documented_cap

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from metaserver.agents.analysis.usage import Usage
+from metaserver.agents.analysis.usage import Usage, pinned_paths
 from metaserver.contracts import Candidate, Coverage, ToolSpec
 
 __all__ = ["readme_coverage", "short_name"]
@@ -29,8 +29,11 @@ def readme_coverage(
     """The documented entry points and those that a passed tool calls.
 
     A name whose every candidate the probe found reaching the network or a process
-    (``dangerous``: never a tool) joins the names that read files: listed, not counted.
+    (``dangerous``: never a tool) joins the names that read files: listed, not counted. A
+    name the guides' own imports resolve (``Usage.paths``) is covered only by the callable
+    listed under that path.
     """
+    candidates = list(candidates)
     documented = list(usage.documented) if usage is not None else []
     reads_files = list(usage.reads_files) if usage is not None else []
     kinds: dict[str, list[bool]] = {}
@@ -40,7 +43,14 @@ def readme_coverage(
     reads_files += [
         n for n in documented if kinds.get(n) and all(kinds[n]) and n not in reads_files
     ]
-    names = {short_name(spec.target) for spec in passed if spec.kind != "script"}
+    tools = [spec.target for spec in passed if spec.kind != "script"]
+    names = {short_name(target) for target in tools}
+    # A name the guides import from one module is covered by that callable only, never by
+    # a same-named one elsewhere in the package.
+    pinned = pinned_paths(usage, candidates) if usage is not None else {}
+    for name, paths in pinned.items():
+        if not any(t.replace(":", ".") in paths for t in tools if short_name(t) == name):
+            names.discard(name)
     covered = [name for name in documented if name in names]
     counted = [name for name in documented if name not in reads_files]
     hits = [name for name in counted if name in names]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from metaserver.contracts import JSON, CodeReport
+from metaserver.contracts import JSON, Candidate, CodeReport
 
 MAX_FILES = 600
 MAX_FILE_BYTES = 400_000
@@ -83,15 +83,25 @@ class Usage(BaseModel):
         default_factory=list,
         description="Documented names every guide call of which passes a file path or URL.",
     )
+    paths: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Documented names every guide call of which resolves through the guide's "
+        "own imports: name -> the dotted paths called (``from pkg.io import write`` then "
+        "``write(...)``: ``pkg.io.write``), first met first.",
+    )
 
 
 class _NotLiteral(Exception):
     pass
 
 
-def mine_usage(root: Path, names: Iterable[str], methods: Iterable[str] = ()) -> Usage:
+def mine_usage(
+    root: Path, names: Iterable[str], methods: Iterable[str] = (), packages: Iterable[str] = ()
+) -> Usage:
     """Count and collect calls of ``names`` in the text and code files under ``root``;
-    ``methods`` are the names that are only methods (a bare ``range(3)`` is not theirs)."""
+    ``methods`` are the names that are only methods (a bare ``range(3)`` is not theirs);
+    ``packages``, the package's top-level modules (a guide's ``np.array(...)`` is numpy's,
+    never the package's ``array``)."""
     wanted = {n for n in names if n.isidentifier()}
     counts: Counter[str] = Counter()
     calls: dict[str, list[UsageCall]] = {}
@@ -109,8 +119,14 @@ def mine_usage(root: Path, names: Iterable[str], methods: Iterable[str] = ()) ->
                     found.append(call.model_copy(update={"source": relative}))
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
-    documented, reads_files = _documented(root, wanted, set(methods))
-    return Usage(counts=dict(counts), calls=calls, documented=documented, reads_files=reads_files)
+    documented, reads_files, paths = _documented(root, wanted, set(methods), set(packages))
+    return Usage(
+        counts=dict(counts),
+        calls=calls,
+        documented=documented,
+        reads_files=reads_files,
+        paths=paths,
+    )
 
 
 def documented_names(root: Path, wanted: set[str], methods: set[str] | None = None) -> list[str]:
@@ -122,24 +138,95 @@ def documented_names(root: Path, wanted: set[str], methods: set[str] | None = No
     return _documented(root, wanted, methods or set())[0]
 
 
-def _documented(root: Path, wanted: set[str], methods: set[str]) -> tuple[list[str], list[str]]:
-    """``documented_names``, and those of them whose every call there reads a file or a URL
-    (a literal path or address among its arguments): out of reach of a sandboxed tool."""
+def _documented(
+    root: Path, wanted: set[str], methods: set[str], packages: set[str] | None = None
+) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """``documented_names``, those of them whose every call there reads a file or a URL
+    (a literal path or address among its arguments): out of reach of a sandboxed tool, and
+    the dotted paths of those whose every call resolves through the text's own imports.
+
+    A text's imports hold for all its code (a README's ``>>>`` lines are pieces of their
+    own): ``from pkg.io import write`` makes a later ``write(...)`` the call of
+    ``pkg.io.write``, never of another ``write`` deep in the package. A call resolved to a
+    module outside ``packages`` (when known) is another library's and documents nothing.
+    """
     found: dict[str, bool] = {}  # name -> every call so far reads a file
+    paths: dict[str, list[str]] = {}
+    loose: set[str] = set()  # names called at least once without a resolved path
     for path in _guide_files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for source in _code_in_text(text):
-            for name, bare, reads in _names_called(source):
-                if name not in wanted or (bare and name in methods):
+        sources = _code_in_text(text)
+        bindings = imported_names(sources)
+        for source in sources:
+            for name, bare, reads, dotted in _names_called(source, bindings):
+                ours = bool(dotted and packages and dotted.partition(".")[0] in packages)
+                if dotted is not None and packages and not ours:
+                    continue  # another library's name (``np.array``)
+                if name not in wanted or (bare and name in methods and not ours):
                     continue
                 if name in found:
                     found[name] = found[name] and reads
                 elif len(found) < MAX_DOCUMENTED:
                     found[name] = reads
-    return list(found), [name for name, reads in found.items() if reads]
+                else:
+                    continue
+                if dotted is None:
+                    loose.add(name)
+                elif dotted not in paths.setdefault(name, []):
+                    paths[name].append(dotted)
+    resolved = {name: found_paths for name, found_paths in paths.items() if name not in loose}
+    return list(found), [name for name, reads in found.items() if reads], resolved
+
+
+def candidate_paths(candidate: Candidate) -> set[str]:
+    """Every dotted path the candidate is listed under (its target and its aliases)."""
+    return {path.replace(":", ".") for path in (candidate.target, *candidate.aliases)}
+
+
+def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set[str]]:
+    """For each documented name the guides' imports resolve (``Usage.paths``), every path
+    of the candidates listed under one of its paths: only those are the documented entry
+    point. A name no candidate is listed under is left out, and its short name decides as
+    before (the object may be re-exported where the probe did not look)."""
+    pinned: dict[str, set[str]] = {}
+    if not usage.paths:
+        return pinned
+    listed = [candidate_paths(c) for c in candidates]
+    for name, paths in usage.paths.items():
+        hits = [found for found in listed if found & set(paths)]
+        if hits:
+            pinned[name] = set().union(*hits)
+    return pinned
+
+
+def imported_names(sources: Iterable[str]) -> dict[str, str]:
+    """The names the code's import statements bind, each to the dotted path it stands for:
+    ``from a.b import c as d`` binds ``d`` to ``a.b.c``; ``import a.b as m``, ``m`` to
+    ``a.b``; ``import a.b``, ``a`` to ``a``. The first binding of a name wins."""
+    bindings: dict[str, str] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        bindings.setdefault(
+                            alias.asname or alias.name, f"{node.module}.{alias.name}"
+                        )
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        bindings.setdefault(alias.asname, alias.name)
+                    else:
+                        top = alias.name.partition(".")[0]
+                        bindings.setdefault(top, top)
+    return bindings
 
 
 def _guide_files(root: Path) -> list[Path]:
@@ -194,23 +281,45 @@ def _fenced_blocks(text: str) -> list[str]:
     return blocks
 
 
-def _names_called(source: str) -> list[tuple[str, bool, bool]]:
-    """(name, called bare, reads a file or URL) for each call in ``source``, in source
-    order; the calls of unparsable lines are lost."""
+def _names_called(
+    source: str, bindings: dict[str, str] | None = None
+) -> list[tuple[str, bool, bool, str | None]]:
+    """(name, called bare, reads a file or URL, dotted path) for each call in ``source``, in
+    source order; the path when the call resolves through ``bindings`` (the text's
+    imports): an imported name (its own name, not its alias) or an attribute of an
+    imported module. The calls of unparsable lines are lost."""
+    bindings = bindings or {}
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         if source.startswith("assert ("):  # a doctest whose shown output is not Python
-            return _names_called(source[8:].split(") == (", 1)[0])
+            return _names_called(source[8:].split(") == (", 1)[0], bindings)
         return []
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
     found = []
     for call in calls:
         name = _called_name(call)
-        if name is not None:
-            found.append((name, isinstance(call.func, ast.Name), _reads_file(call)))
+        if name is None:
+            continue
+        dotted = _resolved(call.func, bindings)
+        if dotted is not None:
+            name = dotted.rpartition(".")[2]
+        found.append((name, isinstance(call.func, ast.Name), _reads_file(call), dotted))
     return found
+
+
+def _resolved(func: ast.expr, bindings: dict[str, str]) -> str | None:
+    """The dotted path a called expression names through the imports in ``bindings``:
+    ``write`` -> ``pkg.io.write``, ``m.f`` -> ``pkg.mod.f``, ``pkg.mod.f`` -> itself;
+    None for anything else (a method of a variable, a call's result)."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in bindings:
+        return None
+    return ".".join([bindings[func.id], *reversed(parts)])
 
 
 # An address, an absolute or relative path, or a name with a data file's extension (a

@@ -16,7 +16,7 @@ import re
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from metaserver.agents.analysis.usage import Usage, UsageCall
+from metaserver.agents.analysis.usage import Usage, UsageCall, candidate_paths, pinned_paths
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
     rank_key,
@@ -63,7 +63,8 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     }
     candidates = [_renamed_steps(shallowest(c), moved) for c in report.candidates]
     if usage:
-        candidates = [_with_usage(c, usage) for c in candidates]
+        pinned = pinned_paths(usage, candidates)
+        candidates = [_with_usage(c, usage, pinned) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
     usable_ranked = sorted(
         (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
@@ -145,20 +146,30 @@ def usable(candidate: Candidate) -> bool:
     )
 
 
-def _with_usage(candidate: Candidate, usage: Usage) -> Candidate:
-    """The candidate with its usage count and the literal calls found for it."""
+def _with_usage(
+    candidate: Candidate, usage: Usage, pinned: dict[str, set[str]] | None = None
+) -> Candidate:
+    """The candidate with its usage count and the literal calls found for it.
+
+    A name the guides import from one module (``pinned``: ``from pkg.io import write``)
+    documents only the callable listed there: another ``write`` deep in the package takes
+    neither its place in the README's order nor its calls.
+    """
     short = candidate.name.rpartition(".")[2]
     if candidate.kind == "constructor":
         short = candidate.name
+    pinned = pinned or {}
+    paths = candidate_paths(candidate)
+    elsewhere = {name for name, found in pinned.items() if not found & paths}
     count = usage.counts.get(short, 0)
     # A name the guides only show reading a file or a URL is not one a sandboxed tool runs.
-    shown = [name for name in usage.documented if name not in usage.reads_files]
+    shown = [n for n in usage.documented if n not in usage.reads_files and n not in elsewhere]
     documented = _documented_at(candidate, short, shown)
     examples = list(candidate.examples)
     # A script's calls are command lines; a notebook is proven by its own stored outputs. A
     # method call's receiver is not a literal: its other arguments are, but what it returned
     # belongs to a receiver we do not rebuild.
-    if candidate.kind not in ("script", "notebook"):
+    if candidate.kind not in ("script", "notebook") and short not in elsewhere:
         for call in usage.calls.get(short, []):
             if not call.args and not call.kwargs:
                 continue  # a bare call's asserted result depends on the test's setup

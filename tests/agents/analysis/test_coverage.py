@@ -204,3 +204,48 @@ def test_every_documented_name_out_of_reach_leaves_no_ratio() -> None:
     assert coverage.reads_files == ["read_sam", "get_tmy"]
     assert coverage.covered == []
     assert coverage.ratio is None  # not 0.0: nothing a sandboxed tool could run is documented
+
+
+def test_a_documented_name_resolves_through_the_guides_own_imports(tmp_path: Path) -> None:
+    from metaserver.contracts import Candidate
+
+    readme = (
+        ">>> import numpy as np\n"
+        ">>> import geo.units as u\n"
+        ">>> import geo\n"
+        ">>> from geo.io import write as save\n"
+        ">>> shape = geo.shapes.square(2)\n"  # a module attribute: geo.shapes.square
+        ">>> save('out.xyz', shape)\n"  # the alias of geo.io.write
+        ">>> u.convert(1)\n"
+        ">>> np.array([1, 2])\n"  # numpy's array, not the package's
+        ">>> shape.area()\n"  # a method of a variable: no path
+    )
+    write(tmp_path, {"README.md": readme})
+    wanted = {"square", "write", "save", "convert", "array", "area"}
+    usage = mine_usage(tmp_path, wanted, packages={"geo"})
+    assert usage.documented == ["square", "write", "convert", "area"]
+    assert usage.paths == {
+        "square": ["geo.shapes.square"],
+        "write": ["geo.io.write"],
+        "convert": ["geo.units.convert"],
+    }
+    # without the package's name, numpy's call still counts (as before), by its path
+    assert mine_usage(tmp_path, wanted).paths["array"] == ["numpy.array"]
+
+    def found(target: str, aliases: tuple[str, ...] = ()) -> Candidate:
+        name = target.partition(":")[2]
+        return Candidate(
+            target=target, name=name, signature=f"{name}()", parameters=[], aliases=list(aliases)
+        )
+
+    other = found("geo.calc.aims:write")  # another function of the same short name
+    documented = found("geo.io.formats:write", ("geo.io:write",))  # listed deeper, alias
+    square = found("geo.shapes:square")
+    candidates = [other, documented, square]
+    coverage = readme_coverage(usage, [spec(other.target), spec(square.target)], candidates)
+    assert coverage.covered == ["square"]  # the other write covers nothing
+    coverage = readme_coverage(usage, [spec("geo.io:write"), spec(square.target)], candidates)
+    assert coverage.covered == ["square", "write"]  # the documented one, under its alias
+    # a path no candidate is listed under: the short name decides, as without imports
+    coverage = readme_coverage(usage, [spec("geo.misc:convert")], candidates)
+    assert coverage.covered == ["convert"]

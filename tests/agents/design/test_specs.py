@@ -411,3 +411,35 @@ def test_an_instance_the_class_holds_is_synthesised_before_guessed_arguments() -
     plain = earth.model_copy(update={"name": "other", "json_schema": {"anyOf": [built]}})
     example = synthesise_example([earth, plain])
     assert example.arguments == {"earth": {"attribute": "UNIT"}, "other": {"radius": 1.5}}
+
+
+def test_a_name_the_guides_import_documents_only_the_callable_listed_there() -> None:
+    from metaserver.agents.analysis.usage import Usage, UsageCall
+
+    shown = candidate("write", parameters=[param("filename", {"type": "string"})])
+    shown = shown.model_copy(
+        update={
+            "target": "pkg.io.formats:write",
+            "aliases": ["pkg.io:write"],
+            "positional": ["filename"],
+        }
+    )
+    other = candidate("write", parameters=[param("filename", {"type": "string"})])
+    # the other write would win a tie: shallower, with an expected value of its own
+    other = other.model_copy(
+        update={"target": "pkg.aims:write", "examples": [WITH_EXPECTED], "positional": ["filename"]}
+    )
+    usage = Usage(
+        documented=["write"],
+        paths={"write": ["pkg.io.write"]},
+        counts={"write": 1},
+        calls={"write": [UsageCall(args=["out.xyz"], source="README.md")]},
+    )
+    chosen = design(report(other, shown), 1, usage)
+    assert [s.target for s in chosen] == ["pkg.io:write"]
+    assert {"filename": "out.xyz"} in [e.arguments for e in chosen[0].examples]
+    both = {s.target: s for s in design(report(other, shown), 2, usage)}
+    assert all(e.arguments != {"filename": "out.xyz"} for e in both["pkg.aims:write"].examples)
+    # without the guide's import, the short name documents both (and the other one wins)
+    loose = usage.model_copy(update={"paths": {}})
+    assert [s.target for s in design(report(other, shown), 1, loose)] == ["pkg.aims:write"]

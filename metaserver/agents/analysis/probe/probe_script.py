@@ -13,6 +13,7 @@ helpers (``probe_types``, ``probe_docs``, ``probe_scan``, ``probe_members``) sit
 import argparse
 import importlib
 import importlib.metadata
+import itertools
 import json
 import os
 import re
@@ -22,11 +23,23 @@ import warnings
 if not __package__:  # run as a script (``-I`` leaves the script's folder off sys.path)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from probe_docs import parameter_docs, summary_of
-    from probe_members import describe_callable, describe_class, public_members, set_guides
+    from probe_members import (
+        GUIDES,
+        describe_callable,
+        describe_class,
+        public_members,
+        set_guides,
+    )
     from probe_types import Unsupported, json_safe, schema_for
 else:
     from .probe_docs import parameter_docs, summary_of  # noqa: F401
-    from .probe_members import describe_callable, describe_class, public_members, set_guides
+    from .probe_members import (
+        GUIDES,
+        describe_callable,
+        describe_class,
+        public_members,
+        set_guides,
+    )
     from .probe_types import Unsupported, json_safe, schema_for  # noqa: F401
 
 MAX_MODULES = 200
@@ -78,8 +91,13 @@ def top_level_modules(distribution, path):
     return seen
 
 
-def walk_modules(package_name, errors):
-    """The package and its public submodules, imported."""
+def walk_modules(package_name, errors, guides=()):
+    """The package, the public submodules its guides import from, then the others, imported.
+
+    A callable is listed under the first path met, the others become aliases: the module a
+    guide imports it from (``from pkg.io import write``) comes before one that merely
+    re-exports it (``pkg.calculators.aims``), and within the module budget.
+    """
     try:
         package = importlib.import_module(package_name)
     except BaseException as exc:  # import-time code may raise anything, even SystemExit
@@ -89,18 +107,49 @@ def walk_modules(package_name, errors):
     if hasattr(package, "__path__"):
         import pkgutil
 
-        for info in pkgutil.walk_packages(package.__path__, package_name + "."):
+        documented = guide_modules(guides, package_name)
+        walked = (i.name for i in pkgutil.walk_packages(package.__path__, package_name + "."))
+        seen = {package_name}
+        for name in itertools.chain(documented, walked):
             if len(modules) >= MAX_MODULES:
                 break
-            if any(part.startswith("_") for part in info.name.split(".")):
+            if name in seen or any(part.startswith("_") for part in name.split(".")):
                 continue
-            if re.search(r"\.(tests?|testing|conftest|_?vendor(ed)?)(\.|$)", info.name):
+            seen.add(name)
+            if re.search(r"\.(tests?|testing|conftest|_?vendor(ed)?)(\.|$)", name):
                 continue
             try:
-                modules.append(importlib.import_module(info.name))
+                modules.append(importlib.import_module(name))
+            except ModuleNotFoundError as exc:
+                if exc.name != name or name not in documented:  # a guide's line, not a module
+                    errors.append({"target": name, "reason": f"import failed: {describe(exc)}"})
             except BaseException as exc:
-                errors.append({"target": info.name, "reason": f"import failed: {describe(exc)}"})
+                errors.append({"target": name, "reason": f"import failed: {describe(exc)}"})
     return modules
+
+
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:(?:>>>|\.\.\.)[ \t]+)?"
+    r"(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w., \t]+))",
+    re.M,
+)
+
+
+def guide_modules(guides, package_name):
+    """The submodules of ``package_name`` that the guides' import lines name, first met
+    first (``from pkg.io import write``: ``pkg.io``; ``import pkg.units as u``: ``pkg.units``).
+    """
+    found = []
+    for text in guides:
+        for match in _IMPORT_LINE.finditer(text):
+            if match.group(1):
+                named = [match.group(1)]
+            else:
+                named = [part.split()[0] for part in match.group(2).split(",") if part.split()]
+            for name in named:
+                if name.startswith(package_name + ".") and name not in found:
+                    found.append(name)
+    return found
 
 
 def describe(exc):
@@ -123,7 +172,7 @@ def main():
     packages = top_level_modules(options.distribution, options.path)
     candidates, skipped, seen = [], [], {}
     for package_name in packages:
-        for module in walk_modules(package_name, skipped):
+        for module in walk_modules(package_name, skipped, GUIDES):
             try:
                 members = list(public_members(module, package_name))
             except Exception as exc:  # a module whose attributes raise: report, go on

@@ -567,3 +567,33 @@ int
 )
 def test_parameter_docs(doc: str, expected: dict[str, str]) -> None:
     assert parameter_docs(doc) == expected
+
+
+def test_a_module_the_guides_import_from_is_walked_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A callable is listed under the first path met: the module the README imports it
+    from, not an earlier module (alphabetically) that re-exports it."""
+    from metaserver.agents.analysis.probe.probe_script import guide_modules, walk_modules
+
+    package = tmp_path / "walkorder"
+    (package / "io").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "aims.py").write_text("from walkorder.io import write\n")
+    (package / "io" / "__init__.py").write_text("def write(name, obj):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    guides = [
+        ">>> import walkorder.io as wio, numpy\n"
+        ">>> from walkorder.io import write\n"
+        ">>> from walkorder.missing import nothing\n"  # not a module: no error listed
+    ]
+    assert guide_modules(guides, "walkorder") == ["walkorder.io", "walkorder.missing"]
+    errors: list[dict[str, str]] = []
+    names = [m.__name__ for m in walk_modules("walkorder", errors, guides)]
+    assert names == ["walkorder", "walkorder.io", "walkorder.aims"]
+    assert errors == []
+    assert [m.__name__ for m in walk_modules("walkorder", [])] == [
+        "walkorder",
+        "walkorder.aims",
+        "walkorder.io",
+    ]
