@@ -101,7 +101,7 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
             for t in published
         ],
         "failed_tools": [
-            {"name": t.name, "target": t.target, "error": t.error}
+            {"name": t.name, "target": t.target, "error": t.error, "type": t.failure_type}
             for t in report.tools
             if t.status != "passed"
         ],

@@ -22,7 +22,12 @@ from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.coverage import readme_coverage
-from metaserver.agents.analysis.usage import method_names, mine_usage, usage_names
+from metaserver.agents.analysis.usage import (
+    file_parameters,
+    method_names,
+    mine_usage,
+    usage_names,
+)
 from metaserver.agents.conversion import Conversion, Draft
 from metaserver.agents.design.specs import design, tool_budget
 from metaserver.agents.environment.build import build_environment
@@ -224,7 +229,13 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
         )
         # static: nothing is imported
-        usage = mine_usage(workspace.path, usage_names(code), method_names(code), code.packages)
+        usage = mine_usage(
+            workspace.path,
+            usage_names(code),
+            method_names(code),
+            code.packages,
+            file_parameters(code),
+        )
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         conversion.max_tools = tool_budget(
             code, usage, conversion.max_tools, conversion.documented_cap

@@ -19,6 +19,7 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -96,12 +97,17 @@ class _NotLiteral(Exception):
 
 
 def mine_usage(
-    root: Path, names: Iterable[str], methods: Iterable[str] = (), packages: Iterable[str] = ()
+    root: Path,
+    names: Iterable[str],
+    methods: Iterable[str] = (),
+    packages: Iterable[str] = (),
+    files: dict[str, FileParameters] | None = None,
 ) -> Usage:
     """Count and collect calls of ``names`` in the text and code files under ``root``;
     ``methods`` are the names that are only methods (a bare ``range(3)`` is not theirs);
     ``packages``, the package's top-level modules (a guide's ``np.array(...)`` is numpy's,
-    never the package's ``array``)."""
+    never the package's ``array``); ``files``, where each name takes a file
+    (``file_parameters``)."""
     wanted = {n for n in names if n.isidentifier()}
     counts: Counter[str] = Counter()
     calls: dict[str, list[UsageCall]] = {}
@@ -119,7 +125,9 @@ def mine_usage(
                     found.append(call.model_copy(update={"source": relative}))
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
-    documented, reads_files, paths = _documented(root, wanted, set(methods), set(packages))
+    documented, reads_files, paths = _documented(
+        root, wanted, set(methods), set(packages), files or {}
+    )
     return Usage(
         counts=dict(counts),
         calls=calls,
@@ -139,7 +147,11 @@ def documented_names(root: Path, wanted: set[str], methods: set[str] | None = No
 
 
 def _documented(
-    root: Path, wanted: set[str], methods: set[str], packages: set[str] | None = None
+    root: Path,
+    wanted: set[str],
+    methods: set[str],
+    packages: set[str] | None = None,
+    files: dict[str, FileParameters] | None = None,
 ) -> tuple[list[str], list[str], dict[str, list[str]]]:
     """``documented_names``, those of them whose every call there reads a file or a URL
     (a literal path or address among its arguments): out of reach of a sandboxed tool, and
@@ -161,7 +173,7 @@ def _documented(
         sources = _code_in_text(text)
         bindings = imported_names(sources)
         for source in sources:
-            for name, bare, reads, dotted in _names_called(source, bindings):
+            for name, bare, reads, dotted in _names_called(source, bindings, files):
                 ours = bool(dotted and packages and dotted.partition(".")[0] in packages)
                 if dotted is not None and packages and not ours:
                     continue  # another library's name (``np.array``)
@@ -282,7 +294,9 @@ def _fenced_blocks(text: str) -> list[str]:
 
 
 def _names_called(
-    source: str, bindings: dict[str, str] | None = None
+    source: str,
+    bindings: dict[str, str] | None = None,
+    files: dict[str, FileParameters] | None = None,
 ) -> list[tuple[str, bool, bool, str | None]]:
     """(name, called bare, reads a file or URL, dotted path) for each call in ``source``, in
     source order; the path when the call resolves through ``bindings`` (the text's
@@ -293,7 +307,7 @@ def _names_called(
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         if source.startswith("assert ("):  # a doctest whose shown output is not Python
-            return _names_called(source[8:].split(") == (", 1)[0], bindings)
+            return _names_called(source[8:].split(") == (", 1)[0], bindings, files)
         return []
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
@@ -305,7 +319,8 @@ def _names_called(
         dotted = _resolved(call.func, bindings)
         if dotted is not None:
             name = dotted.rpartition(".")[2]
-        found.append((name, isinstance(call.func, ast.Name), _reads_file(call), dotted))
+        reads = _reads_file(call, (files or {}).get(name)) and not _WRITER.search(name)
+        found.append((name, isinstance(call.func, ast.Name), reads, dotted))
     return found
 
 
@@ -333,13 +348,62 @@ _FILE_OR_URL = re.compile(
 )
 
 
-def _reads_file(call: ast.Call) -> bool:
+# A name with an extension of any kind ("H2.xyz", "run.traj"): a file only where the
+# parameter takes one, since "pkg.module" looks the same.
+_FILE_LIKE = re.compile(r"^[\w.-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$")
+# A parameter that takes a file: a name, a path or an open file object.
+_FILE_PARAMETER = re.compile(
+    r"(?:^|_)(?:file|files|filename|filenames|fname|fnames|filepath|path|paths|fp|fh|fd)(?:_|$)"
+    r"|^(?:file|path)",
+    re.I,
+)
+# A callable that writes what it is given (``write``, ``save_png``, ``to_csv``,
+# ``savefig``): its file is an output, made in the tool's work directory, not data it needs.
+_WRITER = re.compile(r"^(?:write|save|dump|export|to_)|_(?:write|save|dump|export)$", re.I)
+
+
+class FileParameters(NamedTuple):
+    """Where a name takes a file: positions of its call's arguments, and keywords."""
+
+    positions: frozenset[int]
+    keywords: frozenset[str]
+
+
+def file_parameters(report: CodeReport) -> dict[str, FileParameters]:
+    """For each short name, the call positions and keywords at which one of its candidates
+    takes a file (``write(filename, images)``: position 0 and ``filename``); a method's
+    positions leave out its receiver."""
+    found: dict[str, tuple[set[int], set[str]]] = {}
+    for candidate in report.candidates:
+        short = candidate.name.rpartition(".")[2]
+        positional = (
+            candidate.positional[1:] if candidate.kind == "method" else candidate.positional
+        )
+        names = {p.name for p in candidate.parameters if _FILE_PARAMETER.search(p.name)}
+        if not names:
+            continue
+        positions, keywords = found.setdefault(short, (set(), set()))
+        positions.update(i for i, name in enumerate(positional) if name in names)
+        keywords.update(names)
+    return {n: FileParameters(frozenset(p), frozenset(k)) for n, (p, k) in found.items()}
+
+
+def _reads_file(call: ast.Call, files: FileParameters | None = None) -> bool:
     """A literal argument that names a file or an address (``"image.png"``, ``"https://…"``,
-    ``"/data/x"``), or an argument built by ``open(...)``."""
-    for node in [*call.args, *(k.value for k in call.keywords)]:
+    ``"/data/x"``), a name with any extension where the callable takes a file (``files``:
+    ``write("H2.xyz", h2)``), or an argument built by ``open(...)``."""
+    arguments: list[tuple[int | None, str | None, ast.expr]]
+    arguments = [(i, None, a) for i, a in enumerate(call.args)]
+    arguments += [(None, k.arg, k.value) for k in call.keywords]
+    for position, keyword, node in arguments:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value.strip()
             if text and " " not in text and _FILE_OR_URL.search(text):
+                return True
+            takes_file = files is not None and (
+                position in files.positions or keyword in files.keywords
+            )
+            if takes_file and _FILE_LIKE.match(text):
                 return True
         if isinstance(node, ast.Call) and _called_name(node) in ("open", "Path", "urlopen"):
             return True

@@ -249,3 +249,50 @@ def test_a_documented_name_resolves_through_the_guides_own_imports(tmp_path: Pat
     # a path no candidate is listed under: the short name decides, as without imports
     coverage = readme_coverage(usage, [spec("geo.misc:convert")], candidates)
     assert coverage.covered == ["convert"]
+
+
+def test_a_name_with_any_extension_is_a_file_where_the_parameter_takes_one(
+    tmp_path: Path,
+) -> None:
+    from metaserver.agents.analysis.usage import file_parameters
+    from metaserver.contracts import Candidate, CodeReport, Parameter
+
+    def found(target: str, *names: str, kind: str = "function") -> Candidate:
+        name = target.partition(":")[2]
+        parameters = [Parameter(name=n, kind="positional_or_keyword") for n in names]
+        return Candidate(
+            target=target,
+            name=name,
+            signature=f"{name}()",
+            parameters=parameters,
+            positional=list(names),
+            kind=kind,  # type: ignore[arg-type]
+        )
+
+    code = CodeReport(
+        packages=["geo"],
+        candidates=[
+            found("geo.io:read", "filename", "index"),
+            found("geo.io:write", "filename", "images"),
+            found("geo:lookup", "key"),
+            found("geo:Grid.load", "self", "path", kind="method"),
+        ],
+    )
+    files = file_parameters(code)
+    assert files["read"].positions == {0} and files["load"].positions == {0}
+    assert "lookup" not in files
+    readme = (
+        ">>> import geo\n"
+        ">>> from geo.io import read, write\n"
+        ">>> grid = read('tile.grd')\n"  # an extension of no known kind, a file parameter
+        ">>> write('H2.xyz', grid)\n"  # a writer's file is its output: a tool makes it
+        ">>> geo.lookup('geo.units')\n"  # a dotted name where no file is taken
+        ">>> geo.Grid().load(path='run.traj')\n"
+    )
+    write(tmp_path, {"README.md": readme})
+    wanted = {"read", "write", "lookup", "load", "Grid"}
+    usage = mine_usage(tmp_path, wanted, packages={"geo"}, files=files)
+    assert usage.documented == ["read", "write", "lookup", "load", "Grid"]
+    assert usage.reads_files == ["read", "load"]
+    # without knowing the parameters, neither extension is a file
+    assert mine_usage(tmp_path, wanted, packages={"geo"}).reads_files == []
