@@ -11,10 +11,14 @@ fenced or directive block becomes one ``>>>`` line per statement, with no output
 from __future__ import annotations
 
 import ast
-import doctest
 from pathlib import Path
 
-from metaserver.agents.analysis.usage import _fenced_blocks, _guide_files, rst_blocks
+from metaserver.agents.analysis.usage import (
+    _fenced_blocks,
+    _guide_files,
+    doctest_examples,
+    rst_blocks,
+)
 
 __all__ = ["guide_sessions"]
 
@@ -43,11 +47,7 @@ def guide_sessions(root: Path) -> list[str]:
 
 def _session(text: str) -> str:
     lines: list[str] = []
-    try:
-        examples = doctest.DocTestParser().get_examples(text)
-    except ValueError:
-        examples = []
-    for example in examples:
+    for example in doctest_examples(text):
         lines += _prompted(example.source)
         lines += [line for line in example.want.rstrip("\n").splitlines() if line.strip()]
         lines.append("")

@@ -437,14 +437,36 @@ def _files(root: Path) -> Iterator[Path]:
             yield path
 
 
-def _code_in_text(text: str) -> list[str]:
-    """Doctest sessions and fenced Python blocks of a README or a docs page, as code."""
-    pieces: list[str] = []
+def doctest_examples(text: str) -> list[doctest.Example]:
+    """The ``>>>`` examples of a text, as doctest parses them, except that a statement
+    continued on lines without the ``...`` prompt (``>>> h2 = Atoms('H2',`` then an indented
+    ``positions=[...])``, as READMEs write it) is one statement with no output: doctest
+    would read its continuation as the output of a line that does not parse."""
     try:
         examples = doctest.DocTestParser().get_examples(text)
     except ValueError:
-        examples = []
-    for example in examples:
+        return []
+    for index, example in enumerate(examples):
+        if not example.want or _parses(example.source):
+            continue
+        joined = example.source + example.want
+        if _parses(joined):
+            examples[index] = doctest.Example(joined, "", lineno=example.lineno)
+    return examples
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _code_in_text(text: str) -> list[str]:
+    """Doctest sessions and fenced Python blocks of a README or a docs page, as code."""
+    pieces: list[str] = []
+    for example in doctest_examples(text):
         want = example.want.strip()
         source = example.source.strip()
         # A shown result becomes an assertion, which the miner turns into an expected value.

@@ -42,3 +42,22 @@ def test_blocks_become_prompted_lines_and_sessions_keep_their_output(tmp_path: P
     assert lines[start + 1 : start + 3] == ["...     3.0,", "... )"]
     assert "pip install demo" not in texts[0]
     assert texts[1] == ">>> x = Dot(0.0, 0.0)"
+
+
+def test_a_statement_continued_without_prompts_is_one_statement(tmp_path: Path) -> None:
+    """``>>> h = Dot(1,`` then an indented line without ``...``: doctest reads the rest as
+    output of a line that does not parse; it is the statement's continuation."""
+    from metaserver.agents.analysis.usage import mine_usage
+
+    readme = (
+        ">>> from demo import Dot\n"
+        ">>> h = Dot(1.0,\n"
+        "            2.0)\n"
+        ">>> h.norm()\n"
+        "2.23606797749979\n"
+    )
+    (tmp_path / "README.md").write_text(readme)
+    [session] = guide_sessions(tmp_path)
+    assert session.splitlines()[2:4] == [">>> h = Dot(1.0,", "...             2.0)"]
+    assert ">>> h.norm()\n2.23606797749979" in session
+    assert mine_usage(tmp_path, {"Dot", "norm"}).documented == ["Dot", "norm"]
