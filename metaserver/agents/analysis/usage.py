@@ -172,8 +172,9 @@ def _documented(
             continue
         sources = _code_in_text(text)
         bindings = imported_names(sources)
+        built = built_names(sources, bindings, packages or set())
         for source in sources:
-            for name, bare, reads, dotted in _names_called(source, bindings, files):
+            for name, bare, reads, dotted in _names_called(source, bindings, files, built):
                 ours = bool(dotted and packages and dotted.partition(".")[0] in packages)
                 if dotted is not None and packages and not ours:
                     continue  # another library's name (``np.array``)
@@ -241,6 +242,33 @@ def imported_names(sources: Iterable[str]) -> dict[str, str]:
     return bindings
 
 
+def built_names(
+    sources: Iterable[str], bindings: dict[str, str], packages: set[str]
+) -> dict[str, str]:
+    """The variables the code assigns the result of one of the package's (``packages``)
+    imported callables to (``opt = BFGS(h2)`` after ``from pkg.optimize import BFGS``),
+    each to that callable's path: a method called on one (``opt.run()``) is
+    ``pkg.optimize.BFGS.run``. The first wins. Another library's object stays unresolved:
+    the package may extend it (``df.pkg_accessor.plot()``)."""
+    built: dict[str, str] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)
+            ):
+                dotted = _resolved(node.value.func, bindings)
+                if dotted is not None and dotted.partition(".")[0] in packages:
+                    built.setdefault(node.targets[0].id, dotted)
+    return built
+
+
 def _guide_files(root: Path) -> list[Path]:
     """README files (the top one first), then guide-like text pages under the docs folder."""
     readmes: list[Path] = []
@@ -297,6 +325,7 @@ def _names_called(
     source: str,
     bindings: dict[str, str] | None = None,
     files: dict[str, FileParameters] | None = None,
+    built: dict[str, str] | None = None,
 ) -> list[tuple[str, bool, bool, str | None]]:
     """(name, called bare, reads a file or URL, dotted path) for each call in ``source``, in
     source order; the path when the call resolves through ``bindings`` (the text's
@@ -307,7 +336,7 @@ def _names_called(
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         if source.startswith("assert ("):  # a doctest whose shown output is not Python
-            return _names_called(source[8:].split(") == (", 1)[0], bindings, files)
+            return _names_called(source[8:].split(") == (", 1)[0], bindings, files, built)
         return []
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
@@ -316,7 +345,7 @@ def _names_called(
         name = _called_name(call)
         if name is None:
             continue
-        dotted = _resolved(call.func, bindings)
+        dotted = _resolved(call.func, bindings, built)
         if dotted is not None:
             name = dotted.rpartition(".")[2]
         reads = _reads_file(call, (files or {}).get(name)) and not _WRITER.search(name)
@@ -324,17 +353,25 @@ def _names_called(
     return found
 
 
-def _resolved(func: ast.expr, bindings: dict[str, str]) -> str | None:
+def _resolved(
+    func: ast.expr, bindings: dict[str, str], built: dict[str, str] | None = None
+) -> str | None:
     """The dotted path a called expression names through the imports in ``bindings``:
-    ``write`` -> ``pkg.io.write``, ``m.f`` -> ``pkg.mod.f``, ``pkg.mod.f`` -> itself;
-    None for anything else (a method of a variable, a call's result)."""
+    ``write`` -> ``pkg.io.write``, ``m.f`` -> ``pkg.mod.f``, ``pkg.mod.f`` -> itself, and
+    through the variables ``built`` by an imported callable: ``opt.run`` ->
+    ``pkg.optimize.BFGS.run``; None for anything else (a call's result, a variable of
+    unknown origin)."""
     parts: list[str] = []
     while isinstance(func, ast.Attribute):
         parts.append(func.attr)
         func = func.value
-    if not isinstance(func, ast.Name) or func.id not in bindings:
+    if not isinstance(func, ast.Name):
         return None
-    return ".".join([bindings[func.id], *reversed(parts)])
+    if func.id in bindings:
+        return ".".join([bindings[func.id], *reversed(parts)])
+    if parts and built and func.id in built:
+        return ".".join([built[func.id], *reversed(parts)])
+    return None
 
 
 # An address, an absolute or relative path, or a name with a data file's extension (a

@@ -214,20 +214,22 @@ def test_a_documented_name_resolves_through_the_guides_own_imports(tmp_path: Pat
         ">>> import geo.units as u\n"
         ">>> import geo\n"
         ">>> from geo.io import write as save\n"
-        ">>> shape = geo.shapes.square(2)\n"  # a module attribute: geo.shapes.square
+        ">>> shape = geo.shapes.Square(2)\n"  # a module attribute: geo.shapes.Square
         ">>> save('out.xyz', shape)\n"  # the alias of geo.io.write
         ">>> u.convert(1)\n"
         ">>> np.array([1, 2])\n"  # numpy's array, not the package's
-        ">>> shape.area()\n"  # a method of a variable: no path
+        ">>> shape.area()\n"  # a method of what an imported class built
+        ">>> np.zeros(2).sum()\n"  # another library's object: no path
     )
     write(tmp_path, {"README.md": readme})
-    wanted = {"square", "write", "save", "convert", "array", "area"}
+    wanted = {"Square", "write", "save", "convert", "array", "area", "sum"}
     usage = mine_usage(tmp_path, wanted, packages={"geo"})
-    assert usage.documented == ["square", "write", "convert", "area"]
+    assert usage.documented == ["Square", "write", "convert", "area", "sum"]
     assert usage.paths == {
-        "square": ["geo.shapes.square"],
+        "Square": ["geo.shapes.Square"],
         "write": ["geo.io.write"],
         "convert": ["geo.units.convert"],
+        "area": ["geo.shapes.Square.area"],
     }
     # without the package's name, numpy's call still counts (as before), by its path
     assert mine_usage(tmp_path, wanted).paths["array"] == ["numpy.array"]
@@ -240,12 +242,15 @@ def test_a_documented_name_resolves_through_the_guides_own_imports(tmp_path: Pat
 
     other = found("geo.calc.aims:write")  # another function of the same short name
     documented = found("geo.io.formats:write", ("geo.io:write",))  # listed deeper, alias
-    square = found("geo.shapes:square")
-    candidates = [other, documented, square]
-    coverage = readme_coverage(usage, [spec(other.target), spec(square.target)], candidates)
-    assert coverage.covered == ["square"]  # the other write covers nothing
-    coverage = readme_coverage(usage, [spec("geo.io:write"), spec(square.target)], candidates)
-    assert coverage.covered == ["square", "write"]  # the documented one, under its alias
+    square = found("geo.shapes:Square")
+    circle = found("geo.round:Circle.area")  # another class's area
+    candidates = [other, documented, square, found("geo.shapes:Square.area"), circle]
+    passed = [spec(other.target), spec(square.target), spec(circle.target)]
+    coverage = readme_coverage(usage, passed, candidates)
+    assert coverage.covered == ["Square"]  # the other write and area cover nothing
+    passed = [spec("geo.io:write"), spec(square.target), spec("geo.shapes:Square.area")]
+    coverage = readme_coverage(usage, passed, candidates)
+    assert coverage.covered == ["Square", "write", "area"]  # the documented write: its alias
     # a path no candidate is listed under: the short name decides, as without imports
     coverage = readme_coverage(usage, [spec("geo.misc:convert")], candidates)
     assert coverage.covered == ["convert"]
