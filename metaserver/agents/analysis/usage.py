@@ -202,16 +202,23 @@ def candidate_paths(candidate: Candidate) -> set[str]:
 def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set[str]]:
     """For each documented name the guides' imports resolve (``Usage.paths``), every path
     of the candidates listed under one of its paths: only those are the documented entry
-    point. A name no candidate is listed under is left out, and its short name decides as
-    before (the object may be re-exported where the probe did not look)."""
+    point. A name whose paths no candidate is listed under maps to nothing when the place
+    that holds it was looked at (a module the probe walked, a class it listed: the object
+    is no candidate there, and another of the same name is not what the guide calls); else
+    it is left out, and its short name decides as before (the object may live where the
+    probe did not look)."""
     pinned: dict[str, set[str]] = {}
     if not usage.paths:
         return pinned
     listed = [candidate_paths(c) for c in candidates]
+    known = set().union(*listed) if listed else set()
+    known |= {path.rpartition(".")[0] for path in known}  # modules, and classes of methods
     for name, paths in usage.paths.items():
         hits = [found for found in listed if found & set(paths)]
         if hits:
             pinned[name] = set().union(*hits)
+        elif any(path.rpartition(".")[0] in known for path in paths):
+            pinned[name] = set()
     return pinned
 
 

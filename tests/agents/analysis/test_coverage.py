@@ -301,3 +301,24 @@ def test_a_name_with_any_extension_is_a_file_where_the_parameter_takes_one(
     assert usage.reads_files == ["read", "load"]
     # without knowing the parameters, neither extension is a file
     assert mine_usage(tmp_path, wanted, packages={"geo"}).reads_files == []
+
+
+def test_a_name_the_probe_did_not_list_where_the_guide_calls_it_is_nobody_elses() -> None:
+    from metaserver.agents.analysis.usage import pinned_paths
+    from metaserver.contracts import Candidate
+
+    def found(target: str) -> Candidate:
+        name = target.partition(":")[2]
+        return Candidate(target=target, name=name, signature=f"{name}()", parameters=[])
+
+    usage = Usage(
+        documented=["energy", "convert"],
+        paths={"energy": ["geo.Shape.energy"], "convert": ["geo.units.convert"]},
+    )
+    # Shape is listed, its energy is not (a cap on methods): Engine's energy is not it
+    candidates = [found("geo:Shape"), found("geo.calc:Engine.energy"), found("geo:convert")]
+    assert pinned_paths(usage, candidates) == {"energy": set()}  # geo.units: never walked
+    coverage = readme_coverage(
+        usage, [spec("geo.calc:Engine.energy"), spec("geo:convert")], candidates
+    )
+    assert coverage.covered == ["convert"]

@@ -60,6 +60,7 @@ except ImportError:
 
 MAX_METHODS = 40
 GUIDES = []  # the README's and guides' code as doctest sessions (set_guides)
+GUIDE_METHODS = set()  # the names the guides call as attributes: ``h2.get_energy()``
 KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
@@ -315,6 +316,8 @@ def describe_callable(
 def set_guides(texts):
     """The README's and guide pages' code, one doctest-style text per file (analyse.py)."""
     GUIDES[:] = [t for t in texts if isinstance(t, str)]
+    GUIDE_METHODS.clear()
+    GUIDE_METHODS.update(m for t in GUIDES for m in re.findall(r"\.(\w+)\s*\(", t))
 
 
 def _examples(func, names, doc, signature, exposed, kind, owner, public_name, module):
@@ -399,7 +402,8 @@ def describe_class(cls, public_name, module, in_all, package_name):
             doc=_class_doc(cls),
         )
     ]
-    for name in sorted(dir(cls)):
+    # The methods the guides call come first: the cap must not cut what the README shows.
+    for name in sorted(dir(cls), key=lambda n: (n not in GUIDE_METHODS, n)):
         if name.startswith("_") or len(out) > MAX_METHODS:
             continue
         try:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -427,3 +428,33 @@ def test_docstring_types_name_classes_and_functions(
     # a Google-style "(Point)" types the argument as the class JSON can build
     point = {p.name: p for p in found["shift"].parameters}["point"]
     assert point.codec == "new:typed:Point"
+
+
+def test_the_methods_the_guides_call_come_first_within_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class with more public methods than the cap keeps the one the README calls."""
+    from metaserver.agents.analysis.probe import probe_members
+
+    methods = "".join(f"    def m{i:02}(self):\n        return {i}\n" for i in range(60))
+    package = tmp_path / "manymethods"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        f"class Big:\n{methods}    def zeta(self):\n        pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    module = importlib.import_module("manymethods")
+
+    def names() -> list[str]:
+        found = probe_members.describe_class(module.Big, "Big", module, False, "manymethods")
+        return [item["name"] for item, _, _ in found if item is not None]
+
+    probe_members.set_guides([">>> big = Big()\n>>> big.zeta()\n"])
+    try:
+        assert "Big.zeta" in names()
+        probe_members.set_guides([])
+        assert "Big.zeta" not in names()  # alphabetical: cut by the cap
+    finally:
+        probe_members.set_guides([])
