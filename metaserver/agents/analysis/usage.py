@@ -201,23 +201,35 @@ def candidate_paths(candidate: Candidate) -> set[str]:
 
 def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set[str]]:
     """For each documented name the guides' imports resolve (``Usage.paths``), every path
-    of the candidates listed under one of its paths: only those are the documented entry
-    point. A name whose paths no candidate is listed under maps to nothing when the place
-    that holds it was looked at (a module the probe walked, a class it listed: the object
-    is no candidate there, and another of the same name is not what the guide calls); else
-    it is left out, and its short name decides as before (the object may live where the
-    probe did not look)."""
+    of the candidates listed under one of its paths (a method under any path of its class:
+    ``pkg.Box.get`` is ``pkg.box:Box.get``): only those are the documented entry point.
+
+    A name whose paths no candidate is listed under maps to nothing when the place that
+    holds it was looked at (a module the probe walked, a class it listed: the object is no
+    candidate there, and another of the same name is not what the guide calls); else it is
+    left out, and its short name decides as before (the object may live where the probe
+    did not look, or be a method of what a function returned: ``x = closed(0, 1);
+    x.replace()``).
+    """
     pinned: dict[str, set[str]] = {}
     if not usage.paths:
         return pinned
-    listed = [candidate_paths(c) for c in candidates]
-    known = set().union(*listed) if listed else set()
-    known |= {path.rpartition(".")[0] for path in known}  # modules, and classes of methods
-    for name, paths in usage.paths.items():
-        hits = [found for found in listed if found & set(paths)]
+    candidates = list(candidates)
+    classes = {c.target: candidate_paths(c) for c in candidates if c.kind == "constructor"}
+    listed = []
+    for candidate in candidates:
+        paths = candidate_paths(candidate)
+        if candidate.kind == "method" and candidate.owner in classes:
+            method = candidate.name.rpartition(".")[2]
+            paths |= {f"{owner}.{method}" for owner in classes[candidate.owner]}
+        listed.append(paths)
+    places = {t.partition(":")[0] for c in candidates for t in (c.target, *c.aliases)}
+    places |= set().union(*classes.values()) if classes else set()
+    for name, called in usage.paths.items():
+        hits = [found for found in listed if found & set(called)]
         if hits:
             pinned[name] = set().union(*hits)
-        elif any(path.rpartition(".")[0] in known for path in paths):
+        elif any(path.rpartition(".")[0] in places for path in called):
             pinned[name] = set()
     return pinned
 

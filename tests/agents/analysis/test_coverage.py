@@ -316,9 +316,39 @@ def test_a_name_the_probe_did_not_list_where_the_guide_calls_it_is_nobody_elses(
         paths={"energy": ["geo.Shape.energy"], "convert": ["geo.units.convert"]},
     )
     # Shape is listed, its energy is not (a cap on methods): Engine's energy is not it
-    candidates = [found("geo:Shape"), found("geo.calc:Engine.energy"), found("geo:convert")]
+    shape = found("geo:Shape").model_copy(update={"kind": "constructor"})
+    candidates = [shape, found("geo.calc:Engine.energy"), found("geo:convert")]
     assert pinned_paths(usage, candidates) == {"energy": set()}  # geo.units: never walked
     coverage = readme_coverage(
         usage, [spec("geo.calc:Engine.energy"), spec("geo:convert")], candidates
     )
     assert coverage.covered == ["convert"]
+
+
+def test_a_method_resolves_through_any_path_of_its_class_and_a_functions_result_is_loose() -> None:
+    from metaserver.agents.analysis.usage import pinned_paths
+    from metaserver.contracts import Candidate
+
+    def found(target: str, kind: str = "function", **extra: object) -> Candidate:
+        name = target.partition(":")[2]
+        return Candidate.model_validate(
+            {"target": target, "name": name, "signature": "f()", "parameters": [], "kind": kind}
+            | extra
+        )
+
+    box = found("geo.box:Box", "constructor", aliases=["geo:Box"])
+    get = found("geo.box:Box.get", "method", owner="geo.box:Box")
+    other = found("geo.other:Crate.get", "method", owner="geo.other:Crate")
+    closed = found("geo:closed")
+    replace = found("geo.box:Box.replace", "method", owner="geo.box:Box")
+    usage = Usage(
+        documented=["get", "replace"],
+        # ``import geo; b = geo.Box(); b.get()`` and ``x = geo.closed(0, 1); x.replace()``
+        paths={"get": ["geo.Box.get"], "replace": ["geo.closed.replace"]},
+    )
+    pinned = pinned_paths(usage, [box, get, other, closed, replace])
+    assert pinned == {"get": {"geo.box.Box.get", "geo.Box.get"}}  # replace: short name
+    coverage = readme_coverage(
+        usage, [spec(other.target), spec(replace.target)], [box, get, other, closed, replace]
+    )
+    assert coverage.covered == ["replace"]
