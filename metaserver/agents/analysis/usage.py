@@ -28,6 +28,7 @@ from metaserver.contracts import JSON, Candidate, CodeReport
 MAX_FILES = 600
 MAX_FILE_BYTES = 400_000
 MAX_CALLS_PER_NAME = 8
+MAX_PARTIAL_CALLS = 2
 WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
 _TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 _CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
@@ -69,6 +70,12 @@ class UsageCall(BaseModel):
     has_expected: bool = False
     wrapper: str | None = None
     source: str = ""
+    unknown: list[str] = Field(
+        default_factory=list,
+        description="The arguments that are no literals (positions as digits, or keywords; "
+        "their ``args`` entries are None): such a call gives values for the others, never "
+        "an example of its own.",
+    )
 
 
 class Usage(BaseModel):
@@ -121,7 +128,10 @@ def mine_usage(
         for source in sources:
             for name, call in _calls_in_code(source, wanted, counts):
                 found = calls.setdefault(name, [])
-                if len(found) < MAX_CALLS_PER_NAME:
+                # A call with unknown arguments only lends values: a few, beside the
+                # literal calls, never in their place.
+                alike = [c for c in found if bool(c.unknown) == bool(call.unknown)]
+                if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
                     found.append(call.model_copy(update={"source": relative}))
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
@@ -563,14 +573,16 @@ def _calls_in_code(
         if name not in wanted:
             continue
         counts[name] += 1
-        try:
-            args = [_literal(a) for a in node.args]
-            if any(k.arg is None for k in node.keywords) or any(
-                isinstance(a, ast.Starred) for a in node.args
-            ):
-                continue
-            kwargs = {str(k.arg): _literal(k.value) for k in node.keywords}
-        except _NotLiteral:
+        if any(k.arg is None for k in node.keywords) or any(
+            isinstance(a, ast.Starred) for a in node.args
+        ):
+            continue
+        unknown: list[str] = []
+        args = [_literal_or_none(a, str(i), unknown) for i, a in enumerate(node.args)]
+        kwargs = {str(k.arg): _literal_or_none(k.value, str(k.arg), unknown) for k in node.keywords}
+        if unknown:
+            if len(unknown) < len(args) + len(kwargs):  # some literal to learn from
+                yield name, UsageCall(args=args, kwargs=kwargs, unknown=unknown)
             continue
         call = UsageCall(args=args, kwargs=kwargs)
         if id(node) in asserted:
@@ -662,6 +674,15 @@ def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:
         wrapper = "set" if node.func.id == "frozenset" else node.func.id
         return node.args[0], wrapper
     return (node, None) if isinstance(node, ast.Call) else (None, None)
+
+
+def _literal_or_none(node: ast.expr, place: str, unknown: list[str]) -> JSON:
+    """The literal, or None with ``place`` noted in ``unknown``."""
+    try:
+        return _literal(node)
+    except _NotLiteral:
+        unknown.append(place)
+        return None
 
 
 def _literal(node: ast.expr) -> JSON:

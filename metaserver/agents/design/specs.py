@@ -169,13 +169,23 @@ def _with_usage(
     # A script's calls are command lines; a notebook is proven by its own stored outputs. A
     # method call's receiver is not a literal: its other arguments are, but what it returned
     # belongs to a receiver we do not rebuild.
+    hints: dict[str, JSON] = {}
     if candidate.kind not in ("script", "notebook") and short not in elsewhere:
         for call in usage.calls.get(short, []):
             if not call.args and not call.kwargs:
                 continue  # a bare call's asserted result depends on the test's setup
+            if call.unknown:
+                for key, value in _hints(candidate, call).items():
+                    hints.setdefault(key, value)
+                continue
             example = _bind(candidate, call, receiver=candidate.kind == "method")
             if example is not None and example not in examples:
                 examples.append(example)
+    if hints and not examples:
+        # ``write('H2.xyz', h2)``, h2 no literal: the guide's file name beats one we make
+        # up (a format read from its extension), the rest is synthesised as usual.
+        guessed = synthesise_example(candidate.parameters)
+        examples.append(guessed.model_copy(update={"arguments": {**guessed.arguments, **hints}}))
     examples.sort(key=lambda e: not e.has_expected)
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
@@ -186,6 +196,24 @@ def _documented_at(candidate: Candidate, short: str, documented: list[str]) -> i
     names = {short} | {alias.rpartition(":")[2].rpartition(".")[2] for alias in candidate.aliases}
     places = [documented.index(name) for name in names if name in documented]
     return min(places) if places else candidate.documented
+
+
+def _hints(candidate: Candidate, call: UsageCall) -> dict[str, JSON]:
+    """The literal arguments of a call whose others are no literals, by parameter name
+    (a method's receiver left out): values for those parameters, not an example."""
+    receiver = candidate.kind == "method"
+    positional = candidate.positional[1:] if receiver else candidate.positional
+    own = {p.name for p in candidate.parameters[1 if receiver else 0 :]}
+    found: dict[str, JSON] = {}
+    for index, (name, value) in enumerate(zip(positional, call.args, strict=False)):
+        if name.startswith("*"):
+            break
+        if str(index) not in call.unknown and name in own:
+            found[name] = value
+    for key, value in call.kwargs.items():
+        if key not in call.unknown and key in own:
+            found[key] = value
+    return found
 
 
 def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Example | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -443,3 +444,26 @@ def test_a_name_the_guides_import_documents_only_the_callable_listed_there() -> 
     # without the guide's import, the short name documents both (and the other one wins)
     loose = usage.model_copy(update={"paths": {}})
     assert [s.target for s in design(report(other, shown), 1, loose)] == ["pkg.aims:write"]
+
+
+def test_a_guides_literal_beside_an_object_argument_is_the_value_of_its_parameter(
+    tmp_path: Path,
+) -> None:
+    from metaserver.agents.analysis.usage import mine_usage
+
+    (tmp_path / "README.md").write_text(
+        ">>> from pkg.mod import write\n>>> h2 = build()\n>>> write('H2.xyz', h2)\n"
+    )
+    usage = mine_usage(tmp_path, {"write"})
+    [call] = usage.calls["write"]
+    assert (call.args, call.unknown) == (["H2.xyz", None], ["1"])
+    parameters = [param("filename", {"type": "string"}), param("images", {"type": "integer"})]
+    write = candidate("write", parameters=parameters).model_copy(
+        update={"positional": ["filename", "images"]}
+    )
+    [spec] = design(report(write), 1, usage)
+    assert spec.examples[0].arguments["filename"] == "H2.xyz"
+    assert isinstance(spec.examples[0].arguments["images"], int)  # synthesised
+    # without the guide's call, the file name is made up
+    [made_up] = design(report(write), 1, None)
+    assert made_up.examples[0].arguments["filename"] != "H2.xyz"
