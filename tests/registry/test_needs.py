@@ -111,9 +111,13 @@ def test_a_calculation_implies_a_calculator() -> None:
     assert implied_needs("Show me the computer science papers of today") == []
 
 
-def test_a_web_shop_or_site_implies_a_browser() -> None:
-    assert implied_needs("Find the cheapest laptops on eBay") == ["open a web page in the browser"]
-    assert implied_needs("Check this website for the opening hours") == [
-        "open a web page in the browser"
+def test_a_web_shop_or_site_implies_a_browser_used_in_steps() -> None:
+    browsing = [
+        "open a web page in the browser",
+        "click an element on the page",
+        "get the content of the page",
     ]
+    assert implied_needs("Find the cheapest laptops on eBay") == browsing
+    assert implied_needs("Check this website for the opening hours") == browsing
+    assert sub_needs("Find the cheapest laptops online")[1:] == browsing
     assert implied_needs("Read the sales data of the shop") == []
