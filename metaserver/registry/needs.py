@@ -146,7 +146,15 @@ def sub_needs(query: str) -> list[str]:
     needs = [needs[0]] + [n for n in needs[1:] if len(n.split()) >= _MIN_WORDS]
     needs += file_needs(query)
     needs += implied_needs(query)
-    return list(dict.fromkeys(needs))[:MAX_NEEDS]
+    # A one-sentence request is its own clause, less its full stop: one need, not two (each
+    # costs an embedding and a BM25 query; the rankings did not change).
+    first = {_key(need): need for need in reversed(needs)}
+    return list(dict.fromkeys(first[_key(need)] for need in needs))[:MAX_NEEDS]
+
+
+def _key(need: str) -> str:
+    """What tells needs apart: their words, whatever their case and closing punctuation."""
+    return " ".join(need.lower().strip(" ,.!?;").split())
 
 
 def implied_needs(query: str) -> list[str]:

@@ -121,3 +121,14 @@ def test_a_web_shop_or_site_implies_a_browser_used_in_steps() -> None:
     assert implied_needs("Check this website for the opening hours") == browsing
     assert sub_needs("Find the cheapest laptops online")[1:] == browsing
     assert implied_needs("Read the sales data of the shop") == []
+
+
+def test_a_one_sentence_request_is_one_need_whatever_its_full_stop() -> None:
+    assert sub_needs("Show me the weather in Paris tomorrow.") == [
+        "Show me the weather in Paris tomorrow."
+    ]
+    assert sub_needs("Plot the monthly sales. Then save the chart") == [
+        "Plot the monthly sales. Then save the chart",
+        "Plot the monthly sales",
+        "save the chart",
+    ]
