@@ -5,7 +5,8 @@ Real requests ask for several things ("read the sheet, plot it as a bar chart an
 Search therefore ranks the tools for the whole request and for each of its parts, and merges
 the rankings (:mod:`metaserver.registry.search`). The parts are deterministic:
 
-- its sentences, and clauses opened by a sequencing word ("then", "also", "after that");
+- its sentences, and clauses opened by a sequencing word ("then", "also", "after that"), all
+  without the request's file paths (the file needs stand for them);
 - for each file path (not part of a web address), the file operation it implies: "write a
   word document file" when a writing word comes shortly before the path and after any reading
   word, else "read a word document file". A request naming a file rarely says "file system",
@@ -141,9 +142,11 @@ _IMPLIED = (
 
 
 def sub_needs(query: str) -> list[str]:
-    """The whole request first, then its parts (no duplicates, at most :data:`MAX_NEEDS`)."""
-    needs = [query.strip()]
-    needs += [part for part in (p.strip(" ,.") for p in _CLAUSES.split(query) if p) if part]
+    """The whole request first, then its parts (no duplicates, at most :data:`MAX_NEEDS`);
+    the request's own text without its files' paths, which the file needs stand for."""
+    text = _without_paths(query.strip())
+    needs = [text]
+    needs += [part for part in (p.strip(" ,.") for p in _CLAUSES.split(text) if p) if part]
     needs = [needs[0]] + [n for n in needs[1:] if len(n.split()) >= _MIN_WORDS]
     needs += file_needs(query)
     needs += implied_needs(query)
@@ -166,17 +169,8 @@ def implied_needs(query: str) -> list[str]:
 def file_needs(query: str) -> list[str]:
     """The file operations that the paths in ``query`` imply, in order of appearance."""
     needs = []
-    addresses = [url.span() for url in _URL.finditer(query)]
     previous = 0  # where the text about this path may begin: after the previous path
-    paths = list(_PATH.finditer(query))
-    named = [
-        match
-        for match in _NAMED.finditer(query)
-        if match.group(1).lower() in _KINDS or match.group(1).lower() in _TEXT_FORMATS
-    ]
-    for match in sorted(paths + named, key=lambda m: m.start()):
-        if any(start <= match.start() < end for start, end in addresses):
-            continue
+    for match in _paths(query):
         before = query[max(previous, match.start() - _VERB_REACH) : match.start()]
         previous = match.end()
         extension = match.group(1).lower()
@@ -198,6 +192,35 @@ def file_needs(query: str) -> list[str]:
         else:
             needs.append(f"{verb} a {kind} file" if kind else f"{verb} a file")
     return needs
+
+
+def _paths(query: str) -> list[re.Match[str]]:
+    """The file paths and named files of ``query`` outside its web addresses, in order."""
+    addresses = [url.span() for url in _URL.finditer(query)]
+    named = [
+        match
+        for match in _NAMED.finditer(query)
+        if match.group(1).lower() in _KINDS or match.group(1).lower() in _TEXT_FORMATS
+    ]
+    return [
+        match
+        for match in sorted([*_PATH.finditer(query), *named], key=lambda m: m.start())
+        if not any(start <= match.start() < end for start, end in addresses)
+    ]
+
+
+def _without_paths(query: str) -> str:
+    """``query`` less its files' paths: each file's operation is a need of its own, and a
+    path's words ("root", "markdown", "excel", the file's name) ranked the format converters
+    and mind-map tools for the request's other needs (recall@10 0.744 -> 0.762). A version
+    ("python3.12") stays; so does a request that is nothing but a path."""
+    kept, end = [], 0
+    for match in _paths(query):
+        if not match.group(1).isdigit():
+            kept.append(query[end : match.start()])
+            end = match.end()
+    text = " ".join("".join([*kept, query[end:]]).split())
+    return text or query
 
 
 def _last(words: re.Pattern[str], text: str) -> int:

@@ -132,3 +132,18 @@ def test_a_one_sentence_request_is_one_need_whatever_its_full_stop() -> None:
         "Plot the monthly sales",
         "save the chart",
     ]
+
+
+def test_the_request_s_own_needs_leave_its_paths_to_the_file_needs() -> None:
+    assert sub_needs("Download the air report, saved at /root/csv/air_report.csv") == [
+        "Download the air report, saved at",
+        "write a text file in csv",
+    ]
+    # Web addresses and versions stay; a request that is only a path stays one.
+    assert sub_needs("Summarise https://example.org/a.html with /opt/python3.12") == [
+        "Summarise https://example.org/a.html with /opt/python3.12"
+    ]
+    assert sub_needs("/root/notes/todo.md") == [
+        "/root/notes/todo.md",
+        "read a text file in markdown",
+    ]
