@@ -2,7 +2,8 @@
 ``metaserver list --query``): BM25 and sentence embeddings, fused.
 
 A request is split into the needs it is made of (:mod:`metaserver.registry.needs`: the whole
-text, its clauses, the file operations its paths imply). For each need two rankings of the
+text and its clauses less their paths, the file operations the paths imply, the means the
+request implies). For each need two rankings of the
 searchable tools are made and fused by weighted reciprocal rank (each tool scores
 ``sum(weight / (60 + rank))``):
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metaserver.registry.needs import MAX_NEEDS, file_needs, sub_needs
+from metaserver.registry.needs import MAX_NEEDS, file_needs, implied_needs, sub_needs
 
 
 def test_the_whole_request_comes_first_then_its_clauses() -> None:
@@ -68,4 +68,82 @@ def test_a_document_written_is_saved_created_and_filled() -> None:
     assert file_needs("Read /root/in/deck.pptx and save notes in /root/out/notes.md") == [
         "read a powerpoint presentation file",
         "write a text file in markdown",
+    ]
+
+
+def test_a_pdf_written_is_made_as_a_document_and_converted() -> None:
+    assert file_needs("Generate a PDF report in /root/pdf/trends.pdf") == [
+        "convert a document to pdf",
+        "create a new document",
+        "add content to a document",
+    ]
+    # Read, a PDF is still a PDF.
+    assert file_needs("List the sections of /root/pdf/paper.pdf") == ["read a pdf file"]
+
+
+def test_a_file_named_without_a_folder_is_a_file_of_a_known_kind() -> None:
+    assert file_needs("Write a summary titled weekly_notes.md in the notes folder") == [
+        "write a text file in markdown"
+    ]
+    assert file_needs("Read data.csv, then save chart.png") == [
+        "read a text file in csv",
+        "write a image file",
+    ]
+    # Unknown kinds, host names, addresses and mail are no files.
+    assert file_needs("Use Node.js on www.example.com, mail me at a@b.md, see x.org/a.md") == []
+    # A path's own name is not read twice.
+    assert file_needs("Save it in /root/out/report.md") == ["write a text file in markdown"]
+
+
+def test_a_file_inserted_or_attached_is_read_by_the_tool_that_inserts_it() -> None:
+    assert file_needs("Create a Word file and insert logo.png under /root/pictures") == []
+    assert file_needs("Attach /root/in/chart.png, then save it in /root/out/a.md") == [
+        "write a text file in markdown"
+    ]
+
+
+def test_a_calculation_implies_a_calculator() -> None:
+    assert implied_needs("I have 20 g of gold, please estimate its value") == [
+        "calculate a math expression"
+    ]
+    assert implied_needs("Compute the average of these numbers") == ["calculate a math expression"]
+    assert "calculate a math expression" in sub_needs("Calculate my balance for last month")
+    assert implied_needs("Show me the computer science papers of today") == []
+
+
+def test_a_web_shop_or_site_implies_a_browser_used_in_steps() -> None:
+    browsing = [
+        "open a web page in the browser",
+        "click an element on the page",
+        "get the content of the page",
+    ]
+    assert implied_needs("Find the cheapest laptops on eBay") == browsing
+    assert implied_needs("Check this website for the opening hours") == browsing
+    assert sub_needs("Find the cheapest laptops online")[1:] == browsing
+    assert implied_needs("Read the sales data of the shop") == []
+
+
+def test_a_one_sentence_request_is_one_need_whatever_its_full_stop() -> None:
+    assert sub_needs("Show me the weather in Paris tomorrow.") == [
+        "Show me the weather in Paris tomorrow."
+    ]
+    assert sub_needs("Plot the monthly sales. Then save the chart") == [
+        "Plot the monthly sales. Then save the chart",
+        "Plot the monthly sales",
+        "save the chart",
+    ]
+
+
+def test_the_request_s_own_needs_leave_its_paths_to_the_file_needs() -> None:
+    assert sub_needs("Download the air report, saved at /root/csv/air_report.csv") == [
+        "Download the air report, saved at",
+        "write a text file in csv",
+    ]
+    # Web addresses and versions stay; a request that is only a path stays one.
+    assert sub_needs("Summarise https://example.org/a.html with /opt/python3.12") == [
+        "Summarise https://example.org/a.html with /opt/python3.12"
+    ]
+    assert sub_needs("/root/notes/todo.md") == [
+        "/root/notes/todo.md",
+        "read a text file in markdown",
     ]
