@@ -163,7 +163,12 @@ def name_steps(candidates, seen):
             steps = example.get("session") or []
             for step in steps:
                 if "_id" in step:
-                    step["target"] = (seen.get(step.pop("_id")) or {}).get("target")
+                    listed = seen.get(step.pop("_id")) or {}
+                    step["target"] = listed.get("target")
+                    if step.get("typed") and listed.get("kind") != "constructor":
+                        step["target"] = None  # built by the class's own constructor only
+                    if listed.get("kind") == "method":  # a class listed by a method alone
+                        step["target"] = None
             if all(step.get("target") for step in steps):
                 kept.append(example)
         candidate["examples"] = kept
