@@ -28,6 +28,8 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _item,
         _parsed,
         _statement,
+        documented_type,
+        returned_type,
     )
     from .probe_textsig import text_signature
     from .probe_types import Unsupported, class_schema, json_safe
@@ -41,6 +43,8 @@ except ImportError:
         _item,
         _parsed,
         _statement,
+        documented_type,
+        returned_type,
     )
     from probe_textsig import text_signature
     from probe_types import Unsupported, class_schema, json_safe
@@ -310,7 +314,7 @@ def _built_object(node, namespace, source, known):
     if not inspect.isclass(builder):
         if not inspect.isfunction(builder):
             return None
-        returned = getattr(builder, "__annotations__", {}).get("return")
+        returned = returned_class(builder)
         if returned is not None and not isinstance(returned, str):
             if not (inspect.isclass(returned) and _kept_as_handle(returned)):
                 return None
@@ -434,12 +438,33 @@ def _factory_of(builder, owner):
     package = (getattr(owner, "__module__", "") or "").partition(".")[0]
     if (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
         return False
-    returned = getattr(builder, "__annotations__", {}).get("return")
+    returned = returned_class(builder)
     if returned is None or isinstance(returned, str):
         return True
     return inspect.isclass(returned) and (
         issubclass(returned, owner) or issubclass(owner, returned)
     )
+
+
+def returned_class(builder):
+    """What ``builder`` says it returns: its return annotation, else the package's class its
+    docstring's ``Returns`` names (``response : `FrequencyResponseData```: without it, every
+    class with a ``plot`` method would take ``resp.plot()`` as its own); None when neither
+    says (or the docstring names no class of the package)."""
+    returned = getattr(builder, "__annotations__", {}).get("return")
+    if returned is not None:
+        return returned
+    text = returned_type(inspect.getdoc(builder) or "")
+    if not text:
+        return None
+    name = text.strip("`*~ ").partition(" ")[0].strip("`*~,")
+    module = sys.modules.get(getattr(builder, "__module__", "") or "")
+    package = sys.modules.get((getattr(builder, "__module__", "") or "").partition(".")[0])
+    for home in (module, package):
+        found = documented_type(name, home) if home is not None else None
+        if inspect.isclass(found):
+            return found
+    return None
 
 
 def _bound_method(node, owner, owner_target, namespace, receivers, source):

@@ -247,7 +247,22 @@ class Response:
         return max(self.values)
 
 
-def response(system, scale=1.0) -> Response:
+class Other:
+    def __init__(self, *values):
+        self.values = list(values)
+
+    def peak(self):
+        return min(self.values)
+
+
+def response(system, scale=1.0):
+    '''The system's response.
+
+    Returns
+    -------
+    resp : `Response`
+        What it measured.
+    '''
     return Response(*(p * scale for p in system.poles))
 """
 
@@ -275,6 +290,7 @@ def test_a_receiver_built_from_an_object_the_session_built(tmp_path: Path) -> No
     try:
         spec.loader.exec_module(loaded)
         described = describe_class(loaded.Response, "Response", loaded, True, "respfx")
+        others = describe_class(loaded.Other, "Other", loaded, True, "respfx")
     finally:
         probe_members.set_guides([])
         del sys.modules["respfx"]
@@ -288,3 +304,6 @@ def test_a_receiver_built_from_an_object_the_session_built(tmp_path: Path) -> No
     assert second["line"] == "resp = response(sys, scale=2.0)"
     assert (second["arguments"], second["takes"]) == ({"scale": 2.0}, {"system": 0})
     assert second["_id"] == id(loaded.response)
+    # response's docstring says it returns a Response: no example of Other.peak
+    (other,) = [c for c, _, t in others if t == "respfx:Other.peak"]
+    assert other["examples"] == []
