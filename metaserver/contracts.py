@@ -274,6 +274,16 @@ class Candidate(BaseModel):
         default_factory=list, description="Positional parameter names in order, hidden too."
     )
     aliases: list[str] = Field(default_factory=list, description="Other public import paths.")
+    returns: str | None = Field(
+        default=None,
+        description="For a function: the package's class (its constructor's target) that its "
+        "return annotation or docstring's Returns section names.",
+    )
+    bases: list[str] = Field(
+        default_factory=list,
+        description="For a constructor: the package's classes (their constructors' targets) "
+        "the class inherits from.",
+    )
     dangerous: str | None = Field(default=None, description="Why it is unsafe as a tool.")
     deprecated: bool = False
     annotated: float = Field(default=0.0, description="Share of parameters annotated.")

@@ -763,7 +763,7 @@ def make_extra_repo(root: Path) -> Path:
 OBJECT_ARGUMENT_MODULE = '''\
 """Signals, and functions that take them: a metaserver test fixture."""
 
-__all__ = ["Response", "Signal", "gain", "measure", "spread"]
+__all__ = ["Response", "Signal", "Source", "Tone", "gain", "measure", "spread"]
 
 
 class Signal:
@@ -819,6 +819,34 @@ def measure(signal, scale: float = 1.0) -> Response:
         The signal.
     """
     return Response(*(v * scale for v in signal.samples))
+
+
+class Source:
+    """Something with a strength; only its subclasses know which."""
+
+    def strength(self) -> float:
+        raise NotImplementedError("not implemented in subclass")
+
+    def level(self, gain: float = 1.0) -> float:
+        """The strength times ``gain``."""
+        return self.strength() * gain
+
+
+class Tone(Source):
+    """A tone.
+
+    >>> Tone(2.5)
+    Tone(2.5)
+    """
+
+    def __init__(self, amplitude: float) -> None:
+        self.amplitude = amplitude
+
+    def strength(self) -> float:
+        return self.amplitude
+
+    def __repr__(self) -> str:
+        return f"Tone({self.amplitude!r})"
 '''
 
 OBJECT_ARGUMENT_README = """\

@@ -65,6 +65,15 @@ async def test_object_arguments_are_built_by_constructor_tools(tmp_path: Path) -
     ]
     assert {"gain", "spread", "Signal", "peak"} <= set(report.coverage.covered)
 
+    # Source.level is defined on Source, whose own instance raises "not implemented" and
+    # whose constructor the docs never call: its receiver is Tone(2.5), the subclass's
+    # documented construction.
+    level = tools["Source.level"]
+    assert level.status == "passed", level.error
+    assert level.evidence is not None and level.evidence.result == 2.5
+    [receiver] = level.evidence.session
+    assert (receiver.tool, receiver.arguments) == (tools["Tone"].name, {"amplitude": 2.5})
+
     # The generated tests (run by the pipeline before registering) replay them the same way.
     assert report.output_dir is not None
     generated = Path(report.output_dir) / "tests" / "validation_calls.json"

@@ -1,24 +1,27 @@
-"""Arguments the docs never built, built by their class's constructor tool.
+"""Objects the docs never built, built by the tools that build their class.
 
 ``K, _, _ = ct.lqr(sys)`` in a guide whose ``sys`` is set up off the page: the probe
 (``probe_values``) makes ``sys`` a ``typed`` session step of the constructor of the class the
-parameter's annotation or docstring type names (``sys : StateSpace``). Which arguments that
-constructor takes is known only here, where every candidate's examples are: the
-constructor's own first documented call (a docstring's, a guide's or a test's literal
-arguments), never a synthesised one. A step with no such call drops its example, since an
-object built from guessed arguments would prove nothing about the documented call.
+parameter's annotation or docstring type names (``sys : StateSpace``). Which arguments build
+one is known only here, where every candidate's examples are (``builders.py``): the class's
+own documented call, else its documented factory's or a subclass's. A step with none drops
+its example, since an object built from guessed arguments would prove nothing.
+
+A method defined on a base class whose own constructor the docs never call (an abstract
+``LTI``, whose instance raises "not implemented") gets its receiver the same way, from a
+subclass's documented construction, as a one-step session.
 """
 
 from __future__ import annotations
 
-import json
+from metaserver.agents.design.builders import Builders, documented_arguments
+from metaserver.agents.design.synthesis import synthesise_example
+from metaserver.contracts import Candidate, Example, SessionStep
 
-from metaserver.contracts import JSON, Candidate, Example, SessionStep
 
-
-def fill_typed_steps(candidate: Candidate, constructors: dict[str, Candidate]) -> Candidate:
-    """The candidate with each ``typed`` step's arguments taken from its constructor's own
-    documented example; examples whose steps have none are dropped."""
+def fill_typed_steps(candidate: Candidate, builders: Builders) -> Candidate:
+    """The candidate with each ``typed`` step built by its class's documented builder;
+    examples whose steps have none are dropped."""
     if not any(s.typed for e in candidate.examples for s in e.session):
         return candidate
     examples: list[Example] = []
@@ -30,28 +33,36 @@ def fill_typed_steps(candidate: Candidate, constructors: dict[str, Candidate]) -
             if not step.typed:
                 steps.append(step)
                 continue
-            filled = _filled(step, constructors.get(step.target))
-            steps = None if filled is None else [*steps, filled]
+            variable = step.line.partition("=")[0].strip() or step.into or "value"
+            built = builders.step(step.target, variable)
+            if built is None:
+                steps = None
+                continue
+            steps.append(built.model_copy(update={"into": step.into, "typed": True}))
         if steps is not None:
             examples.append(example.model_copy(update={"session": steps}))
     return candidate.model_copy(update={"examples": examples})
 
 
-def _filled(step: SessionStep, constructor: Candidate | None) -> SessionStep | None:
-    arguments = documented_arguments(constructor) if constructor is not None else None
-    if constructor is None or arguments is None:
-        return None
-    variable = step.line.partition("=")[0].strip() or step.into or "value"
-    shown = ", ".join(f"{name}={json.dumps(value)}" for name, value in arguments.items())
-    line = f"{variable} = {constructor.name}({shown})"
-    return step.model_copy(update={"arguments": arguments, "line": line})
-
-
-def documented_arguments(constructor: Candidate) -> dict[str, JSON] | None:
-    """The arguments of the constructor's first call the library's own text shows with
-    literals alone (no session of its own to replay first); None when it shows none."""
-    for example in constructor.examples:
-        if example.origin in ("synthesised", "llm") or example.session:
-            continue
-        return dict(example.arguments)
-    return None
+def documented_receiver(candidate: Candidate, builders: Builders) -> Candidate:
+    """A method whose class's constructor the docs never call, with its examples that build
+    no receiver of their own given one from a subclass's (or factory's) documented call."""
+    owner = builders.constructors.get(candidate.owner or "")
+    if candidate.kind != "method" or not candidate.parameters or owner is None:
+        return candidate
+    if documented_arguments(owner) is not None:
+        return candidate  # the constructor's own documented call builds it (specs.py)
+    handle = candidate.parameters[0].name
+    step = builders.step(owner.target, handle)
+    if step is None:
+        return candidate
+    examples = [
+        e
+        if e.session or handle in e.arguments
+        else e.model_copy(update={"session": [step], "expected": None, "has_expected": False})
+        for e in candidate.examples
+    ]
+    if not examples:  # what synthesis would give, on the documented receiver
+        synthesised = synthesise_example(candidate.parameters[1:])
+        examples = [synthesised.model_copy(update={"session": [step]})]
+    return candidate.model_copy(update={"examples": examples})

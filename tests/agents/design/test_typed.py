@@ -1,20 +1,29 @@
-"""fill_typed_steps: an argument the docs never built gets its constructor's own arguments."""
+"""Objects the docs never built: typed steps and abstract receivers, from documented calls."""
 
 from __future__ import annotations
 
-from metaserver.agents.design.typed import fill_typed_steps
+from metaserver.agents.design.builders import Builders
+from metaserver.agents.design.typed import documented_receiver, fill_typed_steps
 from metaserver.contracts import Candidate, Example, Parameter, SessionStep
 
+GUESSED = Example(arguments={"samples": [1, 2, 3]}, origin="synthesised")
 
-def _constructor(*examples: Example) -> Candidate:
-    parameter = Parameter(name="samples", kind="positional_or_keyword", required=True)
+
+def _parameter(name: str) -> Parameter:
+    return Parameter(name=name, kind="positional_or_keyword", required=True)
+
+
+def _constructor(
+    target: str, *examples: Example, bases: tuple[str, ...] = (), name: str = ""
+) -> Candidate:
     return Candidate(
-        target="objpack:Signal",
-        name="Signal",
+        target=target,
+        name=name or target.rpartition(":")[2],
         signature="(samples)",
-        parameters=[parameter],
+        parameters=[_parameter("samples")],
         kind="constructor",
         examples=list(examples),
+        bases=list(bases),
     )
 
 
@@ -26,7 +35,7 @@ def _gain() -> Candidate:
         target="objpack:gain",
         name="gain",
         signature="(signal, factor=2.0)",
-        parameters=[Parameter(name="signal", kind="positional_or_keyword", required=True)],
+        parameters=[_parameter("signal")],
         examples=[
             Example(arguments={"factor": 3.0}, session=[typed]),
             Example(arguments={"factor": 1.0}),
@@ -35,20 +44,68 @@ def _gain() -> Candidate:
 
 
 def test_the_constructors_documented_arguments_fill_the_step() -> None:
-    guessed = Example(arguments={"samples": [1, 2, 3]}, origin="synthesised")
     shown = Example(arguments={"samples": [1.0, 3.0]}, has_expected=True, expected=2)
-    constructors = {"objpack:Signal": _constructor(guessed, shown)}
+    builders = Builders([_constructor("objpack:Signal", GUESSED, shown)])
 
-    filled = fill_typed_steps(_gain(), constructors)
+    filled = fill_typed_steps(_gain(), builders)
 
     [step] = filled.examples[0].session
     assert step.arguments == {"samples": [1.0, 3.0]}
     assert step.line == "sig = Signal(samples=[1.0, 3.0])"
-    assert step.typed and step.into == "signal"
+    assert step.typed and step.into == "signal" and step.target == "objpack:Signal"
+
+
+def test_a_documented_factory_builds_it_when_the_constructor_is_not_shown() -> None:
+    factory = Candidate(
+        target="objpack:signal",
+        name="signal",
+        signature="(*samples)",
+        parameters=[],
+        returns="objpack:Signal",
+        examples=[GUESSED, Example(arguments={"samples": [2.0]}, origin="usage")],
+    )
+    builders = Builders([_constructor("objpack:Signal", GUESSED), factory])
+
+    [step] = fill_typed_steps(_gain(), builders).examples[0].session
+    assert (step.target, step.arguments, step.into) == (
+        "objpack:signal",
+        {"samples": [2.0]},
+        "signal",
+    )
 
 
 def test_without_a_documented_call_the_example_is_dropped() -> None:
-    guessed = Example(arguments={"samples": [1, 2, 3]}, origin="synthesised")
-    for constructors in ({"objpack:Signal": _constructor(guessed)}, {}):
-        filled = fill_typed_steps(_gain(), constructors)
+    for candidates in ([_constructor("objpack:Signal", GUESSED)], []):
+        filled = fill_typed_steps(_gain(), Builders(candidates))
         assert [e.arguments for e in filled.examples] == [{"factor": 1.0}]
+
+
+def test_an_abstract_base_method_gets_a_subclass_receiver() -> None:
+    base = _constructor("objpack:Base", GUESSED)
+    concrete = _constructor(
+        "objpack:Concrete",
+        Example(arguments={"samples": [4.0]}, origin="doctest"),
+        bases=("objpack:Base",),
+    )
+    method = Candidate(
+        target="objpack:Base.peak",
+        name="Base.peak",
+        signature="(handle, scale=1)",
+        parameters=[_parameter("handle")],
+        kind="method",
+        owner="objpack:Base",
+    )
+    builders = Builders([base, concrete, method])
+
+    [example] = documented_receiver(method, builders).examples
+    [step] = example.session
+    assert (step.target, step.arguments, step.into) == (
+        "objpack:Concrete",
+        {"samples": [4.0]},
+        None,
+    )
+    # A class whose own constructor the docs call keeps that one (specs.py builds it).
+    concrete_method = method.model_copy(
+        update={"target": "objpack:Concrete.peak", "owner": "objpack:Concrete"}
+    )
+    assert documented_receiver(concrete_method, builders).examples == []
