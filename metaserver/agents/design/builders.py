@@ -26,29 +26,40 @@ class Builders:
             if candidate.kind == "function" and candidate.returns:
                 self.factories.setdefault(candidate.returns, []).append(candidate)
 
-    def of(self, cls: str, subclasses: bool = True) -> tuple[Candidate, dict[str, JSON]] | None:
-        """The first builder of ``cls`` (or, with ``subclasses``, of a subclass) that the
-        docs call with literal arguments, with those arguments."""
-        classes = [cls]
-        if subclasses:
-            classes += [t for t, c in self.constructors.items() if cls in c.bases]
-        for target in classes:
-            own = self.constructors.get(target)
-            for builder in ([own] if own else []) + self.factories.get(target, []):
-                arguments = documented_arguments(builder)
-                if arguments is not None:
-                    return builder, arguments
+    def of(self, cls: str) -> list[tuple[Candidate, dict[str, JSON]]]:
+        """The builders of ``cls``, then of its subclasses, that the docs call with literal
+        arguments, with those arguments: one per class, the class's constructor before its
+        factories. Subclasses come in the order the README and guides first call their
+        builders (an abstract base's method may need what only some subclasses define:
+        those users build first are the likeliest to)."""
+        subclasses = [t for t, c in self.constructors.items() if cls in c.bases]
+        found = [b for b in (self._documented(cls),) if b is not None]
+        others = [b for b in map(self._documented, subclasses) if b is not None]
+        others.sort(key=lambda b: (b[0].documented is None, b[0].documented or 0))
+        return found + others
+
+    def _documented(self, cls: str) -> tuple[Candidate, dict[str, JSON]] | None:
+        own = self.constructors.get(cls)
+        ranked = sorted(
+            self.factories.get(cls, []),
+            key=lambda f: (f.documented is None, f.documented or 0),
+        )
+        for builder in ([own] if own else []) + ranked:
+            arguments = documented_arguments(builder)
+            if arguments is not None:
+                return builder, arguments
         return None
 
-    def step(self, cls: str, variable: str, subclasses: bool = True) -> SessionStep | None:
-        """The session step that builds ``variable`` as an object of ``cls``."""
-        found = self.of(cls, subclasses)
-        if found is None:
-            return None
-        builder, arguments = found
-        shown = ", ".join(f"{name}={json.dumps(value)}" for name, value in arguments.items())
-        line = f"{variable} = {builder.name}({shown})"
-        return SessionStep(line=line, target=builder.target, arguments=arguments)
+    def steps(self, cls: str, variable: str) -> list[SessionStep]:
+        """The session steps that may build ``variable`` as an object of ``cls``, best
+        first (each alone builds it)."""
+        return [_step(builder, arguments, variable) for builder, arguments in self.of(cls)]
+
+
+def _step(builder: Candidate, arguments: dict[str, JSON], variable: str) -> SessionStep:
+    shown = ", ".join(f"{name}={json.dumps(value)}" for name, value in arguments.items())
+    line = f"{variable} = {builder.name}({shown})"
+    return SessionStep(line=line, target=builder.target, arguments=arguments)
 
 
 def documented_arguments(builder: Candidate) -> dict[str, JSON] | None:

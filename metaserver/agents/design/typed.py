@@ -18,6 +18,9 @@ from metaserver.agents.design.builders import Builders, documented_arguments
 from metaserver.agents.design.synthesis import synthesise_example
 from metaserver.contracts import Candidate, Example, SessionStep
 
+MAX_RECEIVERS = 3
+"""Subclasses' documented objects a base class's method is tried on, at most."""
+
 
 def fill_typed_steps(candidate: Candidate, builders: Builders) -> Candidate:
     """The candidate with each ``typed`` step built by its class's documented builder;
@@ -34,11 +37,11 @@ def fill_typed_steps(candidate: Candidate, builders: Builders) -> Candidate:
                 steps.append(step)
                 continue
             variable = step.line.partition("=")[0].strip() or step.into or "value"
-            built = builders.step(step.target, variable)
-            if built is None:
+            built = builders.steps(step.target, variable)[:1]
+            if not built:
                 steps = None
                 continue
-            steps.append(built.model_copy(update={"into": step.into, "typed": True}))
+            steps.append(built[0].model_copy(update={"into": step.into, "typed": True}))
         if steps is not None:
             examples.append(example.model_copy(update={"session": steps}))
     return candidate.model_copy(update={"examples": examples})
@@ -52,17 +55,32 @@ def documented_receiver(candidate: Candidate, builders: Builders) -> Candidate:
         return candidate
     if documented_arguments(owner) is not None:
         return candidate  # the constructor's own documented call builds it (specs.py)
+    defining = (candidate.defined_in or "").rpartition(":")[2]
+    if defining and defining != owner.target.rpartition(":")[2]:
+        # A copy listed under a subclass (FRD.bandwidth, defined by LTI): the defining
+        # class's own candidate gets the receivers, and stays the one tool kept for both.
+        return candidate
     handle = candidate.parameters[0].name
-    step = builders.step(owner.target, handle)
-    if step is None:
+    steps = builders.steps(owner.target, handle)[:MAX_RECEIVERS]
+    if not steps:
         return candidate
     examples = [
         e
         if e.session or handle in e.arguments
-        else e.model_copy(update={"session": [step], "expected": None, "has_expected": False})
+        else e.model_copy(update={"session": [steps[0]], "expected": None, "has_expected": False})
         for e in candidate.examples
     ]
-    if not examples:  # what synthesis would give, on the documented receiver
-        synthesised = synthesise_example(candidate.parameters[1:])
-        examples = [synthesised.model_copy(update={"session": [step]})]
+    # The same call on the other subclasses' documented objects: validation tries another
+    # example when one fails, and a base's method may need what only some subclasses define.
+    plain = next(
+        (e for e in candidate.examples if not e.session and handle not in e.arguments),
+        None if candidate.examples else synthesise_example(candidate.parameters[1:]),
+    )
+    if plain is not None:
+        if not candidate.examples:
+            examples = [plain.model_copy(update={"session": [steps[0]]})]
+        examples += [
+            plain.model_copy(update={"session": [s], "expected": None, "has_expected": False})
+            for s in steps[1:]
+        ]
     return candidate.model_copy(update={"examples": examples})

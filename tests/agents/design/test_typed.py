@@ -94,16 +94,30 @@ def test_an_abstract_base_method_gets_a_subclass_receiver() -> None:
         parameters=[_parameter("handle")],
         kind="method",
         owner="objpack:Base",
+        defined_in="objpack.core:Base",
     )
-    builders = Builders([base, concrete, method])
+    other = _constructor(
+        "objpack:Other",
+        Example(arguments={"samples": [5.0]}, origin="usage"),
+        bases=("objpack:Base",),
+    ).model_copy(update={"documented": 0})
+    builders = Builders([base, concrete, other, method])
 
-    [example] = documented_receiver(method, builders).examples
-    [step] = example.session
-    assert (step.target, step.arguments, step.into) == (
-        "objpack:Concrete",
-        {"samples": [4.0]},
-        None,
+    # One example per subclass's documented object, the one the guides call first first:
+    # validation tries the next when one fails.
+    examples = documented_receiver(method, builders).examples
+    steps = [(s.target, s.arguments, s.into) for e in examples for s in e.session]
+    assert steps == [
+        ("objpack:Other", {"samples": [5.0]}, None),
+        ("objpack:Concrete", {"samples": [4.0]}, None),
+    ]
+    # The copy listed under a subclass the docs never build is left to the defining one.
+    inherited = method.model_copy(
+        update={"target": "objpack:Other2.peak", "owner": "objpack:Other2"}
     )
+    other2 = _constructor("objpack:Other2", GUESSED, bases=("objpack:Base",))
+    with_copy = Builders([base, concrete, other, other2, inherited])
+    assert documented_receiver(inherited, with_copy).examples == []
     # A class whose own constructor the docs call keeps that one (specs.py builds it).
     concrete_method = method.model_copy(
         update={"target": "objpack:Concrete.peak", "owner": "objpack:Concrete"}
