@@ -5,8 +5,9 @@ abstract base class (``LTI.bandwidth``, whose own instance raises "not implement
 built from what the library itself shows: the class's constructor called as its docs call
 it, else a factory function whose annotation or docstring says it returns the class
 (``ss(A, B, C, D)`` -> ``StateSpace``), else a subclass's constructor or factory (a
-subclass inherits the method). Only calls with literal arguments count, never synthesised
-ones: an object built from guessed arguments would prove nothing.
+subclass inherits the method). Only the docstrings' and guides' calls with literal
+arguments count, never synthesised ones: an object built from guessed arguments would
+prove nothing.
 """
 
 from __future__ import annotations
@@ -63,10 +64,14 @@ def _step(builder: Candidate, arguments: dict[str, JSON], variable: str) -> Sess
 
 
 def documented_arguments(builder: Candidate) -> dict[str, JSON] | None:
-    """The arguments of the builder's first call the library's own text shows with literals
-    alone (no session of its own to replay first); None when it shows none."""
+    """The arguments of the builder's first call the library's own docstrings or guides
+    show with literals alone (no session of its own to replay first); None when they show
+    none. Usage mining's calls are matched by name, so they count only for a builder the
+    README and guides call as the package's own (``ct.rss(4, 2, 1)``): a guide's
+    ``steps.append("impulse")`` is no call of the package's ``append``."""
+    trusted = ("doctest", "usage") if builder.documented is not None else ("doctest",)
     for example in builder.examples:
-        if example.origin in ("synthesised", "llm") or example.session:
+        if example.origin not in trusted or example.session:
             continue
         return dict(example.arguments)
     return None

@@ -62,7 +62,11 @@ def test_a_documented_factory_builds_it_when_the_constructor_is_not_shown() -> N
         signature="(*samples)",
         parameters=[],
         returns="objpack:Signal",
-        examples=[GUESSED, Example(arguments={"samples": [2.0]}, origin="usage")],
+        examples=[
+            GUESSED,
+            Example(arguments={"samples": [9.0]}, origin="usage"),  # matched by name only
+            Example(arguments={"samples": [2.0]}, origin="doctest"),
+        ],
     )
     builders = Builders([_constructor("objpack:Signal", GUESSED), factory])
 
@@ -72,6 +76,10 @@ def test_a_documented_factory_builds_it_when_the_constructor_is_not_shown() -> N
         {"samples": [2.0]},
         "signal",
     )
+    # A factory the guides call as the package's own: usage's calls of it count too.
+    shown = factory.model_copy(update={"documented": 1})
+    [step] = fill_typed_steps(_gain(), Builders([shown])).examples[0].session
+    assert step.arguments == {"samples": [9.0]}
 
 
 def test_without_a_documented_call_the_example_is_dropped() -> None:
@@ -98,7 +106,7 @@ def test_an_abstract_base_method_gets_a_subclass_receiver() -> None:
     )
     other = _constructor(
         "objpack:Other",
-        Example(arguments={"samples": [5.0]}, origin="usage"),
+        Example(arguments={"samples": [5.0]}, origin="doctest"),
         bases=("objpack:Base",),
     ).model_copy(update={"documented": 0})
     builders = Builders([base, concrete, other, method])
