@@ -132,12 +132,25 @@ class SessionStep(BaseModel):
     )
     item: int | None = Field(
         default=None,
-        description="With ``into`` a ``*args`` parameter: the result's place in its list.",
+        description="With ``into`` a ``*args`` parameter or a list argument "
+        "(``covariance_matrix([u, v])``): the result's place in its list.",
+    )
+    typed: bool = Field(
+        default=False,
+        description="The docs never built this argument (``lqr(sys)``): it is built by the "
+        "constructor of the class the parameter's type names, with that constructor's own "
+        "documented arguments (design fills ``arguments`` in).",
     )
     chained: bool = Field(
         default=False,
         description="A call on the receiver whose result is the receiver from then on (a "
         'chain: ``now("UTC").add(days=1)``); False: it sets the receiver up in place.',
+    )
+    takes: dict[str, int] = Field(
+        default_factory=dict,
+        description="Parameters of this step that take an object an earlier step of the "
+        "session built (``resp = frequency_response(sys)`` after ``sys = rss(4, 2, 1)``): "
+        "the index of the step after which the session's object is the one to pass.",
     )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
@@ -261,6 +274,16 @@ class Candidate(BaseModel):
         default_factory=list, description="Positional parameter names in order, hidden too."
     )
     aliases: list[str] = Field(default_factory=list, description="Other public import paths.")
+    returns: str | None = Field(
+        default=None,
+        description="For a function: the package's class (its constructor's target) that its "
+        "return annotation or docstring's Returns section names.",
+    )
+    bases: list[str] = Field(
+        default_factory=list,
+        description="For a constructor: the package's classes (their constructors' targets) "
+        "the class inherits from.",
+    )
     dangerous: str | None = Field(default=None, description="Why it is unsafe as a tool.")
     deprecated: bool = False
     annotated: float = Field(default=0.0, description="Share of parameters annotated.")

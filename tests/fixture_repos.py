@@ -758,3 +758,130 @@ def make_extra_repo(root: Path) -> Path:
     pyproject.write_text(text)
     git(repo, "commit", "-q", "-am", "extras")
     return repo
+
+
+OBJECT_ARGUMENT_MODULE = '''\
+"""Signals, and functions that take them: a metaserver test fixture."""
+
+__all__ = ["Response", "Signal", "Source", "Tone", "gain", "measure", "spread"]
+
+
+class Signal:
+    """A sampled signal, built from its samples (no JSON builds one: only a handle).
+
+    >>> Signal(1.0, 3.0, 2.0)
+    Signal(1.0, 3.0, 2.0)
+    """
+
+    def __init__(self, *samples: float) -> None:
+        self.samples = list(samples)
+
+    def __repr__(self) -> str:
+        return "Signal(" + ", ".join(repr(s) for s in self.samples) + ")"
+
+
+def gain(signal, factor: float = 2.0) -> float:
+    """The largest sample times ``factor``.
+
+    Parameters
+    ----------
+    signal : Signal
+        The signal.
+    factor : float
+        The gain.
+    """
+    return max(signal.samples) * factor
+
+
+def spread(signals) -> float:
+    """Largest minus smallest sample over several signals, given as a list."""
+    values = [v for s in signals for v in s.samples]
+    return max(values) - min(values)
+
+
+class Response:
+    """What a signal measures to (no JSON builds one either)."""
+
+    def __init__(self, *values: float) -> None:
+        self.values = list(values)
+
+    def peak(self) -> float:
+        """The largest value."""
+        return max(self.values)
+
+
+def measure(signal, scale: float = 1.0) -> Response:
+    """The signal's response, scaled.
+
+    Parameters
+    ----------
+    signal : Signal
+        The signal.
+    """
+    return Response(*(v * scale for v in signal.samples))
+
+
+class Source:
+    """Something with a strength; only its subclasses know which."""
+
+    def strength(self) -> float:
+        raise NotImplementedError("not implemented in subclass")
+
+    def level(self, gain: float = 1.0) -> float:
+        """The strength times ``gain``."""
+        return self.strength() * gain
+
+
+class Tone(Source):
+    """A tone.
+
+    >>> Tone(2.5)
+    Tone(2.5)
+    """
+
+    def __init__(self, amplitude: float) -> None:
+        self.amplitude = amplitude
+
+    def strength(self) -> float:
+        return self.amplitude
+
+    def __repr__(self) -> str:
+        return f"Tone({self.amplitude!r})"
+'''
+
+OBJECT_ARGUMENT_README = """\
+# objpack
+
+Set up a signal ``sig`` as you like, then:
+
+```python
+from objpack import gain, spread, Signal
+gain(sig, 3.0)
+```
+
+Several signals at once:
+
+>>> a = Signal(1.0, 2.0)
+>>> b = Signal(4.0, 0.5)
+>>> spread([a, b])
+3.5
+
+A response is measured from a signal:
+
+>>> quiet = Signal(1.0, 5.0)
+>>> resp = measure(quiet, scale=2.0)
+>>> resp.peak()
+10.0
+"""
+
+
+def make_object_argument_repo(root: Path) -> Path:
+    """Functions whose documented arguments are objects: one the README never builds (typed
+    by the docstring), and a list of objects the README built."""
+    return make_package_repo(
+        root,
+        "objpack",
+        "objpack",
+        OBJECT_ARGUMENT_MODULE,
+        files={"README.md": OBJECT_ARGUMENT_README},
+    )

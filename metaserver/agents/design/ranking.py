@@ -188,6 +188,8 @@ def select(
             if capped and not caps.allow(candidate, documented=candidate.documented is not None):
                 continue
             owner = constructors.get(candidate.owner or "") if candidate.kind == "method" else None
+            if _receiver_built(candidate):
+                owner = None  # its session builds the receiver with the tools it requires
             needs = [owner] if owner is not None and usable(owner) else []
             needs += requires(candidate) if requires else []
             needs = [
@@ -206,6 +208,17 @@ def select(
             taken.add(candidate.target)
             caps.count(candidate)
     return chosen
+
+
+def _receiver_built(candidate: Candidate) -> bool:
+    """Whether the method's proving session (the one ``requires`` replays: the first with an
+    expected value, else the first) builds its receiver (``resp = frequency_response(sys)``
+    for ``resp.plot()``), so that its class's constructor is not needed beside it."""
+    sessions = [e for e in candidate.examples if e.session]
+    proof = next((e for e in sessions if e.has_expected), sessions[0] if sessions else None)
+    return proof is not None and any(
+        s.into is None and s.member is None and s.attribute is None for s in proof.session
+    )
 
 
 class _Caps:

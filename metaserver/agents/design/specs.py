@@ -17,6 +17,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from metaserver.agents.analysis.usage import Usage, UsageCall, candidate_paths, pinned_paths
+from metaserver.agents.design.builders import Builders
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
     rank_key,
@@ -25,6 +26,7 @@ from metaserver.agents.design.ranking import (
     shallowest,
 )
 from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
+from metaserver.agents.design.typed import documented_receiver, fill_typed_steps
 from metaserver.contracts import (
     JSON,
     Candidate,
@@ -66,6 +68,8 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         pinned = pinned_paths(usage, candidates)
         candidates = [_with_usage(c, usage, pinned) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
+    builders = Builders(candidates)
+    candidates = [documented_receiver(fill_typed_steps(c, builders), builders) for c in candidates]
     usable_ranked = sorted(
         (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
     )

@@ -494,6 +494,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "into": step.into,
                     "item": step.item,
                     "chained": step.chained,
+                    "takes": step.takes,
                 }
                 for step in e.evidence.session
             ],

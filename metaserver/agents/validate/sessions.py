@@ -2,6 +2,8 @@
 on the handle it returned (a chain's call hands on the handle it returns), then the
 documented call on that same handle; and the tools that
 build the call's object arguments (``contains(line, Point(0, 0))``), whose results it takes.
+A step that ``takes`` an object an earlier step built (``resp = frequency_response(sys)``)
+gets the handle the session held after that step.
 
 A method's example that carries a session (analysis/probe/probe_sessions.py) is checked on
 the receiver its own session built, never on one built from another example, so the
@@ -39,7 +41,9 @@ async def replay_session(
     built: dict[str, JSON] = {}  # the call's arguments that earlier steps built
     spread: dict[str, list[JSON]] = {}  # its ``*args`` lists, item by item
     replayed: list[SessionStep] = []
+    after: list[dict[str, JSON] | None] = []  # the session's object after each step
     for step in example.session:
+        after.append(handle)  # replaced below when the step builds another
         if step.into is not None:  # ``contains(line, Point(0, 0))``: an argument, built
             value = await _built_value(client, step, by_target, timeout)
             if step.item is None:
@@ -50,12 +54,18 @@ async def replay_session(
             continue
         if step.attribute is not None:  # Geodesic.WGS84: the class's own instance, by name
             handle = {"attribute": step.attribute}
+            after[-1] = handle
             replayed.append(step)
             continue
         tool = by_target.get(step.target)
         if tool is None:
             raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
         arguments = dict(step.arguments)
+        for name, index in step.takes.items():  # ``frequency_response(sys)``: built earlier
+            taken = after[index] if 0 <= index < len(after) - 1 else None
+            if taken is None:
+                raise SessionError(f"session line {step.line!r}: no object built for {name}")
+            arguments[name] = taken
         receiver = None
         if step.member is not None:
             if handle is None or not tool.parameters:
@@ -73,6 +83,7 @@ async def replay_session(
             if not isinstance(value, dict) or not isinstance(value.get("handle"), str):
                 raise SessionError(f"session line {step.line!r}: {tool.name} built no handle")
             handle = {"handle": value["handle"]}
+        after[-1] = handle
         replayed.append(step.model_copy(update={"tool": tool.name, "receiver": receiver}))
     evidence.session = replayed
     built.update(spread)

@@ -147,3 +147,23 @@ def test_a_documented_method_name_is_one_tool_on_the_class_the_readme_builds_fir
     chosen = names(candidates, max_tools=4, usage=usage)
     # the family's one tool goes to the class built first; the budget left buys variety
     assert chosen == ["list_new", "list_count", "set_new", "other"]
+
+
+def test_a_method_whose_session_builds_its_receiver_needs_not_its_constructor() -> None:
+    from metaserver.contracts import SessionStep
+
+    steps = [
+        SessionStep(line="sys = make(4)", target="pkg.mod:make", arguments={"n": 4}),
+        SessionStep(line="resp = respond(sys)", target="pkg.mod:respond", takes={"s": 0}),
+    ]
+    plot = method("Response", "plot", examples=[Example(arguments={}, session=steps)])
+    candidates = [
+        klass("Response"),
+        plot,
+        function("make", examples=[PROVEN]),
+        function("respond", examples=[PROVEN]),
+        function("spare", examples=[PROVEN]),
+    ]
+    usage = Usage(documented=["plot"])
+    # the session's tools come with it; Response's own constructor is not needed
+    assert names(candidates, max_tools=3, usage=usage) == ["make", "respond", "response_plot"]

@@ -105,6 +105,26 @@ _TYPE_NAME = re.compile(r"~?([A-Za-z_][\w.]*)(?:\s*,\s*optional)?")
 _CALLABLE_TYPES = {"callable", "function"}
 
 
+def returned_type(doc):
+    """The type text of a docstring's first documented result (reST ``:rtype: T``, NumPy's
+    ``Returns`` section ``name : T`` or a bare ``T``, Google's ``T: what``), markup and an
+    ``optional`` left as written; None when it documents none."""
+    match = re.search(r":rtype:\s*(\S[^\n]*)", doc)
+    if match:
+        return match.group(1).strip()
+    section = re.search(
+        r"\n\s*Returns?\s*:?\s*\n(?:\s*-+\s*\n)?(.*?)(?:\n\s*\n\S|\Z)", "\n" + doc, re.S
+    )
+    lines = section.group(1).strip().splitlines() if section else []
+    first = lines[0].strip() if lines else ""
+    if not first:
+        return None
+    if " : " in first or first.endswith(" :"):
+        return first.partition(":")[2].strip() or None
+    google = re.match(r"([\w.`~]+)\s*:", first)
+    return google.group(1) if google else first
+
+
 def parameter_types(doc):
     """Per-parameter type text: reST ``:type name: T``, NumPy ``name : T``, Google
     ``name (T): ...``."""

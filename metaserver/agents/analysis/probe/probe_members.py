@@ -24,7 +24,7 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
         summary_of,
     )
     from .probe_scan import scan
-    from .probe_sessions import method_examples
+    from .probe_sessions import method_examples, returned_class
     from .probe_textsig import text_signature
     from .probe_types import (
         Unsupported,
@@ -46,7 +46,7 @@ except ImportError:
         summary_of,
     )
     from probe_scan import scan
-    from probe_sessions import method_examples
+    from probe_sessions import method_examples, returned_class
     from probe_textsig import text_signature
     from probe_types import (
         Unsupported,
@@ -310,7 +310,25 @@ def describe_callable(
         "deprecated": deprecated,
         "annotated": len(annotated) / len(signature.parameters) if signature.parameters else 1.0,
     }
+    _note_classes(candidate, func, kind)
     return candidate, None, target
+
+
+def _note_classes(candidate, func, kind):
+    """The package's classes a function says it returns (``_returns``) and a class inherits
+    from (``_bases``), by id: ``probe_script`` names them by their constructors' targets."""
+    package = (getattr(func, "__module__", "") or "").partition(".")[0]
+    if kind == "function":
+        try:
+            returned = returned_class(func)
+        except Exception:  # an annotation that raises when read: says nothing
+            returned = None
+        if inspect.isclass(returned) and _in_package(returned, package):
+            candidate["_returns"] = id(returned)
+    elif kind == "constructor" and inspect.isclass(func):
+        bases = [b for b in func.__mro__[1:] if _in_package(b, package)]
+        if bases:
+            candidate["_bases"] = [id(b) for b in bases]
 
 
 def set_guides(texts):

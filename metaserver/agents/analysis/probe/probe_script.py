@@ -207,15 +207,38 @@ def name_steps(candidates, seen):
     until now: here it gets the target the probe listed it under; an example whose step
     calls no listed callable is dropped (no tool could replay it)."""
     for candidate in candidates:
+        _name_classes(candidate, seen)
         kept = []
         for example in candidate.get("examples", []):
             steps = example.get("session") or []
             for step in steps:
                 if "_id" in step:
-                    step["target"] = (seen.get(step.pop("_id")) or {}).get("target")
+                    listed = seen.get(step.pop("_id")) or {}
+                    step["target"] = listed.get("target")
+                    if step.get("typed") and listed.get("kind") != "constructor":
+                        step["target"] = None  # built by the class's own constructor only
+                    if listed.get("kind") == "method":  # a class listed by a method alone
+                        step["target"] = None
             if all(step.get("target") for step in steps):
                 kept.append(example)
         candidate["examples"] = kept
+
+
+def _name_classes(candidate, seen):
+    """``returns`` and ``bases`` by the targets of the classes' constructors (a class with
+    no constructor candidate is left out)."""
+
+    def constructor(key):
+        listed = seen.get(key) or {}
+        return listed.get("target") if listed.get("kind") == "constructor" else None
+
+    if "_returns" in candidate:
+        returned = constructor(candidate.pop("_returns"))
+        if returned:
+            candidate["returns"] = returned
+    if "_bases" in candidate:
+        bases = [constructor(key) for key in candidate.pop("_bases")]
+        candidate["bases"] = [b for b in bases if b]
 
 
 if __name__ == "__main__":

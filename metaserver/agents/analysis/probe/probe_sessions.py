@@ -28,9 +28,11 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _item,
         _parsed,
         _statement,
+        documented_type,
+        returned_type,
     )
     from .probe_textsig import text_signature
-    from .probe_types import class_schema
+    from .probe_types import Unsupported, class_schema, json_safe
 except ImportError:
     from probe_docs import (
         MAX_EXAMPLES,
@@ -41,9 +43,11 @@ except ImportError:
         _item,
         _parsed,
         _statement,
+        documented_type,
+        returned_type,
     )
     from probe_textsig import text_signature
-    from probe_types import class_schema
+    from probe_types import Unsupported, class_schema, json_safe
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
@@ -58,6 +62,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     """
     namespace = _namespace(owner)
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
+    objects = {}  # variable -> the steps that built another object of the package
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
     for example, statement in session_statements(doc, namespace):
@@ -80,7 +85,15 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                 receivers.setdefault(key, steps)
                 bound[name] = (key, member)
                 continue
-            receivers[name] = _construction(statement.value, owner, owner_target, namespace, source)
+            known = {**objects, **{k: v for k, v in receivers.items() if v is not None}}
+            receivers[name] = _construction(
+                statement.value, owner, owner_target, namespace, source, known
+            )
+            objects.pop(name, None)
+            if receivers[name] is None:  # ``sys = rss(4, 2, 1)``: maybe an argument later
+                built = _built_object(statement.value, namespace, source, known)
+                if built is not None:
+                    objects[name] = built
             if receivers[name] is not None or not _method_call(statement.value):
                 continue
             # ``patch = Point(0, 0).buffer(10)``: a call of ``buffer`` on a receiver the
@@ -236,10 +249,14 @@ def _aliased(name, package):
     return value if own and (inspect.isclass(value) or inspect.isroutine(value)) else None
 
 
-def _construction(node, owner, owner_target, namespace, source):
+def _construction(node, owner, owner_target, namespace, source, receivers=None):
     """[the step that builds an ``owner``] when ``node`` calls its constructor with
     literals, or names an instance the class holds (``Geodesic.WGS84``); None otherwise (a
-    receiver this session cannot replay through tools)."""
+    receiver this session cannot replay through tools).
+
+    With ``receivers`` (an assignment's value), an argument may be an object the session
+    built (``resp = frequency_response(sys)``): that object's steps come first, and the
+    step ``takes`` what they left."""
     if (
         isinstance(node, ast.Attribute)
         and _resolve(node.value, namespace) is owner
@@ -262,15 +279,101 @@ def _construction(node, owner, owner_target, namespace, source):
             return None
     exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
+    earlier, takes = [], {}
+    if arguments is None and receivers:
+        found = _bound_objects(node, signature, exposed, receivers)
+        if found is None:
+            return None
+        arguments, earlier, takes = found
     if arguments is None:
         return None
     if factory and not _kept_as_handle(owner):
         return None
     step = {"line": source, "target": owner_target, "member": None, "arguments": arguments}
+    if takes:
+        step["takes"] = takes
     if factory:  # probe_script names it by the target the probe lists the function under
         del step["target"]
         step["_id"] = id(builder)
-    return [step]
+    return [*earlier, step]
+
+
+def _built_object(node, namespace, source, known):
+    """The steps that build an object of the package other than the receiver's class, for
+    a later construction's argument (``sys = rss(4, 2, 1)``, then
+    ``resp = frequency_response(sys)``): a class's constructor or a function of the package
+    (whose result, unless its annotation names a class kept as a handle, is a guess: a
+    wrong one fails our replay, never the repository's verdict), with literal arguments or
+    objects built before. None for anything else."""
+    if not isinstance(node, ast.Call):
+        return None
+    builder = _resolve(node.func, namespace)
+    package = getattr(namespace.get(PACKAGE), "__name__", None)
+    if package is None or (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
+        return None
+    if not inspect.isclass(builder):
+        if not inspect.isfunction(builder):
+            return None
+        returned = returned_class(builder)
+        if returned is not None and not isinstance(returned, str):
+            if not (inspect.isclass(returned) and _kept_as_handle(returned)):
+                return None
+    try:
+        signature = inspect.signature(builder)
+    except (TypeError, ValueError):
+        return None
+    exposed = {p.name for p in signature.parameters.values()}
+    arguments, earlier, takes = _bound(node, signature, exposed), [], {}
+    if arguments is None:
+        found = _bound_objects(node, signature, exposed, known)
+        if found is None:
+            return None
+        arguments, earlier, takes = found
+    step = {"line": source, "_id": id(builder), "member": None, "arguments": arguments}
+    if takes:
+        step["takes"] = takes
+    return [*earlier, step]
+
+
+def _bound_objects(call, signature, exposed, receivers):
+    """(literal arguments, the steps that built the others, each such parameter's index
+    of the step after which the session holds its object) when every argument of ``call``
+    is a literal or a variable the session built; None otherwise."""
+    if any(k.arg is None for k in call.keywords) or any(
+        isinstance(a, ast.Starred) for a in call.args
+    ):
+        return None
+    built = {}
+
+    def value(node):
+        if isinstance(node, ast.Name) and receivers.get(node.id) is not None:
+            marker = object()
+            built[id(marker)] = receivers[node.id]
+            return marker
+        return ast.literal_eval(node)
+
+    try:
+        args = [value(a) for a in call.args]
+        kwargs = {k.arg: value(k.value) for k in call.keywords}
+        bound = signature.bind(*args, **kwargs)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+    arguments, steps, takes = {}, [], {}
+    for name, given in bound.arguments.items():
+        if id(given) in built:
+            offset = len(steps)  # a nested ``takes`` counts from its own list's start
+            for step in built[id(given)]:
+                moved = {k: i + offset for k, i in step.get("takes", {}).items()}
+                steps.append(dict(step, takes=moved) if moved else dict(step))
+            takes[name] = len(steps) - 1
+            continue
+        try:
+            arguments[name] = json_safe(given)
+        except Unsupported:
+            return None  # an object inside a list or ``*args``: not replayable
+    if not takes or len(steps) >= MAX_STEPS or not set(arguments) | set(takes) <= exposed:
+        return None
+    return arguments, steps, takes
 
 
 def _receiver(node, owner, owner_target, namespace, receivers, source):
@@ -335,12 +438,33 @@ def _factory_of(builder, owner):
     package = (getattr(owner, "__module__", "") or "").partition(".")[0]
     if (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
         return False
-    returned = getattr(builder, "__annotations__", {}).get("return")
+    returned = returned_class(builder)
     if returned is None or isinstance(returned, str):
         return True
     return inspect.isclass(returned) and (
         issubclass(returned, owner) or issubclass(owner, returned)
     )
+
+
+def returned_class(builder):
+    """What ``builder`` says it returns: its return annotation, else the package's class its
+    docstring's ``Returns`` names (``response : `FrequencyResponseData```: without it, every
+    class with a ``plot`` method would take ``resp.plot()`` as its own); None when neither
+    says (or the docstring names no class of the package)."""
+    returned = getattr(builder, "__annotations__", {}).get("return")
+    if returned is not None:
+        return returned
+    text = returned_type(inspect.getdoc(builder) or "")
+    if not text:
+        return None
+    name = text.strip("`*~ ").partition(" ")[0].strip("`*~,")
+    module = sys.modules.get(getattr(builder, "__module__", "") or "")
+    package = sys.modules.get((getattr(builder, "__module__", "") or "").partition(".")[0])
+    for home in (module, package):
+        found = documented_type(name, home) if home is not None else None
+        if inspect.isclass(found):
+            return found
+    return None
 
 
 def _bound_method(node, owner, owner_target, namespace, receivers, source):

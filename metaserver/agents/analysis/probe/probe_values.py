@@ -8,18 +8,27 @@ parameter that takes its result), replayed through that callable's own tool befo
 call. Only calls of the package's own callables with literal arguments build values; the
 documented output binds only to the line that printed it. A step names its callable by
 ``_id`` until ``probe_script`` knows the tool target the probe listed it under.
+
+A list whose items the session built (``covariance_matrix([u, v])``) is one step per item
+(``item``, its place in the list); an item bound to an expression of built values
+(``total = u + 2*v``) is left out, and the line's output with it (the call is another).
+A name the session never bound (``lqr(sys)``, its setup not shown) is built by the
+constructor of the class the parameter's annotation or docstring type names
+(``sys : StateSpace``), with that constructor's own documented arguments (a ``typed``
+step: design fills them in), and the output is not the documented one either.
 """
 
 import ast
 import inspect
 import sys
+import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
-    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item
+    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from .probe_sessions import PACKAGE, _resolve, session_statements
     from .probe_types import Unsupported, json_safe
 except ImportError:
-    from probe_docs import MAX_EXAMPLES, WRAPPERS, _item
+    from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from probe_sessions import PACKAGE, _resolve, session_statements
     from probe_types import Unsupported, json_safe
 
@@ -29,6 +38,21 @@ class _Built:
 
     def __init__(self, step):
         self.step = step
+
+
+class _Items:
+    """A list argument whose items earlier steps built; ``exact`` is False when items bound
+    to expressions of built values were left out."""
+
+    def __init__(self, steps, exact):
+        self.steps, self.exact = steps, exact
+
+
+class _Unbound:
+    """A name the session never bound: built by its parameter's class's constructor tool."""
+
+    def __init__(self, name):
+        self.name = name
 
 
 class _Held:
@@ -52,6 +76,8 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         namespace[PACKAGE] = sys.modules[package]
     names = {getattr(func, "__name__", "")}
     values = {}  # variable -> the step that built it
+    state = {"assigned": set(), "derived": set()}  # names bound at all; to built values' sums
+    classes = _parameter_classes(func, signature, module, package)
     found = []
 
     def example_of(node, want, source):
@@ -69,13 +95,13 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
                 wrapper, want = None, ""
         if not isinstance(node, ast.Call) or not _calls(node, func, namespace, names, guide):
             return None
-        bound = _arguments(node, signature, namespace, package, values, source)
+        bound = _arguments(node, signature, namespace, package, values, source, 0, state, classes)
         if bound is None:
             return None
-        arguments, steps, held = bound
+        arguments, steps, held, exact = bound
         if not (steps or held) or not set(arguments) | {s["into"] for s in steps} <= exposed:
             return None  # literal calls alone: probe_docs.examples_for has them
-        item = _item(arguments, wrapper, want, None)
+        item = _item(arguments, wrapper, want if exact else "", None)
         if item is None:
             return None
         item["session"] = steps
@@ -96,15 +122,29 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             step = None
             if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 step = _build(statement.value, namespace, package, values, source)
+            derived = step is None and any(
+                isinstance(n, ast.Name) and n.id in values for n in ast.walk(statement.value)
+            )
             for target in statement.targets:
                 for node in ast.walk(target):
                     if isinstance(node, ast.Name):
                         values.pop(node.id, None)
+                        state["assigned"].add(node.id)
+                        state["derived"].discard(node.id)
+                        if derived:  # ``total = u + 2*v``: a value we do not follow
+                            state["derived"].add(node.id)
             if step is not None:
                 values[statement.targets[0].id] = step
         elif isinstance(statement, ast.Expr) and not example.exc_msg:
             item = example_of(statement.value, example.want.strip(), source)
-        else:
+        else:  # ``for sys in systems:``, ``def f(): ...``: names bound, by what we do not follow
+            state["assigned"] |= {
+                n.id
+                for n in ast.walk(statement)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                state["assigned"].add(statement.name)
             continue
         if item is not None:
             found.append(item)
@@ -132,7 +172,7 @@ def _build(node, namespace, package, values, source):
     except (TypeError, ValueError):
         return None
     bound = _arguments(node, signature, namespace, package, {}, source, depth=1)
-    if bound is None or bound[1]:
+    if bound is None or bound[1] or not bound[3]:
         return None
     return {"line": source, "_id": id(callable_), "member": None, "arguments": bound[0]}
 
@@ -143,26 +183,47 @@ def _own(obj, package):
     return (getattr(obj, "__module__", "") or "").partition(".")[0] == package
 
 
-def _arguments(node, signature, namespace, package, values, source, depth=0):
+def _arguments(
+    node, signature, namespace, package, values, source, depth=0, state=None, classes=None
+):
     """(literal arguments by name, steps whose results fill the others, the class of each
-    argument that is a class's own instance) for ``node``'s call bound to ``signature``;
-    None when an argument is none of these."""
+    argument that is a class's own instance, whether the call is the line's own) for
+    ``node``'s call bound to ``signature``; None when an argument is none of these.
+
+    ``state`` (the session's assigned and derived names) lets a list of built values and a
+    name the session never bound be arguments; ``classes`` is each parameter's class."""
     if any(k.arg is None for k in node.keywords) or any(
         isinstance(a, ast.Starred) for a in node.args
     ):
         return None
     try:
-        args = [_value(a, namespace, package, values, source, depth) for a in node.args]
+        args = [_value(a, namespace, package, values, source, depth, state) for a in node.args]
         kwargs = {
-            k.arg: _value(k.value, namespace, package, values, source, depth) for k in node.keywords
+            k.arg: _value(k.value, namespace, package, values, source, depth, state)
+            for k in node.keywords
         }
         bound = signature.bind(*args, **kwargs)
     except (_NotValue, TypeError):
         return None
-    arguments, steps, held = {}, [], {}
+    arguments, steps, held, exact = {}, [], {}, True
     for name, value in bound.arguments.items():
         if isinstance(value, _Built):
             steps.append(dict(value.step, into=name))
+            continue
+        if isinstance(value, _Items):  # ``covariance_matrix([u, v])``: the list, item by item
+            steps += [dict(step, into=name, item=i) for i, step in enumerate(value.steps)]
+            exact = exact and value.exact
+            continue
+        if isinstance(value, _Unbound):
+            cls = (classes or {}).get(name)
+            if cls is None:
+                return None  # an object of no class we know: nothing builds it
+            line = f"{value.name} = {cls.__name__}(...)"
+            steps.append(
+                {"line": line, "_id": id(cls), "member": None, "arguments": {}, "typed": True}
+                | {"into": name}
+            )
+            exact = False  # the documented output came from an object we do not have
             continue
         if isinstance(value, _Held):
             arguments[name], held[name] = {"attribute": value.name}, value.cls
@@ -179,14 +240,14 @@ def _arguments(node, signature, namespace, package, values, source, depth=0):
             arguments[name] = json_safe(value)
         except Unsupported:
             return None  # a placeholder inside *args or a container: not replayable
-    return arguments, steps, held
+    return arguments, steps, held, exact
 
 
 class _NotValue(Exception):
     pass
 
 
-def _value(node, namespace, package, values, source, depth):
+def _value(node, namespace, package, values, source, depth, state=None):
     if isinstance(node, ast.Name) and node.id in values:
         return _Built(values[node.id])
     try:
@@ -200,7 +261,51 @@ def _value(node, namespace, package, values, source, depth):
         step = _build(node, namespace, package, values, source)
         if step is not None:
             return _Built(step)
+    if depth == 0 and state is not None:
+        if isinstance(node, ast.List):
+            return _items(node, values, state)
+        if (
+            isinstance(node, ast.Name)
+            and node.id not in state["assigned"]
+            and _resolve(node, namespace) is None
+        ):
+            return _Unbound(node.id)
     raise _NotValue
+
+
+def _items(node, values, state):
+    """``[u, v, total]``: the steps that built ``u`` and ``v``, in order; an item bound to
+    an expression of built values is left out; any other item makes no argument."""
+    steps, exact = [], True
+    for item in node.elts:
+        name = item.id if isinstance(item, ast.Name) else None
+        if name in values:
+            steps.append(values[name])
+        elif name in state["derived"]:
+            exact = False
+        else:
+            raise _NotValue
+    if not steps:
+        raise _NotValue
+    return _Items(steps, exact)
+
+
+def _parameter_classes(func, signature, module, package):
+    """The package's class each parameter takes, by its annotation or its docstring type
+    (``sys : StateSpace``); parameters naming none are absent."""
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:  # an annotation that does not resolve: the docstring may still say
+        hints = {}
+    types = parameter_types(inspect.getdoc(func) or "")
+    found = {}
+    for name in signature.parameters:
+        cls = hints.get(name)
+        if not (inspect.isclass(cls) and _own(cls, package)):
+            cls = documented_type(types.get(name), module)
+        if inspect.isclass(cls) and _own(cls, package):
+            found[name] = cls
+    return found
 
 
 def _held(node, namespace, package):

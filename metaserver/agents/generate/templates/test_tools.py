@@ -45,7 +45,9 @@ async def receiver(client, session, arguments):
     call handing on what it returns); the steps that build an argument (``into``) put their
     result in ``arguments``."""
     handle = None
+    after = []  # the session's object after each step (a later step may take one)
     for step in session:
+        after.append(handle)
         if step.get("into"):
             raw = await client.call_tool_mcp(step["tool"], dict(step["arguments"]))
             assert not raw.is_error, raw
@@ -60,15 +62,18 @@ async def receiver(client, session, arguments):
                 arguments[step["into"]].append(value)
             continue
         if step.get("attribute"):  # an instance the class holds: passed by its name
-            handle = {"attribute": step["attribute"]}
+            handle = after[-1] = {"attribute": step["attribute"]}
             continue
         given = dict(step["arguments"])
+        for name, index in (step.get("takes") or {}).items():
+            given[name] = after[index]
         if step["receiver"]:
             given[step["receiver"]] = handle
         raw = await client.call_tool_mcp(step["tool"], given)
         assert not raw.is_error, raw
         if not step["receiver"] or step.get("chained"):  # built, or a chain's result
             handle = {"handle": (raw.structured_content or {})["result"]["handle"]}
+            after[-1] = handle
     return handle
 
 

@@ -597,3 +597,25 @@ def test_a_module_the_guides_import_from_is_walked_first(
         "walkorder.aims",
         "walkorder.io",
     ]
+
+
+def test_name_steps_names_classes_by_their_constructors() -> None:
+    from metaserver.agents.analysis.probe.probe_script import name_steps
+
+    constructor = {"target": "pkg:Signal", "kind": "constructor", "examples": []}
+    listed_by_a_method = {"target": "pkg:Abstract.level", "kind": "method"}
+    factory = {"target": "pkg:signal", "kind": "function", "_returns": 1, "examples": []}
+    child = {"target": "pkg:Tone", "kind": "constructor", "_bases": [1, 2], "examples": []}
+    typed = {"line": "s = Signal(...)", "_id": 2, "member": None, "typed": True, "into": "s"}
+    user = {
+        "target": "pkg:gain",
+        "kind": "function",
+        "examples": [{"arguments": {}, "session": [typed]}],
+    }
+    seen = {1: constructor, 2: listed_by_a_method}
+
+    name_steps([constructor, factory, child, user], seen)
+
+    assert factory["returns"] == "pkg:Signal" and "_returns" not in factory
+    assert child["bases"] == ["pkg:Signal"]  # a class listed by a method alone is left out
+    assert user["examples"] == []  # its typed step names no constructor: no tool builds it

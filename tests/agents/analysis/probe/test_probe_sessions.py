@@ -231,3 +231,79 @@ def test_a_readme_session_builds_its_receiver_with_the_names_it_imports(
     assert by_line["Point(3.0, 4.0).norm()"]["expected"] == 5.0
     # another object's norm() in a README is not an example of Dot.norm: no example at all
     assert len(found) == 2
+
+
+RESPONSES = """
+class System:
+    def __init__(self, *poles):
+        self.poles = list(poles)
+
+
+class Response:
+    def __init__(self, *values):
+        self.values = list(values)
+
+    def peak(self):
+        return max(self.values)
+
+
+class Other:
+    def __init__(self, *values):
+        self.values = list(values)
+
+    def peak(self):
+        return min(self.values)
+
+
+def response(system, scale=1.0):
+    '''The system's response.
+
+    Returns
+    -------
+    resp : `Response`
+        What it measured.
+    '''
+    return Response(*(p * scale for p in system.poles))
+"""
+
+RESPONSE_GUIDE = """
+>>> sys = System(1.0, 5.0)
+>>> resp = response(sys, scale=2.0)
+>>> resp.peak()
+10.0
+>>> other = response(unknown)
+>>> other.peak()
+3.0
+"""
+
+
+def test_a_receiver_built_from_an_object_the_session_built(tmp_path: Path) -> None:
+    from metaserver.agents.analysis.probe import probe_members
+
+    path = tmp_path / "respfx.py"
+    path.write_text(RESPONSES)
+    spec = importlib.util.spec_from_file_location("respfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["respfx"] = loaded
+    probe_members.set_guides([RESPONSE_GUIDE])
+    try:
+        spec.loader.exec_module(loaded)
+        described = describe_class(loaded.Response, "Response", loaded, True, "respfx")
+        others = describe_class(loaded.Other, "Other", loaded, True, "respfx")
+    finally:
+        probe_members.set_guides([])
+        del sys.modules["respfx"]
+    (peak,) = [c for c, _, t in described if t == "respfx:Response.peak"]
+    # resp = response(sys, ...): System's step first, then response's, which takes what
+    # the first left; ``unknown`` was never built, so ``other`` is no receiver
+    [example] = peak["examples"]
+    assert example["expected"] == 10.0
+    first, second = example["session"]
+    assert (first["line"], first["arguments"]) == ("sys = System(1.0, 5.0)", {"poles": [1.0, 5.0]})
+    assert second["line"] == "resp = response(sys, scale=2.0)"
+    assert (second["arguments"], second["takes"]) == ({"scale": 2.0}, {"system": 0})
+    assert second["_id"] == id(loaded.response)
+    # response's docstring says it returns a Response: no example of Other.peak
+    (other,) = [c for c, _, t in others if t == "respfx:Other.peak"]
+    assert other["examples"] == []

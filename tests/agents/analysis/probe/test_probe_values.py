@@ -177,3 +177,106 @@ def test_an_instance_the_class_holds_is_an_argument_by_name(tmp_path: Path) -> N
     assert example["arguments"] == {"shape": {"attribute": "UNIT"}, "by": 2}
     assert example["expected"] == 3 and example["session"] == []
     assert example["_held"] == {"shape": loaded.Shape}
+
+
+OBJECTS = '''
+class Signal:
+    def __init__(self, samples):
+        self.samples = samples
+
+    def __add__(self, other):
+        return Signal(self.samples + other.samples)
+
+
+def gain(signal, factor=2.0):
+    """The largest sample times ``factor``.
+
+    Parameters
+    ----------
+    signal : Signal
+        The signal.
+    factor : float
+        The gain.
+    """
+    return max(signal.samples) * factor
+
+
+def spread(signals):
+    """Largest minus smallest sample over the signals."""
+    values = [v for s in signals for v in s.samples]
+    return max(values) - min(values)
+
+
+def untyped(thing):
+    """Nothing says what ``thing`` is."""
+    return thing
+'''
+
+GUIDE = """
+>>> gain(sig, 3.0)
+9.0
+>>> untyped(sig)
+1
+>>> for ready in range(2):
+...     pass
+>>> gain(ready)
+4.0
+>>> a = Signal([1.0, 2.0])
+>>> b = Signal([4.0, 0.5])
+>>> spread([a, b])
+3.5
+>>> total = a + b
+>>> spread([a, b, total])
+3.5
+>>> spread([a, other])
+0.0
+"""
+
+
+@pytest.fixture
+def objects(tmp_path: Path) -> Iterator[ModuleType]:
+    path = tmp_path / "objfx.py"
+    path.write_text(OBJECTS)
+    spec = importlib.util.spec_from_file_location("objfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["objfx"] = loaded
+    spec.loader.exec_module(loaded)
+    yield loaded
+    del sys.modules["objfx"]
+
+
+def _examples(module: ModuleType, name: str) -> list[dict[str, object]]:
+    func = getattr(module, name)
+    signature = inspect.signature(func)
+    exposed = set(signature.parameters)
+    return value_examples(func, module, GUIDE, signature, exposed, "objfx", guide=True)
+
+
+def test_a_name_the_docs_never_built_is_built_by_its_types_constructor(
+    objects: ModuleType,
+) -> None:
+    # ``signal : Signal`` types the parameter: ``sig`` becomes a typed step of Signal, and
+    # the documented 9.0 belongs to a ``sig`` we do not have. ``ready`` was bound by a loop.
+    [example] = _examples(objects, "gain")
+    assert example["arguments"] == {"factor": 3.0}
+    assert not example["has_expected"]
+    [step] = example["session"]
+    assert step["typed"] and step["into"] == "signal" and step["arguments"] == {}
+    assert step["_id"] == id(objects.Signal) and step["line"] == "sig = Signal(...)"
+    # nothing types ``thing``: no example
+    assert _examples(objects, "untyped") == []
+
+
+def test_a_list_of_built_values_is_one_step_per_item(objects: ModuleType) -> None:
+    exact, shortened = _examples(objects, "spread")
+    assert exact["expected"] == 3.5 and exact["line"] == "spread([a, b])"
+    steps = [(s["line"], s["into"], s["item"]) for s in exact["session"]]
+    assert steps == [
+        ("a = Signal([1.0, 2.0])", "signals", 0),
+        ("b = Signal([4.0, 0.5])", "signals", 1),
+    ]
+    # ``total = a + b`` is left out, and the shown value with it; ``other`` was never built
+    # and no type names it: that line gives nothing
+    assert not shortened["has_expected"]
+    assert [s["item"] for s in shortened["session"]] == [0, 1]
