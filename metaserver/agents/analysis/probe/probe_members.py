@@ -339,10 +339,14 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
     owner_target = f"{module.__name__}:{public_name.partition('.')[0]}"
     method = getattr(func, "__name__", "")
     found = []
-    mentioned = re.compile(rf"\.{re.escape(method)}\b") if method else None
+    mentioned = re.compile(rf"\.\s*{re.escape(method)}\b") if method else None
     texts = [(doc, False), (_class_doc(owner), False)]
-    texts += [(t, True) for t in GUIDES if mentioned is not None and mentioned.search(t)]
+    texts += [(t, True) for t in GUIDES]
     for text, built_only in texts:
+        # Only an attribute (``x.method(...)``, ``f = x.method``) makes an example of it: a
+        # text that never writes one is not read (a class's long docstring, once per method).
+        if mentioned is None or not mentioned.search(text):
+            continue
         for example in method_examples(
             owner, owner_target, method, text, signature, exposed, built_only
         ):

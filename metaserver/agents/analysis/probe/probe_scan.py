@@ -140,8 +140,25 @@ def _conditional_calls(tree):
     return found
 
 
+_SCANNED = {}
+
+
 def scan(func, name):
-    """(dangerous reason or None, deprecated) for one callable."""
+    """(dangerous reason or None, deprecated) for one callable, remembered: an inherited
+    method is one function listed under every subclass (sympy's hundreds of classes share
+    most of theirs), and reading its source each time cost minutes."""
+    try:
+        key = (func, name)
+        if key in _SCANNED:
+            return _SCANNED[key][1]
+    except TypeError:  # an unhashable callable instance: read it every time
+        return _scan(func, name)
+    found = _scan(func, name)
+    _SCANNED[key] = (func, found)  # the function is kept alive: its id is never reused
+    return found
+
+
+def _scan(func, name):
     danger = dangerous_name(name)
     doc = inspect.getdoc(func) or ""
     deprecated = bool(getattr(func, "__deprecated__", None)) or _deprecated_doc(doc)
