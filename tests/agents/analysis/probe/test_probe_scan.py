@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import textwrap
 from typing import Any
 
 import pytest
@@ -68,3 +69,37 @@ def test_a_method_reads_only_the_texts_that_write_it(monkeypatch: pytest.MonkeyP
     )
     # Its own docstring and the guide that calls it; not the class's, nor the other guide.
     assert read == [doc, guides[1]]
+
+
+class Outer:
+    """A class with a class inside: both found by their qualified names."""
+
+    class Inner:
+        def run(self) -> None:
+            import os
+
+            os.remove("x")
+
+
+def test_a_class_is_read_from_its_module_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ast
+
+    from metaserver.agents.analysis.probe import probe_scan
+
+    parses: list[str] = []
+    real = ast.parse
+
+    def counted(source: str, *args: Any, **kwargs: Any) -> Any:
+        parses.append(source)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(probe_scan, "_MODULE_TREES", {})
+    monkeypatch.setattr(probe_scan.ast, "parse", counted)
+    trees = [probe_scan.source_tree(cls) for cls in (Outer, Outer.Inner, Outer)]
+    assert len(parses) == 1  # the module, once
+    # The same definitions inspect.getsource finds, and what the scan reads in them.
+    for cls, tree in zip((Outer, Outer.Inner), trees, strict=False):
+        assert tree is not None
+        shown = real(textwrap.dedent(inspect.getsource(cls))).body[0]
+        assert ast.dump(tree.body[0]) == ast.dump(shown)
+    assert probe_scan.scan(Outer.Inner, "Inner")[0] == "calls os.remove"
