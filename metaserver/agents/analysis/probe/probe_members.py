@@ -204,6 +204,15 @@ def describe_callable(
         signature = text_signature(func, spelled, method=kind == "method")
         if signature is None:
             return None, "no signature", target
+    if kind == "constructor" and _star_args_only(func):
+        # The class advertises names (a ``__signature__``) that its constructor only takes
+        # by position: ``cos(arg=1)`` puts 1 in sympy's ``**options``.
+        signature = signature.replace(
+            parameters=[
+                p.replace(kind=p.POSITIONAL_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
+                for p in signature.parameters.values()
+            ]
+        )
     if kind == "method":  # the instance arrives as a handle, named below
         first, *rest = list(signature.parameters.values()) or [None]
         if first is None or first.kind not in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD):
@@ -310,6 +319,30 @@ def describe_callable(
         "annotated": len(annotated) / len(signature.parameters) if signature.parameters else 1.0,
     }
     return candidate, None, target
+
+
+def _star_args_only(cls):
+    """Whether every constructor method the class defines (``__new__``, ``__init__``, not
+    object's) takes its arguments as ``*args`` and names none (sympy's ``Function.__new__(cls,
+    *args, **options)``), whatever signature the class advertises."""
+    defined = []
+    for name in ("__new__", "__init__"):
+        owner = next((k for k in cls.__mro__ if name in vars(k)), object)
+        if owner is not object:
+            defined.append(getattr(cls, name))
+    if not defined:
+        return False
+    for method in defined:
+        try:
+            parameters = list(inspect.signature(method).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return False
+        kinds = {p.kind for p in parameters}
+        if inspect.Parameter.VAR_POSITIONAL not in kinds:
+            return False
+        if kinds & {inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD}:
+            return False
+    return True
 
 
 def set_guides(texts):
