@@ -885,3 +885,65 @@ def make_object_argument_repo(root: Path) -> Path:
         OBJECT_ARGUMENT_MODULE,
         files={"README.md": OBJECT_ARGUMENT_README},
     )
+
+
+ZONE_MODULE = '''\
+"""Hours in time zones: a fixture whose zone parameter takes a name or a Zone object."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["Stamp", "Zone", "midnight", "shift"]
+
+
+class Zone:
+    """A zone made from a rule function: no JSON builds one."""
+
+    def __init__(self, rule: Callable[[int], int]) -> None:
+        self.name = rule.__name__
+
+
+def _name(tz: Zone | str) -> str:
+    return tz if isinstance(tz, str) else tz.name
+
+
+def shift(hour: int, tz: Zone | str) -> str:
+    """The hour in a zone, given by name or as a Zone."""
+    return f"{hour:02d}:00 {_name(tz)}"
+
+
+def midnight() -> str:
+    """Midnight, in no zone."""
+    return "00:00"
+
+
+class Stamp:
+    """An hour of the day."""
+
+    def __init__(self, hour: int) -> None:
+        self.hour = hour
+
+    def to(self, tz: Zone | str) -> str:
+        """The stamp in another zone."""
+        return shift(self.hour, tz)
+'''
+
+ZONE_README = """\
+# zonepack
+
+>>> from zonepack import Stamp, shift
+>>> shift(9, "UTC")
+'09:00 UTC'
+>>> stamp = Stamp(7)
+>>> stamp.to("CET")
+'07:00 CET'
+"""
+
+
+def make_zone_repo(root: Path) -> Path:
+    """Parameters annotated ``Zone | str``, where only a handle gives a Zone and the README
+    passes the name."""
+    return make_package_repo(
+        root, "zonepack", "zonepack", ZONE_MODULE, files={"README.md": ZONE_README}
+    )

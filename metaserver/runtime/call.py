@@ -40,7 +40,9 @@ def invoke(
 
     ``codecs`` maps parameter names to the codec that decodes them (see ``decode``); other
     arguments only have their handles replaced. With ``keep`` the result is stored as a
-    handle even if it has a JSON form: a constructor's object is meant for later calls.
+    handle even if it has a JSON form: a constructor's object is meant for later calls. A
+    class whose call made an object of another class (sympy's ``acos(1)`` is the number 0)
+    made no such object: that result is returned as any function's.
     """
     codecs = codecs or {}
     decoded = {
@@ -49,7 +51,7 @@ def invoke(
     }
     args, kwargs = split_arguments(func, positional, decoded)
     result = func(*args, **kwargs)
-    if keep:
+    if keep and (not isinstance(func, type) or isinstance(result, func)):
         return handles.put(result)
     return cap_result(to_json(result, handles), max_bytes)
 

@@ -165,3 +165,22 @@ def test_runtime_imports_only_the_standard_library(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result == {"bad": [], "metaserver": False}
+
+
+class _Zero:
+    """A class whose call may make an object of another class (sympy's ``acos(1)`` is 0)."""
+
+    def __new__(cls, value: int) -> object:
+        return 0 if value == 1 else super().__new__(cls)
+
+
+def test_a_constructor_keeps_only_an_object_of_its_own_class() -> None:
+    from metaserver.runtime.call import invoke
+    from metaserver.runtime.handles import HandleTable
+
+    handles = HandleTable()
+    assert invoke(_Zero, [], {"value": 1}, handles, keep=True) == 0
+    kept = invoke(_Zero, [], {"value": 2}, handles, keep=True)
+    assert set(kept) == {"handle", "type", "repr"}
+    # A function's result is kept as it is asked (a documented factory's handle).
+    assert set(invoke(lambda: 0, [], {}, handles, keep=True)) == {"handle", "type", "repr"}

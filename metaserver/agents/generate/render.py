@@ -58,6 +58,9 @@ mcp = FastMCP(_SERVER, instructions={instructions!r})
 _handles = HandleTable()
 set_work_dir(Path(__file__).resolve().parent / "work")  # path arguments stay inside it
 _MAX_BYTES = {max_bytes!r}
+# A JSON number keeps its kind: a plain float annotation turns the documented 100 into 100.0,
+# which the library may well print differently ("100" against "100.0").
+_Number = Annotated[int | float, WithJsonSchema({{"type": "number"}})]
 
 
 @functools.cache
@@ -426,7 +429,7 @@ def python_type(schema: dict[str, JSON]) -> str:
         return f"dict[str, {python_type(schema.get('additionalProperties', {}) or {})}]"
     simple = {
         "integer": "int",
-        "number": "float",
+        "number": "_Number",  # int | float, listed as a number (the server's header)
         "string": "str",
         "boolean": "bool",
         "null": "None",

@@ -35,7 +35,7 @@ from metaserver.settings import SandboxSettings
     ("schema", "annotation"),
     [
         ({"type": "integer"}, "int"),
-        ({"type": "number"}, "float"),
+        ({"type": "number"}, "_Number"),
         ({"type": "string"}, "str"),
         ({"type": "boolean"}, "bool"),
         ({"type": "null"}, "None"),
@@ -46,7 +46,7 @@ from metaserver.settings import SandboxSettings
         ({"type": "array", "items": {"type": "integer"}}, "list[int]"),
         (
             {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
-            "list[list[float]]",
+            "list[list[_Number]]",
         ),
         (
             {
@@ -172,6 +172,10 @@ def uses_reserved(invoke, mcp=1):
 
 def fails(x):
     raise ValueError(f"bad value {x}")
+
+
+def show(value):
+    return str(value)
 '''
 
 INT = {"type": "integer"}
@@ -232,6 +236,12 @@ SPECS = [
         [param("invoke", INT), param("mcp", INT, required=False, default=1)],
     ),
     spec("fails", "tinymod:fails", [param("x", INT)]),
+    spec(
+        "show",
+        "tinymod:show",
+        [param("value", {"anyOf": [NUMBER, {"type": "string"}]}, description="a number")],
+    ),
+    spec("show_numbers", "tinymod:show", [param("value", {"type": "array", "items": NUMBER})]),
 ]
 
 
@@ -407,6 +417,23 @@ async def test_calls_return_json_results(client: Client[Any]) -> None:
         "flag": False,
         "weights": [0.5],
     }
+
+
+@module_loop
+async def test_a_number_parameter_keeps_the_kind_of_number_it_was_given(
+    client: Client[Any],
+) -> None:
+    # A float annotation would turn the documented 100 into 100.0, and the library's
+    # answer with it ("100.0" where the docs show "100").
+    assert await call(client, "show", {"value": 100}) == "100"
+    assert await call(client, "show", {"value": 2.5}) == "2.5"
+    assert await call(client, "show", {"value": "x"}) == "x"
+    assert await call(client, "show_numbers", {"value": [1, 2.0]}) == "[1, 2.0]"
+    tools = {tool.name: tool for tool in await client.list_tools()}
+    listed = tools["show"].input_schema["properties"]["value"]
+    assert listed["anyOf"] == [{"type": "number"}, {"type": "string"}]
+    assert listed["description"] == "a number"
+    assert tools["show_numbers"].input_schema["properties"]["value"]["items"] == NUMBER
 
 
 @module_loop

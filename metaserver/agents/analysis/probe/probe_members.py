@@ -205,6 +205,15 @@ def describe_callable(
         signature = text_signature(func, spelled, method=kind == "method")
         if signature is None:
             return None, "no signature", target
+    if kind == "constructor" and _star_args_only(func):
+        # The class advertises names (a ``__signature__``) that its constructor only takes
+        # by position: ``cos(arg=1)`` puts 1 in sympy's ``**options``.
+        signature = signature.replace(
+            parameters=[
+                p.replace(kind=p.POSITIONAL_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
+                for p in signature.parameters.values()
+            ]
+        )
     if kind == "method":  # the instance arrives as a handle, named below
         first, *rest = list(signature.parameters.values()) or [None]
         if first is None or first.kind not in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD):
@@ -331,6 +340,30 @@ def _note_classes(candidate, func, kind):
             candidate["_bases"] = [id(b) for b in bases]
 
 
+def _star_args_only(cls):
+    """Whether every constructor method the class defines (``__new__``, ``__init__``, not
+    object's) takes its arguments as ``*args`` and names none (sympy's ``Function.__new__(cls,
+    *args, **options)``), whatever signature the class advertises."""
+    defined = []
+    for name in ("__new__", "__init__"):
+        owner = next((k for k in cls.__mro__ if name in vars(k)), object)
+        if owner is not object:
+            defined.append(getattr(cls, name))
+    if not defined:
+        return False
+    for method in defined:
+        try:
+            parameters = list(inspect.signature(method).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return False
+        kinds = {p.kind for p in parameters}
+        if inspect.Parameter.VAR_POSITIONAL not in kinds:
+            return False
+        if kinds & {inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD}:
+            return False
+    return True
+
+
 def set_guides(texts):
     """The README's and guide pages' code, one doctest-style text per file (analyse.py)."""
     GUIDES[:] = [t for t in texts if isinstance(t, str)]
@@ -360,10 +393,14 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
     owner_target = f"{module.__name__}:{public_name.partition('.')[0]}"
     method = getattr(func, "__name__", "")
     found = []
-    mentioned = re.compile(rf"\.{re.escape(method)}\b") if method else None
+    mentioned = re.compile(rf"\.\s*{re.escape(method)}\b") if method else None
     texts = [(doc, False), (_class_doc(owner), False)]
-    texts += [(t, True) for t in GUIDES if mentioned is not None and mentioned.search(t)]
+    texts += [(t, True) for t in GUIDES]
     for text, built_only in texts:
+        # Only an attribute (``x.method(...)``, ``f = x.method``) makes an example of it: a
+        # text that never writes one is not read (a class's long docstring, once per method).
+        if mentioned is None or not mentioned.search(text):
+            continue
         for example in method_examples(
             owner, owner_target, method, text, signature, exposed, built_only
         ):

@@ -7,6 +7,7 @@ docstring and a static scan of the function's own source (no call is made).
 
 import ast
 import inspect
+import linecache
 import re
 import textwrap
 
@@ -72,6 +73,8 @@ def dangerous_name(name):
 
 
 def source_tree(func):
+    if inspect.isclass(func):
+        return _class_tree(func)
     try:
         source = inspect.getsource(func)
     except (OSError, TypeError):
@@ -80,6 +83,47 @@ def source_tree(func):
         return ast.parse(textwrap.dedent(source))
     except SyntaxError:
         return None
+
+
+_MODULE_TREES = {}
+
+
+def _class_tree(cls):
+    """A class's definition, found in its module's tree as ``inspect.getsource`` finds it
+    (by qualified name, through nested classes and functions), but with the module parsed
+    once: ``getsource`` parses the whole file for every class, minutes for a package of
+    hundreds of classes in long modules."""
+    try:
+        path = inspect.getsourcefile(cls)
+    except TypeError:
+        return None
+    if not path:
+        return None
+    if path not in _MODULE_TREES:
+        try:
+            _MODULE_TREES[path] = ast.parse("".join(linecache.getlines(path)))
+        except (SyntaxError, ValueError):
+            _MODULE_TREES[path] = None
+    if _MODULE_TREES[path] is None:
+        return None
+    found = _find_class(_MODULE_TREES[path], cls.__qualname__.split("."), [])
+    return None if found is None else ast.Module(body=[found], type_ignores=[])
+
+
+def _find_class(node, wanted, stack):
+    """The first class definition whose qualified name is ``wanted``, in source order."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.ClassDef):
+            if [*stack, child.name] == wanted:
+                return child
+            found = _find_class(child, wanted, [*stack, child.name])
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = _find_class(child, wanted, [*stack, child.name, "<locals>"])
+        else:
+            found = _find_class(child, wanted, stack)
+        if found is not None:
+            return found
+    return None
 
 
 def dotted(node):
@@ -140,8 +184,25 @@ def _conditional_calls(tree):
     return found
 
 
+_SCANNED = {}
+
+
 def scan(func, name):
-    """(dangerous reason or None, deprecated) for one callable."""
+    """(dangerous reason or None, deprecated) for one callable, remembered: an inherited
+    method is one function listed under every subclass (sympy's hundreds of classes share
+    most of theirs), and reading its source each time cost minutes."""
+    try:
+        key = (func, name)
+        if key in _SCANNED:
+            return _SCANNED[key][1]
+    except TypeError:  # an unhashable callable instance: read it every time
+        return _scan(func, name)
+    found = _scan(func, name)
+    _SCANNED[key] = (func, found)  # the function is kept alive: its id is never reused
+    return found
+
+
+def _scan(func, name):
     danger = dangerous_name(name)
     doc = inspect.getdoc(func) or ""
     deprecated = bool(getattr(func, "__deprecated__", None)) or _deprecated_doc(doc)

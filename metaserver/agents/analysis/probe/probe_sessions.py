@@ -171,10 +171,34 @@ def _parsed_once(doc):
     return _PARSED[doc]
 
 
+_SESSIONS = {}
+
+
 def session_statements(doc, namespace):
     """``doc``'s ``>>>`` statements in order, each with its example, as a session reads
     them: names bound to literals put back into later lines (``data = [1, 2]``), and imports
-    (a README's ``from pkg import Grid``) binding their names in ``namespace``, not yielded."""
+    (a README's ``from pkg import Grid``) binding their names in ``namespace``, not yielded.
+
+    Read once per text and per set of names bound to numpy (the only thing of the namespace
+    that the reading depends on, ``Literals._array``): an inherited method's docstring is
+    read for every subclass, and a guide for every method it calls."""
+    numpy = frozenset(
+        name
+        for name, value in namespace.items()
+        if isinstance(value, types.ModuleType) and value.__name__ == "numpy"
+    )
+    key = (doc, numpy)
+    if key not in _SESSIONS:
+        _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
+    for example, statement in _SESSIONS[key]:
+        if example is None:  # an import line: it binds names in the caller's namespace
+            _imported(statement, namespace)
+            continue
+        yield example, statement
+
+
+def _read_session(doc, namespace):
+    """(example, statement) per line, (None, statement) per import line."""
     literals = Literals(namespace)
     for example in _parsed_once(doc):
         statement = _statement_once(example.source)
@@ -184,6 +208,7 @@ def session_statements(doc, namespace):
         statement = literals.inline(statement)
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             _imported(statement, namespace)
+            yield None, statement
             continue
         yield example, statement
 

@@ -162,6 +162,11 @@ def _union(args, ctor_schema):
     distinct = list(dict.fromkeys(codecs))
     if len(distinct) > 1 or (not schemas and not handles):
         raise Unsupported(" | ".join(getattr(a, "__name__", repr(a)) for a in args))
+    if handles and not distinct and any(s.get("type") != "null" for s in schemas):
+        # A plain arm beside classes only a handle gives (``tz: tzinfo | str``): JSON builds
+        # the documented value, and a handle is replaced by its object as for any plain
+        # parameter. A "handle" codec refused the string, and the parameter with it.
+        return {"anyOf": [*schemas, HANDLE_SCHEMA]}, None
     plain = not handles and all(c.startswith("enum:") for c in distinct)
     options = schemas if plain else [*schemas, HANDLE_SCHEMA]
     return {"anyOf": options}, (distinct[0] if distinct else ("handle" if handles else None))

@@ -458,3 +458,43 @@ def test_the_methods_the_guides_call_come_first_within_the_cap(
         assert "Big.zeta" not in names()  # alphabetical: cut by the cap
     finally:
         probe_members.set_guides([])
+
+
+def test_a_class_that_takes_star_args_only_gets_its_advertised_names_by_position() -> None:
+    import inspect as inspect_module
+    import types
+
+    from metaserver.agents.analysis.probe.probe_members import describe_callable
+
+    class Advertised(type):
+        @property
+        def __signature__(cls) -> inspect_module.Signature:
+            parameter = inspect_module.Parameter(
+                "arg", inspect_module.Parameter.POSITIONAL_OR_KEYWORD
+            )
+            return inspect_module.Signature([parameter])
+
+    class Cosine(metaclass=Advertised):
+        """cos(x), as a class whose ``__new__`` takes ``*args``: ``Cosine(arg=1)`` fails."""
+
+        def __new__(cls, *args: object, **options: object) -> Cosine:
+            if len(args) != 1:
+                raise TypeError(f"takes exactly 1 argument ({len(args)} given)")
+            return super().__new__(cls)
+
+    class Named:
+        def __init__(self, arg: object) -> None:
+            self.arg = arg
+
+    module = types.ModuleType("fixture_star_args")
+    candidate, reason, _ = describe_callable(
+        Cosine, "Cosine", module, True, kind="constructor", owner=Cosine
+    )
+    assert candidate is not None, reason
+    assert [(p["name"], p["kind"]) for p in candidate["parameters"]] == [("arg", "positional_only")]
+    # A constructor that names its parameters keeps them as they are.
+    named, reason, _ = describe_callable(
+        Named, "Named", module, True, kind="constructor", owner=Named
+    )
+    assert named is not None, reason
+    assert [p["kind"] for p in named["parameters"]] == ["positional_or_keyword"]

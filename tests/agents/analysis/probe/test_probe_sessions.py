@@ -307,3 +307,33 @@ def test_a_receiver_built_from_an_object_the_session_built(tmp_path: Path) -> No
     # response's docstring says it returns a Response: no example of Other.peak
     (other,) = [c for c, _, t in others if t == "respfx:Other.peak"]
     assert other["examples"] == []
+
+
+def test_a_text_is_read_once_and_its_imports_bind_in_every_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from metaserver.agents.analysis.probe import probe_sessions
+
+    statements: list[str] = []
+    real = probe_sessions._statement_once
+
+    def counted(source: str) -> Any:
+        statements.append(source)
+        return real(source)
+
+    monkeypatch.setattr(probe_sessions, "_statement_once", counted)
+    doc = ">>> from collections import OrderedDict as OD\n>>> data = [1, 2]\n>>> total(data)\n3\n"
+    readers = [{}, {}]
+    lines = [list(probe_sessions.session_statements(doc, names)) for names in readers]
+    # One reading (three lines parsed once), the same statements for both readers, the
+    # literal put back into the call, and the import bound in each reader's namespace.
+    assert len(statements) == 3
+    assert [ex.source for ex, _ in lines[0]] == [ex.source for ex, _ in lines[1]]
+    assert ast_text(lines[1][-1][1]) == "total([1, 2])"
+    assert all(names["OD"].__name__ == "OrderedDict" for names in readers)
+
+
+def ast_text(node: Any) -> str:
+    import ast
+
+    return ast.unparse(node)

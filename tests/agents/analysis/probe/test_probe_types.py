@@ -38,3 +38,21 @@ def test_a_library_subclass_of_a_time_type_names_its_class_in_the_codec() -> Non
     # the standard class keeps the bare codec
     assert class_schema(datetime.timedelta)[1] == "timedelta"
     assert class_schema(datetime.date)[1] == "date"
+
+
+def test_a_plain_arm_beside_a_class_only_a_handle_gives_is_plain_json() -> None:
+    from metaserver.agents.analysis.probe.probe_types import HANDLE_SCHEMA, parameter_schema
+
+    class Zone:
+        """No JSON builds one (``ctor_schema`` says so)."""
+
+    def no_ctor(cls: type) -> None:
+        return None
+
+    schema, codec = parameter_schema(Zone | str, no_ctor)
+    # "UTC" reaches the callable as it is, and a handle is still listed (and replaced)
+    assert codec is None
+    assert schema["anyOf"] == [{"type": "string"}, HANDLE_SCHEMA]
+    # Beside None alone, or alone, the class still takes a handle only
+    assert parameter_schema(Zone | None, no_ctor)[1] == "handle"
+    assert parameter_schema(Zone, no_ctor)[1].startswith("handle:")
