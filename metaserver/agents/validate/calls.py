@@ -280,7 +280,7 @@ def _verdict(
     """A failed tool; blamed on the repository only when its own example, replayed as
     written (attribution.py), disagreed, and then with that replay in the evidence."""
     if failure == "repo_internal_bug":
-        replay = exact_replay(spec, example)
+        replay = exact_replay(spec, example, evidence.arguments)
         if replay is None:
             failure = "api_inference_error"
         else:

@@ -47,3 +47,22 @@ def test_assembled_examples_are_ours() -> None:
     assert exact_replay(function, example(line="code(1)", origin="usage")) is None
     assert exact_replay(function, example(line="code(1)", wrapper="repr")) is None
     assert exact_replay(function, example(line="code(1)", has_expected=False)) is None
+
+
+def test_an_object_handed_on_as_data_is_not_the_examples_own() -> None:
+    # ``G = Graph()`` then ``degree(G)``: the replay is the example's only when the call got
+    # the graph itself (a handle), not the list of nodes a codec made of it.
+    built = SessionStep(line="G = Graph()", target="pkg:Graph", into="graph")
+    listed = [
+        SessionStep(line="u = Dot(1)", target="pkg:Dot", into="dots", item=0),
+        SessionStep(line="v = Dot(2)", target="pkg:Dot", into="dots", item=1),
+    ]
+    function = spec("function")
+    lines = ["G = Graph()", "degree(G)"]
+    one = example(line="degree(G)", session=[built])
+    assert exact_replay(function, one, {"graph": {"handle": "h1"}}) == lines
+    assert exact_replay(function, one, {"graph": [1, 2, 3]}) is None
+    two = example(line="total([u, v])", session=listed)
+    both = {"dots": [{"handle": "h1"}, {"handle": "h2"}]}
+    assert exact_replay(function, two, both) is not None
+    assert exact_replay(function, two, {"dots": [{"handle": "h1"}, 2.0]}) is None

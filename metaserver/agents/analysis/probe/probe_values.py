@@ -16,6 +16,9 @@ A name the session never bound (``lqr(sys)``, its setup not shown) is built by t
 constructor of the class the parameter's annotation or docstring type names
 (``sys : StateSpace``), with that constructor's own documented arguments (a ``typed``
 step: design fills them in), and the output is not the documented one either.
+A built value that a later line may have changed (``G.add_edge(1, 2)``, ``relabel(G)``)
+is still built by its step, which does not repeat that line: a call on it afterwards is an
+example without the documented output (ARCHITECTURE.md, "Honest attribution").
 """
 
 import ast
@@ -34,10 +37,12 @@ except ImportError:
 
 
 class _Built:
-    """A placeholder for an argument that an earlier step builds."""
+    """A placeholder for an argument that an earlier step builds; ``exact`` is False when a
+    line between that step and the call may have changed the object (``G.add_edge(1, 2)``),
+    which the replay does not repeat."""
 
-    def __init__(self, step):
-        self.step = step
+    def __init__(self, step, exact=True):
+        self.step, self.exact = step, exact
 
 
 class _Items:
@@ -76,7 +81,9 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         namespace[PACKAGE] = sys.modules[package]
     names = {getattr(func, "__name__", "")}
     values = {}  # variable -> the step that built it
-    state = {"assigned": set(), "derived": set()}  # names bound at all; to built values' sums
+    # Names bound at all; bound to built values' sums; built values a later line may have
+    # changed (a method called on them, an attribute set, passed to another call).
+    state = {"assigned": set(), "derived": set(), "changed": set()}
     classes = _parameter_classes(func, signature, module, package)
     found = []
 
@@ -131,13 +138,16 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
                         values.pop(node.id, None)
                         state["assigned"].add(node.id)
                         state["derived"].discard(node.id)
+                        state["changed"].discard(node.id)
                         if derived:  # ``total = u + 2*v``: a value we do not follow
                             state["derived"].add(node.id)
             if step is not None:
                 values[statement.targets[0].id] = step
         elif isinstance(statement, ast.Expr) and not example.exc_msg:
             item = example_of(statement.value, example.want.strip(), source)
+            state["changed"] |= _touched(statement.value, values)
         else:  # ``for sys in systems:``, ``def f(): ...``: names bound, by what we do not follow
+            state["changed"] |= _touched(statement, values)
             state["assigned"] |= {
                 n.id
                 for n in ast.walk(statement)
@@ -209,6 +219,7 @@ def _arguments(
     for name, value in bound.arguments.items():
         if isinstance(value, _Built):
             steps.append(dict(value.step, into=name))
+            exact = exact and value.exact
             continue
         if isinstance(value, _Items):  # ``covariance_matrix([u, v])``: the list, item by item
             steps += [dict(step, into=name, item=i) for i, step in enumerate(value.steps)]
@@ -235,6 +246,7 @@ def _arguments(
             and all(isinstance(v, _Built) for v in value)
         ):  # ``sqrt(ufloat(0, 1))`` with ``sqrt(*args)``: items of the list, in order
             steps += [dict(v.step, into=name, item=i) for i, v in enumerate(value)]
+            exact = exact and all(v.exact for v in value)
             continue
         try:
             arguments[name] = json_safe(value)
@@ -249,7 +261,7 @@ class _NotValue(Exception):
 
 def _value(node, namespace, package, values, source, depth, state=None):
     if isinstance(node, ast.Name) and node.id in values:
-        return _Built(values[node.id])
+        return _Built(values[node.id], state is None or node.id not in state["changed"])
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -281,6 +293,7 @@ def _items(node, values, state):
         name = item.id if isinstance(item, ast.Name) else None
         if name in values:
             steps.append(values[name])
+            exact = exact and name not in state["changed"]
         elif name in state["derived"]:
             exact = False
         else:
@@ -288,6 +301,27 @@ def _items(node, values, state):
     if not steps:
         raise _NotValue
     return _Items(steps, exact)
+
+
+def _touched(node, values):
+    """The built values that ``node`` may change: a method called on one (``G.add_edge(1,
+    2)``), one passed to a call (``relabel(G)``), an attribute or item of one set. Their
+    steps rebuild them as first built, so a later call on them is no exact replay of the
+    repository's example (its output is not ours to expect)."""
+    touched = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call):
+            receiver = inner.func.value if isinstance(inner.func, ast.Attribute) else None
+            for given in [receiver, *inner.args, *(k.value for k in inner.keywords)]:
+                if isinstance(given, ast.Name) and given.id in values:
+                    touched.add(given.id)
+        elif isinstance(inner, (ast.Attribute, ast.Subscript)) and isinstance(inner.ctx, ast.Store):
+            base = inner.value
+            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in values:
+                touched.add(base.id)
+    return touched
 
 
 def _parameter_classes(func, signature, module, package):

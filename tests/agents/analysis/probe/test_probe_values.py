@@ -121,6 +121,30 @@ def test_names_bound_to_literals_are_put_back_into_the_calls(module: ModuleType)
     assert (literal["arguments"], literal["expected"]) == ({"a": 1, "b": 2}, 3)
 
 
+def test_a_value_changed_after_it_was_built_gives_no_expected_value(module: ModuleType) -> None:
+    # ``G = Graph()``, ``G.add_edge(...)``, then the documented call: the steps rebuild the
+    # object as first built, so the shown output is no value to expect of the replay (and
+    # no evidence against the repository when it differs).
+    text = (
+        ">>> here = Dot(0, 0)\n>>> far(here, Dot(3, 4))\n5.0\n"
+        ">>> here.x = 3\n>>> far(here, Dot(3, 4))\n4.0\n"
+        ">>> there = Dot(1, 1)\n>>> there.shift(2)\n>>> far(there, Dot(3, 3))\n0.0\n"
+        ">>> there = Dot(3, 3)\n>>> far(there, Dot(3, 3))\n0.0\n"
+    )
+    signature = inspect.signature(module.far)
+    found = value_examples(module.far, module, text, signature, {"a", "b", "scale"}, "valuefx")
+    expected = [(f["line"] if f["has_expected"] else None, f["expected"]) for f in found]
+    # ``here.x = 3`` unbinds ``here`` (an assignment to it): that call is no example at all
+    assert expected == [
+        ("far(here, Dot(3, 4))", 5.0),
+        ("far(there, Dot(3, 3))", 0.0),  # ``there`` rebuilt: exact again
+        (None, None),  # after ``there.shift(2)``
+    ]
+    assert found[2]["session"][0]["line"] == "there = Dot(1, 1)"
+    # each still builds its objects (the tool is tried), only without the documented value
+    assert all(len(f["session"]) == 2 for f in found)
+
+
 def test_an_array_built_from_a_literal_is_that_literal(module: ModuleType) -> None:
     pytest.importorskip("numpy")
     from metaserver.agents.analysis.probe.probe_docs import examples_for
