@@ -33,11 +33,11 @@ import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
-    from .probe_sessions import PACKAGE, _resolve, _setup, session_statements
+    from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
-    from probe_sessions import PACKAGE, _resolve, _setup, session_statements
+    from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_types import Unsupported, json_safe
 
 
@@ -179,7 +179,8 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
 
 def _set_up(node, builders, state, source):
     """Whether ``node`` is a setup call of a built value (``G.add_edge("A", "B")``): a
-    plain method of the class that built it, with literal arguments; then it is recorded as
+    plain method of the class that built it, with literal arguments its tool takes (none
+    in ``**kwargs``, which no tool exposes); then it is recorded as
     that value's next setup step (named by the class's ``_id`` until probe_script names it)."""
     if not (
         isinstance(node, ast.Call)
@@ -195,6 +196,14 @@ def _set_up(node, builders, state, source):
     if steps is None:  # not a plain method, or not literal arguments: a change we lose
         return False
     step = steps[-1]
+    # ``G.add_edge("A", "B", weight=4)``: a tool hides ``**attr``, so no call repeats it.
+    hidden = {
+        p.name
+        for p in _method_signature(cls, member).parameters.values()
+        if p.kind is p.VAR_KEYWORD
+    }
+    if hidden & set(step["arguments"]):
+        return False
     del step["target"]
     step["_id"] = id(cls)
     state["setups"][name] = steps

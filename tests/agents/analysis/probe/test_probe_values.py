@@ -317,6 +317,9 @@ class Net:
     def _secret(self, a):
         self.links.pop(a, None)
 
+    def tag(self, a, **labels):
+        self.links.setdefault(a, {}).update(labels)
+
 
 def route(net, a, b):
     """The path from a to b.
@@ -335,6 +338,11 @@ def route(net, a, b):
     >>> third._secret("A")
     >>> route(third, "A", "A")
     ['A']
+    >>> fourth = Net()
+    >>> fourth.tag("A")
+    >>> fourth.tag("B", color="red")
+    >>> route(fourth, "B", "B")
+    ['B', 'B']
     """
     return [a, b]
 '''
@@ -374,6 +382,9 @@ def test_setup_calls_of_a_built_argument_become_its_setup_steps(net: ModuleType)
     rest = {tuple(e["arguments"].values()): e for e in found[1:]}
     assert not rest[("A", "B")]["has_expected"]
     assert not rest[("A", "A")]["has_expected"]
+    # ``**labels`` is no parameter of a tool: that setup cannot be repeated (the first
+    # ``tag`` could, but the value is already lost).
+    assert not rest[("B", "B")]["has_expected"]
     assert all(s.get("on") is None for e in found[1:] for s in e["session"][:1])
 
 
