@@ -152,6 +152,13 @@ class SessionStep(BaseModel):
         "session built (``resp = frequency_response(sys)`` after ``sys = rss(4, 2, 1)``): "
         "the index of the step after which the session's object is the one to pass.",
     )
+    on: int | None = Field(
+        default=None,
+        description="A setup call of an argument built by an earlier step (``G.add_edge("
+        '"A", "B")`` after ``G = Graph()``, for ``shortest_path(G, "A", "B")``): the index '
+        "of the step that built it; ``member`` is the method, whose tool gets that step's "
+        "handle as its receiver. None: not an argument's setup.",
+    )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
         default=None, description="That tool's handle parameter (None: it builds the receiver)."

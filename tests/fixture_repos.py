@@ -947,3 +947,62 @@ def make_zone_repo(root: Path) -> Path:
     return make_package_repo(
         root, "zonepack", "zonepack", ZONE_MODULE, files={"README.md": ZONE_README}
     )
+
+
+NET_MODULE = '''\
+"""Weighted links between named places: a fixture whose README sets an argument up by
+calling its methods before the documented call."""
+
+from __future__ import annotations
+
+__all__ = ["Net", "route"]
+
+
+class Net:
+    """An undirected net of weighted links."""
+
+    def __init__(self) -> None:
+        self.links: dict[str, dict[str, float]] = {}
+
+    def link(self, a: str, b: str, weight: float = 1.0) -> None:
+        """Link ``a`` and ``b``."""
+        self.links.setdefault(a, {})[b] = weight
+        self.links.setdefault(b, {})[a] = weight
+
+
+def route(net: Net, a: str, b: str) -> list[str]:
+    """The lightest path from ``a`` to ``b``; raises KeyError when either is not linked."""
+    best = {a: (0.0, [a])}
+    todo = [a]
+    while todo:
+        todo.sort(key=lambda place: best[place][0])
+        here = todo.pop(0)
+        cost, path = best[here]
+        for there, weight in net.links[here].items():
+            if there not in best or cost + weight < best[there][0]:
+                best[there] = (cost + weight, [*path, there])
+                todo.append(there)
+    return best[b][1]
+'''
+
+NET_README = """\
+# netpack
+
+```python
+>>> from netpack import Net, route
+>>> net = Net()
+>>> net.link("A", "B", weight=4)
+>>> net.link("B", "D", weight=2)
+>>> net.link("A", "D", weight=9)
+>>> route(net, "A", "D")
+['A', 'B', 'D']
+
+```
+"""
+
+
+def make_net_repo(root: Path) -> Path:
+    """A function whose documented argument the README built and set up with its methods."""
+    return make_package_repo(
+        root, "netpack", "netpack", NET_MODULE, files={"README.md": NET_README}
+    )

@@ -498,6 +498,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "item": step.item,
                     "chained": step.chained,
                     "takes": step.takes,
+                    "on": step.on,
                 }
                 for step in e.evidence.session
             ],

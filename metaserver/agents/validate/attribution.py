@@ -2,7 +2,8 @@
 
 The repository is blamed (``repo_internal_bug``) only when its own example was replayed
 exactly as written: the line whose output the docstring shows, unchanged, and for a method
-the receiver that line's own session built, with its setup calls. An example we assembled
+the receiver that line's own session built, with its setup calls (and an argument's setup
+calls, ``G.add_edge("A", "B")``, every one replayed). An example we assembled
 (arguments found by name elsewhere, a receiver from another example, a guessed value, our
 reading of a repr) that disagrees is our mistake (``api_inference_error``). So is an
 object a step built and handed on as data (a graph its codec made a list of nodes): the

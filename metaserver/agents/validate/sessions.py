@@ -3,7 +3,9 @@ on the handle it returned (a chain's call hands on the handle it returns), then 
 documented call on that same handle; and the tools that
 build the call's object arguments (``contains(line, Point(0, 0))``), whose results it takes.
 A step that ``takes`` an object an earlier step built (``resp = frequency_response(sys)``)
-gets the handle the session held after that step.
+gets the handle the session held after that step. A setup call of a built argument
+(``G.add_edge("A", "B")`` after ``G = Graph()``: a step ``on`` the step that built ``G``)
+calls its method's tool on the handle that step returned.
 
 A method's example that carries a session (analysis/probe/probe_sessions.py) is checked on
 the receiver its own session built, never on one built from another example, so the
@@ -42,10 +44,14 @@ async def replay_session(
     spread: dict[str, list[JSON]] = {}  # its ``*args`` lists, item by item
     replayed: list[SessionStep] = []
     after: list[dict[str, JSON] | None] = []  # the session's object after each step
-    for step in example.session:
+    results: dict[int, JSON] = {}  # what each step that builds an argument returned
+    for index, step in enumerate(example.session):
         after.append(handle)  # replaced below when the step builds another
+        if step.on is not None:  # ``G.add_edge("A", "B")``: a built argument, set up
+            replayed.append(await _set_up(client, step, results.get(step.on), by_target, timeout))
+            continue
         if step.into is not None:  # ``contains(line, Point(0, 0))``: an argument, built
-            value = await _built_value(client, step, by_target, timeout)
+            value = results[index] = await _built_value(client, step, by_target, timeout)
             if step.item is None:
                 built[step.into] = value
             else:  # an item of a ``*args`` list, in the order the line wrote them
@@ -87,7 +93,7 @@ async def replay_session(
         replayed.append(step.model_copy(update={"tool": tool.name, "receiver": receiver}))
     evidence.session = replayed
     built.update(spread)
-    if all(step.into is not None for step in example.session):  # a function's arguments
+    if all(s.into is not None or s.on is not None for s in example.session):  # arguments
         evidence.arguments = {**example.arguments, **built}
         return evidence
     if handle is None or not spec.parameters:
@@ -116,3 +122,30 @@ async def _built_value(
     if isinstance(value, dict) and isinstance(value.get("handle"), str):
         return {"handle": value["handle"]}
     return value
+
+
+async def _set_up(
+    client: Client[Any],
+    step: SessionStep,
+    built: JSON,
+    by_target: dict[str, ToolSpec],
+    timeout: float,
+) -> SessionStep:
+    """The setup step replayed: its method's tool called on the handle of the argument an
+    earlier step built (``built``), which it changes in place."""
+    tool = by_target.get(step.target)
+    if tool is None:
+        raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
+    if not (isinstance(built, dict) and isinstance(built.get("handle"), str)):
+        raise SessionError(f"session line {step.line!r}: no object built to set up")
+    if not tool.parameters:
+        raise SessionError(f"session line {step.line!r}: {tool.name} takes no receiver")
+    receiver = tool.parameters[0].name
+    arguments = {**step.arguments, receiver: {"handle": built["handle"]}}
+    try:
+        raw = await client.call_tool_mcp(tool.name, arguments, timeout=timeout)
+    except Exception as exc:  # a timeout or a dead child: the replay failed
+        raise SessionError(f"session line {step.line!r}: {type(exc).__name__}: {exc}") from exc
+    if raw.is_error:
+        raise SessionError(f"session line {step.line!r} via {tool.name}: {error_text(raw)}")
+    return step.model_copy(update={"tool": tool.name, "receiver": receiver})

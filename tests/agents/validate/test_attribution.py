@@ -66,3 +66,14 @@ def test_an_object_handed_on_as_data_is_not_the_examples_own() -> None:
     both = {"dots": [{"handle": "h1"}, {"handle": "h2"}]}
     assert exact_replay(function, two, both) is not None
     assert exact_replay(function, two, {"dots": [{"handle": "h1"}, 2.0]}) is None
+
+
+def test_an_arguments_setup_calls_are_part_of_the_replayed_example() -> None:
+    built = SessionStep(line="net = Net()", target="pkg:Net", into="net")
+    setup = SessionStep(line='net.link("A", "B")', target="pkg:Net.link", member="link", on=0)
+    replay = exact_replay(
+        spec("function"),
+        example(line='route(net, "A", "B")', session=[built, setup]),
+        {"net": {"handle": "h1"}},
+    )
+    assert replay == ["net = Net()", 'net.link("A", "B")', 'route(net, "A", "B")']

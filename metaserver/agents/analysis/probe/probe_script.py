@@ -204,8 +204,9 @@ def main():
 
 def name_steps(candidates, seen):
     """Session steps that build an argument (probe_values) name their callable by its id
-    until now: here it gets the target the probe listed it under; an example whose step
-    calls no listed callable is dropped (no tool could replay it)."""
+    until now: here it gets the target the probe listed it under (a setup call, its class's
+    constructor's target and its method); an example whose step calls no listed callable is
+    dropped (no tool could replay it)."""
     for candidate in candidates:
         _name_classes(candidate, seen)
         kept = []
@@ -219,6 +220,10 @@ def name_steps(candidates, seen):
                         step["target"] = None  # built by the class's own constructor only
                     if listed.get("kind") == "method":  # a class listed by a method alone
                         step["target"] = None
+                    if step.get("member"):  # a setup call of an argument: its class's method
+                        constructor = listed.get("kind") == "constructor"
+                        method = f"{listed['target']}.{step['member']}"
+                        step["target"] = method if constructor else None
             if all(step.get("target") for step in steps):
                 kept.append(example)
         candidate["examples"] = kept

@@ -16,9 +16,14 @@ A name the session never bound (``lqr(sys)``, its setup not shown) is built by t
 constructor of the class the parameter's annotation or docstring type names
 (``sys : StateSpace``), with that constructor's own documented arguments (a ``typed``
 step: design fills them in), and the output is not the documented one either.
-A built value that a later line may have changed (``G.add_edge(1, 2)``, ``relabel(G)``)
-is still built by its step, which does not repeat that line: a call on it afterwards is an
-example without the documented output (ARCHITECTURE.md, "Honest attribution").
+A class's instance set up by calls of its own plain methods with literal arguments
+(``G = Graph()``, then ``G.add_edge("A", "B", weight=4)``) is rebuilt as the example had
+it: each such call is a setup step of the argument (``member`` the method, ``on`` the index
+of the step that built it), replayed through the method's tool on the handle that step
+returned. A built value that a later line may have changed otherwise (``relabel(G)``,
+``G.x = 1``, a method given a name or an expression) is still built by its step, which does
+not repeat that line: a call on it afterwards is an example without the documented output
+(ARCHITECTURE.md, "Honest attribution").
 """
 
 import ast
@@ -28,21 +33,22 @@ import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
-    from .probe_sessions import PACKAGE, _resolve, session_statements
+    from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
-    from probe_sessions import PACKAGE, _resolve, session_statements
+    from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_types import Unsupported, json_safe
 
 
 class _Built:
     """A placeholder for an argument that an earlier step builds; ``exact`` is False when a
     line between that step and the call may have changed the object (``G.add_edge(1, 2)``),
-    which the replay does not repeat."""
+    which the replay does not repeat; ``setups`` are the calls of its own methods that set
+    it up after it was built, which the replay does repeat."""
 
-    def __init__(self, step, exact=True):
-        self.step, self.exact = step, exact
+    def __init__(self, step, exact=True, setups=()):
+        self.step, self.exact, self.setups = step, exact, list(setups)
 
 
 class _Items:
@@ -83,7 +89,9 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     values = {}  # variable -> the step that built it
     # Names bound at all; bound to built values' sums; built values a later line may have
     # changed (a method called on them, an attribute set, passed to another call).
-    state = {"assigned": set(), "derived": set(), "changed": set()}
+    # ``setups``: the setup calls of each built value; ``builders``: the class built it.
+    state = {"assigned": set(), "derived": set(), "changed": set(), "setups": {}}
+    builders = {}
     classes = _parameter_classes(func, signature, module, package)
     found = []
 
@@ -106,7 +114,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         if bound is None:
             return None
         arguments, steps, held, exact = bound
-        if not (steps or held) or not set(arguments) | {s["into"] for s in steps} <= exposed:
+        if (
+            not (steps or held)
+            or not set(arguments) | {s["into"] for s in steps if "into" in s} <= exposed
+        ):
             return None  # literal calls alone: probe_docs.examples_for has them
         item = _item(arguments, wrapper, want if exact else "", None)
         if item is None:
@@ -136,6 +147,8 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
                 for node in ast.walk(target):
                     if isinstance(node, ast.Name):
                         values.pop(node.id, None)
+                        state["setups"].pop(node.id, None)
+                        builders.pop(node.id, None)
                         state["assigned"].add(node.id)
                         state["derived"].discard(node.id)
                         state["changed"].discard(node.id)
@@ -143,9 +156,11 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
                             state["derived"].add(node.id)
             if step is not None:
                 values[statement.targets[0].id] = step
+                builders[statement.targets[0].id] = _resolve(statement.value.func, namespace)
         elif isinstance(statement, ast.Expr) and not example.exc_msg:
             item = example_of(statement.value, example.want.strip(), source)
-            state["changed"] |= _touched(statement.value, values)
+            if not _set_up(statement.value, builders, state, source):
+                state["changed"] |= _touched(statement.value, values)
         else:  # ``for sys in systems:``, ``def f(): ...``: names bound, by what we do not follow
             state["changed"] |= _touched(statement, values)
             state["assigned"] |= {
@@ -160,6 +175,46 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             found.append(item)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def _set_up(node, builders, state, source):
+    """Whether ``node`` is a setup call of a built value (``G.add_edge("A", "B")``): a
+    plain method of the class that built it, with literal arguments its tool takes (none
+    in ``**kwargs``, which no tool exposes); then it is recorded as
+    that value's next setup step (named by the class's ``_id`` until probe_script names it)."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+    ):
+        return False
+    name, member = node.func.value.id, node.func.attr
+    cls = builders.get(name)
+    if not inspect.isclass(cls) or name in state["changed"]:
+        return False
+    steps = _setup(cls, "", member, node, state["setups"].get(name, []), source)
+    if steps is None:  # not a plain method, or not literal arguments: a change we lose
+        return False
+    step = steps[-1]
+    # ``G.add_edge("A", "B", weight=4)``: a tool hides ``**attr``, so no call repeats it.
+    hidden = {
+        p.name
+        for p in _method_signature(cls, member).parameters.values()
+        if p.kind is p.VAR_KEYWORD
+    }
+    if hidden & set(step["arguments"]):
+        return False
+    del step["target"]
+    step["_id"] = id(cls)
+    state["setups"][name] = steps
+    return True
+
+
+def _with_setups(value, into, item=None, at=0):
+    """The steps that build ``value`` into parameter ``into`` and set it up: the builder,
+    then its setup calls, each ``on`` the builder's index ``at`` in the session."""
+    built = dict(value.step, into=into) if item is None else dict(value.step, into=into, item=item)
+    return [built, *(dict(s, on=at) for s in value.setups)]
 
 
 def _calls(node, func, namespace, names, guide):
@@ -218,7 +273,7 @@ def _arguments(
     arguments, steps, held, exact = {}, [], {}, True
     for name, value in bound.arguments.items():
         if isinstance(value, _Built):
-            steps.append(dict(value.step, into=name))
+            steps += _with_setups(value, name, at=len(steps))
             exact = exact and value.exact
             continue
         if isinstance(value, _Items):  # ``covariance_matrix([u, v])``: the list, item by item
@@ -245,7 +300,8 @@ def _arguments(
             and value
             and all(isinstance(v, _Built) for v in value)
         ):  # ``sqrt(ufloat(0, 1))`` with ``sqrt(*args)``: items of the list, in order
-            steps += [dict(v.step, into=name, item=i) for i, v in enumerate(value)]
+            for i, v in enumerate(value):
+                steps += _with_setups(v, name, i, len(steps))
             exact = exact and all(v.exact for v in value)
             continue
         try:
@@ -261,7 +317,10 @@ class _NotValue(Exception):
 
 def _value(node, namespace, package, values, source, depth, state=None):
     if isinstance(node, ast.Name) and node.id in values:
-        return _Built(values[node.id], state is None or node.id not in state["changed"])
+        if state is None:
+            return _Built(values[node.id])
+        setups = state["setups"].get(node.id, ())
+        return _Built(values[node.id], node.id not in state["changed"], setups)
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -293,7 +352,8 @@ def _items(node, values, state):
         name = item.id if isinstance(item, ast.Name) else None
         if name in values:
             steps.append(values[name])
-            exact = exact and name not in state["changed"]
+            # An item's setup calls are not replayed in a list: its output is not ours.
+            exact = exact and name not in state["changed"] and not state["setups"].get(name)
         elif name in state["derived"]:
             exact = False
         else:

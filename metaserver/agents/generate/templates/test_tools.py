@@ -43,17 +43,25 @@ def replayed():
 async def receiver(client, session, arguments):
     """The handle a doctest session builds (its constructor, then its setup calls, a chain's
     call handing on what it returns); the steps that build an argument (``into``) put their
-    result in ``arguments``."""
+    result in ``arguments``, and its setup calls (``on``) are made on that result."""
     handle = None
     after = []  # the session's object after each step (a later step may take one)
-    for step in session:
+    results = {}  # what each step that builds an argument returned, by its index
+    for index, step in enumerate(session):
         after.append(handle)
+        if step.get("on") is not None:  # a setup call of an argument built before
+            given = dict(step["arguments"])
+            given[step["receiver"]] = results[step["on"]]
+            raw = await client.call_tool_mcp(step["tool"], given)
+            assert not raw.is_error, raw
+            continue
         if step.get("into"):
             raw = await client.call_tool_mcp(step["tool"], dict(step["arguments"]))
             assert not raw.is_error, raw
             value = (raw.structured_content or {}).get("result")
             if isinstance(value, dict) and isinstance(value.get("handle"), str):
                 value = {"handle": value["handle"]}
+            results[index] = value
             if step.get("item") is None:
                 arguments[step["into"]] = value
             else:  # an item of a *args list: the steps come in the list's order

@@ -304,3 +304,102 @@ def test_a_list_of_built_values_is_one_step_per_item(objects: ModuleType) -> Non
     # and no type names it: that line gives nothing
     assert not shortened["has_expected"]
     assert [s["item"] for s in shortened["session"]] == [0, 1]
+
+
+NET_SOURCE = '''
+class Net:
+    def __init__(self):
+        self.links = {}
+
+    def link(self, a, b, weight=1):
+        self.links.setdefault(a, {})[b] = weight
+
+    def _secret(self, a):
+        self.links.pop(a, None)
+
+    def tag(self, a, **labels):
+        self.links.setdefault(a, {}).update(labels)
+
+
+def route(net, a, b):
+    """The path from a to b.
+
+    >>> net = Net()
+    >>> net.link("A", "B", weight=4)
+    >>> net.link("B", "D")
+    >>> route(net, "A", "D")
+    ['A', 'B', 'D']
+    >>> other = Net()
+    >>> other.link("A", "B")
+    >>> other.link(net, "C")
+    >>> route(other, "A", "B")
+    ['A', 'B']
+    >>> third = Net()
+    >>> third._secret("A")
+    >>> route(third, "A", "A")
+    ['A']
+    >>> fourth = Net()
+    >>> fourth.tag("A")
+    >>> fourth.tag("B", color="red")
+    >>> route(fourth, "B", "B")
+    ['B', 'B']
+    """
+    return [a, b]
+'''
+
+
+@pytest.fixture
+def net(tmp_path: Path) -> Iterator[ModuleType]:
+    path = tmp_path / "netfx.py"
+    path.write_text(NET_SOURCE)
+    spec = importlib.util.spec_from_file_location("netfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["netfx"] = loaded
+    spec.loader.exec_module(loaded)
+    yield loaded
+    del sys.modules["netfx"]
+
+
+def test_setup_calls_of_a_built_argument_become_its_setup_steps(net: ModuleType) -> None:
+    # ``net.link(...)`` with literal arguments: a setup step ``on`` the step that built
+    # ``net``, so the replay rebuilds the object as the example had it (exact output).
+    func = net.route
+    signature = inspect.signature(func)
+    found = value_examples(func, net, func.__doc__, signature, {"net", "a", "b"}, "netfx")
+    first = found[0]
+    assert (first["line"], first["expected"]) == ('route(net, "A", "D")', ["A", "B", "D"])
+    steps = [(s["line"], s.get("into"), s.get("on"), s["member"]) for s in first["session"]]
+    assert steps == [
+        ("net = Net()", "net", None, None),
+        ('net.link("A", "B", weight=4)', None, 0, "link"),
+        ('net.link("B", "D")', None, 0, "link"),
+    ]
+    assert first["session"][1]["arguments"] == {"a": "A", "b": "B", "weight": 4}
+    assert first["session"][1]["_id"] == id(net.Net)  # named by probe_script
+    # A setup call given a built object (not a literal), or a private method: a change the
+    # replay cannot repeat, so no documented value is claimed.
+    rest = {tuple(e["arguments"].values()): e for e in found[1:]}
+    assert not rest[("A", "B")]["has_expected"]
+    assert not rest[("A", "A")]["has_expected"]
+    # ``**labels`` is no parameter of a tool: that setup cannot be repeated (the first
+    # ``tag`` could, but the value is already lost).
+    assert not rest[("B", "B")]["has_expected"]
+    assert all(s.get("on") is None for e in found[1:] for s in e["session"][:1])
+
+
+def test_setup_steps_are_named_by_their_class_constructors_target(net: ModuleType) -> None:
+    from metaserver.agents.analysis.probe.probe_script import name_steps
+
+    func = net.route
+    signature = inspect.signature(func)
+    found = value_examples(func, net, func.__doc__, signature, {"net", "a", "b"}, "netfx")
+    candidates = [{"examples": found[:1]}]
+    name_steps(candidates, {id(net.Net): {"target": "netfx:Net", "kind": "constructor"}})
+    targets = [s["target"] for s in candidates[0]["examples"][0]["session"]]
+    assert targets == ["netfx:Net", "netfx:Net.link", "netfx:Net.link"]
+    # a class listed by something other than its constructor: no tool replays the setup
+    found = value_examples(func, net, func.__doc__, signature, {"net", "a", "b"}, "netfx")
+    candidates = [{"examples": found[:1]}]
+    name_steps(candidates, {id(net.Net): {"target": "netfx:make", "kind": "function"}})
+    assert candidates[0]["examples"] == []

@@ -1,0 +1,89 @@
+"""replay_session: an argument's setup calls (``on``) run on the handle its step built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from metaserver.agents.validate.sessions import SessionError, replay_session
+from metaserver.contracts import Evidence, Example, Parameter, SessionStep, ToolSpec
+
+
+def tool(name: str, target: str, *parameters: str) -> ToolSpec:
+    params = [Parameter(name=p, kind="positional_or_keyword") for p in parameters]
+    return ToolSpec(name=name, description="d", target=target, parameters=params)
+
+
+@dataclass
+class Client:
+    """Tools by name: ``net_new`` builds a handle, the others answer or refuse."""
+
+    refuse: set[str] = field(default_factory=set)
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    async def call_tool_mcp(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
+        self.calls.append((name, arguments))
+        if name in self.refuse:
+            return SimpleNamespace(is_error=True, content=[SimpleNamespace(text="no")])
+        result = {"handle": "h1", "type": "Net"} if name == "net_new" else None
+        return SimpleNamespace(is_error=False, structured_content={"result": result})
+
+
+ROUTE = tool("route", "pkg:route", "net", "a", "b")
+TOOLS = {
+    "pkg:Net": tool("net_new", "pkg:Net"),
+    "pkg:Net.link": tool("net_link", "pkg:Net.link", "handle", "a", "b"),
+}
+SESSION = [
+    SessionStep(line="net = Net()", target="pkg:Net", into="net"),
+    SessionStep(
+        line='net.link("A", "B")',
+        target="pkg:Net.link",
+        member="link",
+        arguments={"a": "A", "b": "B"},
+        on=0,
+    ),
+]
+EXAMPLE = Example(arguments={"a": "A", "b": "B"}, session=SESSION)
+
+
+async def test_a_setup_call_runs_on_the_handle_its_argument_was_built_as() -> None:
+    client = Client()
+    evidence = await replay_session(
+        client,  # type: ignore[arg-type]
+        ROUTE,
+        EXAMPLE,
+        Evidence(arguments=EXAMPLE.arguments, check="no-error"),
+        TOOLS,
+        5.0,
+    )
+    assert client.calls == [
+        ("net_new", {}),
+        ("net_link", {"a": "A", "b": "B", "handle": {"handle": "h1"}}),
+    ]
+    assert evidence.arguments == {"a": "A", "b": "B", "net": {"handle": "h1"}}
+    assert [(s.tool, s.receiver, s.on) for s in evidence.session] == [
+        ("net_new", None, None),
+        ("net_link", "handle", 0),
+    ]
+    assert evidence.receiver is None  # a function: no receiver of its own
+
+
+@pytest.mark.parametrize(
+    "refuse, tools", [({"net_link"}, TOOLS), (set(), {"pkg:Net": TOOLS["pkg:Net"]})]
+)
+async def test_a_setup_call_refused_or_not_published_fails_our_replay(
+    refuse: set[str], tools: dict[str, ToolSpec]
+) -> None:
+    with pytest.raises(SessionError, match=r"net\.link"):
+        await replay_session(
+            Client(refuse=refuse),  # type: ignore[arg-type]
+            ROUTE,
+            EXAMPLE,
+            Evidence(arguments=EXAMPLE.arguments, check="no-error"),
+            tools,
+            5.0,
+        )
