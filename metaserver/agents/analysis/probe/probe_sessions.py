@@ -70,6 +70,14 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             break
         source = example.source.strip()
         assigned = None
+        looped = isinstance(statement, ast.For) and _method_call(statement.iter)
+        if looped:
+            # ``for eq in game.support_enumeration(): print(eq)``: a call whose results the
+            # loop shows, one by one (its output is the loop's, not the call's value); what
+            # the loop's body does to a receiver, it does after the call.
+            for part in (statement.target, *statement.body, *statement.orelse):
+                _forget(part, receivers)
+            statement = ast.Expr(value=statement.iter)
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -133,7 +141,8 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             if arguments is None:
                 _forget(statement, receivers)
                 continue
-            want = example.want.strip() if steps is not None and assigned is None else ""
+            shown = steps is not None and assigned is None and not looped
+            want = example.want.strip() if shown else ""
             item = _item(arguments, wrapper, want, example.exc_msg)
             if item is not None and (steps is not None or not built_only):
                 if steps is not None:

@@ -88,6 +88,24 @@ Ellipsoid.EARTH = Ellipsoid(100.0, 0.25)
 Ellipsoid.NAME = "earth"
 
 
+class Deck:
+    """Cards.
+
+    >>> d = Deck(3)
+    >>> for card in d.deal():
+    ...     print(card)
+    0
+    1
+    2
+    """
+
+    def __init__(self, n):
+        self.n = n
+
+    def deal(self):
+        return iter(range(self.n))
+
+
 def make_grid():
     return Grid()
 
@@ -173,6 +191,14 @@ def test_a_stateful_session_replays_its_setup_calls(module: ModuleType) -> None:
     ]
     # Showing acc or len(acc.values) changes nothing; after acc.values = [] the session
     # cannot be replayed through tools: no second proof.
+
+
+def test_a_call_a_loop_iterates_is_an_example_without_output(module: ModuleType) -> None:
+    # ``for card in d.deal(): print(card)``: the printed lines are the loop's, not the
+    # call's value; the call still gets the receiver its session built.
+    (found,) = examples(module, "Deck", "deal")
+    assert not found["has_expected"]
+    assert [(s["line"], s["arguments"]) for s in found["session"]] == [("d = Deck(3)", {"n": 3})]
 
 
 def test_a_function_of_the_same_name_keeps_only_its_own_line(module: ModuleType) -> None:
