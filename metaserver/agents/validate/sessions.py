@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastmcp import Client
+from mcp.types import CallToolResult
 
 from metaserver.children.launch import error_text, result_value
 from metaserver.contracts import JSON, Evidence, Example, SessionStep, ToolSpec
@@ -78,12 +79,7 @@ async def replay_session(
                 raise SessionError(f"session line {step.line!r}: no receiver built before it")
             receiver = tool.parameters[0].name
             arguments[receiver] = handle
-        try:
-            raw = await client.call_tool_mcp(tool.name, arguments, timeout=timeout)
-        except Exception as exc:  # a timeout or a dead child: the replay failed
-            raise SessionError(f"session line {step.line!r}: {type(exc).__name__}: {exc}") from exc
-        if raw.is_error:
-            raise SessionError(f"session line {step.line!r} via {tool.name}: {error_text(raw)}")
+        raw = await _call(client, tool, arguments, step, timeout)
         if step.member is None or step.chained:  # built, or returned by a chain's call
             value = result_value(raw)
             if not isinstance(value, dict) or not isinstance(value.get("handle"), str):
@@ -112,12 +108,7 @@ async def _built_value(
     tool = by_target.get(step.target)
     if tool is None:
         raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
-    try:
-        raw = await client.call_tool_mcp(tool.name, dict(step.arguments), timeout=timeout)
-    except Exception as exc:  # a timeout or a dead child: the replay failed
-        raise SessionError(f"session line {step.line!r}: {type(exc).__name__}: {exc}") from exc
-    if raw.is_error:
-        raise SessionError(f"session line {step.line!r} via {tool.name}: {error_text(raw)}")
+    raw = await _call(client, tool, dict(step.arguments), step, timeout)
     value = result_value(raw)
     if isinstance(value, dict) and isinstance(value.get("handle"), str):
         return {"handle": value["handle"]}
@@ -142,10 +133,23 @@ async def _set_up(
         raise SessionError(f"session line {step.line!r}: {tool.name} takes no receiver")
     receiver = tool.parameters[0].name
     arguments = {**step.arguments, receiver: {"handle": built["handle"]}}
+    await _call(client, tool, arguments, step, timeout)
+    return step.model_copy(update={"tool": tool.name, "receiver": receiver})
+
+
+async def _call(
+    client: Client[Any],
+    tool: ToolSpec,
+    arguments: dict[str, JSON],
+    step: SessionStep,
+    timeout: float,
+) -> CallToolResult:
+    """The step's tool called with ``arguments``; a refusal, a timeout or a dead child is
+    our replay failing (SessionError), never the documented call's verdict."""
     try:
         raw = await client.call_tool_mcp(tool.name, arguments, timeout=timeout)
     except Exception as exc:  # a timeout or a dead child: the replay failed
         raise SessionError(f"session line {step.line!r}: {type(exc).__name__}: {exc}") from exc
     if raw.is_error:
         raise SessionError(f"session line {step.line!r} via {tool.name}: {error_text(raw)}")
-    return step.model_copy(update={"tool": tool.name, "receiver": receiver})
+    return raw
