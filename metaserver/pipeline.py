@@ -22,8 +22,8 @@ from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.coverage import readme_coverage
+from metaserver.agents.analysis.file_arguments import file_parameters
 from metaserver.agents.analysis.usage import (
-    file_parameters,
     method_names,
     mine_usage,
     usage_names,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from metaserver.agents.analysis.usage import Usage, pinned_paths
+from metaserver.agents.analysis.guide_paths import pinned_paths
+from metaserver.agents.analysis.usage import Usage
 from metaserver.contracts import Candidate, Coverage, ToolSpec
 
 __all__ = ["readme_coverage", "short_name"]

@@ -21,6 +21,7 @@ import keyword
 import re
 from pathlib import Path
 
+from metaserver.agents.analysis.file_arguments import writes_file
 from metaserver.contracts import (
     JSON,
     Candidate,
@@ -44,7 +45,6 @@ PREFERRED_DIRS = ("tutorials", "docs", "examples", "notebooks")
 HARMLESS_MAGICS = ("matplotlib", "config", "load_ext", "reload_ext", "autoreload", "precision")
 NETWORK_MODULES = ("requests", "urllib", "urllib3", "httpx", "aiohttp", "socket", "http")
 _READERS = re.compile(r"^(open|read\w*|load\w*|imread|genfromtxt|fromfile)$")
-_WRITERS = re.compile(r"^(to_\w+|save\w*|write\w*|dump\w*|imsave|savefig)$")
 _NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -284,7 +284,7 @@ def _data_files(trees: list[ast.Module], here: Path, root: Path) -> list[str] | 
             literal = next((a.value for a in node.args if isinstance(a, ast.Constant)), None)
             if not isinstance(literal, str) or not _looks_like_path(literal):
                 continue
-            if _WRITERS.match(name) or (name == "open" and _opens_for_writing(node)):
+            if writes_file(name) or (name == "open" and _opens_for_writing(node)):
                 written.add(literal)
                 continue
             if not _READERS.match(name) or literal in written or literal in found:

@@ -19,11 +19,12 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
-from metaserver.contracts import JSON, Candidate, CodeReport
+from metaserver.agents.analysis.file_arguments import FileParameters, reads_file, writes_file
+from metaserver.agents.analysis.guide_paths import built_names, imported_names, resolved
+from metaserver.contracts import JSON, CodeReport
 
 MAX_FILES = 600
 MAX_FILE_BYTES = 400_000
@@ -204,100 +205,6 @@ def _documented(
     return list(found), [name for name, reads in found.items() if reads], resolved
 
 
-def candidate_paths(candidate: Candidate) -> set[str]:
-    """Every dotted path the candidate is listed under (its target and its aliases)."""
-    return {path.replace(":", ".") for path in (candidate.target, *candidate.aliases)}
-
-
-def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set[str]]:
-    """For each documented name the guides' imports resolve (``Usage.paths``), every path
-    of the candidates listed under one of its paths (a method under any path of its class:
-    ``pkg.Box.get`` is ``pkg.box:Box.get``): only those are the documented entry point.
-
-    A name whose paths no candidate is listed under maps to nothing when the place that
-    holds it was looked at (a module the probe walked, a class it listed: the object is no
-    candidate there, and another of the same name is not what the guide calls); else it is
-    left out, and its short name decides as before (the object may live where the probe
-    did not look, or be a method of what a function returned: ``x = closed(0, 1);
-    x.replace()``).
-    """
-    pinned: dict[str, set[str]] = {}
-    if not usage.paths:
-        return pinned
-    candidates = list(candidates)
-    classes = {c.target: candidate_paths(c) for c in candidates if c.kind == "constructor"}
-    listed = []
-    for candidate in candidates:
-        paths = candidate_paths(candidate)
-        if candidate.kind == "method" and candidate.owner in classes:
-            method = candidate.name.rpartition(".")[2]
-            paths |= {f"{owner}.{method}" for owner in classes[candidate.owner]}
-        listed.append(paths)
-    places = {t.partition(":")[0] for c in candidates for t in (c.target, *c.aliases)}
-    places |= set().union(*classes.values()) if classes else set()
-    for name, called in usage.paths.items():
-        hits = [found for found in listed if found & set(called)]
-        if hits:
-            pinned[name] = set().union(*hits)
-        elif any(path.rpartition(".")[0] in places for path in called):
-            pinned[name] = set()
-    return pinned
-
-
-def imported_names(sources: Iterable[str]) -> dict[str, str]:
-    """The names the code's import statements bind, each to the dotted path it stands for:
-    ``from a.b import c as d`` binds ``d`` to ``a.b.c``; ``import a.b as m``, ``m`` to
-    ``a.b``; ``import a.b``, ``a`` to ``a``. The first binding of a name wins."""
-    bindings: dict[str, str] = {}
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for alias in node.names:
-                    if alias.name != "*":
-                        bindings.setdefault(
-                            alias.asname or alias.name, f"{node.module}.{alias.name}"
-                        )
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        bindings.setdefault(alias.asname, alias.name)
-                    else:
-                        top = alias.name.partition(".")[0]
-                        bindings.setdefault(top, top)
-    return bindings
-
-
-def built_names(
-    sources: Iterable[str], bindings: dict[str, str], packages: set[str]
-) -> dict[str, str]:
-    """The variables the code assigns the result of one of the package's (``packages``)
-    imported callables to (``opt = BFGS(h2)`` after ``from pkg.optimize import BFGS``),
-    each to that callable's path: a method called on one (``opt.run()``) is
-    ``pkg.optimize.BFGS.run``. The first wins. Another library's object stays unresolved:
-    the package may extend it (``df.pkg_accessor.plot()``)."""
-    built: dict[str, str] = {}
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call)
-            ):
-                dotted = _resolved(node.value.func, bindings)
-                if dotted is not None and dotted.partition(".")[0] in packages:
-                    built.setdefault(node.targets[0].id, dotted)
-    return built
-
-
 def _guide_files(root: Path) -> list[Path]:
     """README files (the top one first), then guide-like text pages under the docs folder."""
     readmes: list[Path] = []
@@ -374,106 +281,12 @@ def _names_called(
         name = _called_name(call)
         if name is None:
             continue
-        dotted = _resolved(call.func, bindings, built)
+        dotted = resolved(call.func, bindings, built)
         if dotted is not None:
             name = dotted.rpartition(".")[2]
-        reads = _reads_file(call, (files or {}).get(name)) and not _WRITER.search(name)
+        reads = reads_file(call, (files or {}).get(name)) and not writes_file(name)
         found.append((name, isinstance(call.func, ast.Name), reads, dotted))
     return found
-
-
-def _resolved(
-    func: ast.expr, bindings: dict[str, str], built: dict[str, str] | None = None
-) -> str | None:
-    """The dotted path a called expression names through the imports in ``bindings``:
-    ``write`` -> ``pkg.io.write``, ``m.f`` -> ``pkg.mod.f``, ``pkg.mod.f`` -> itself, and
-    through the variables ``built`` by an imported callable: ``opt.run`` ->
-    ``pkg.optimize.BFGS.run``; None for anything else (a call's result, a variable of
-    unknown origin)."""
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name):
-        return None
-    if func.id in bindings:
-        return ".".join([bindings[func.id], *reversed(parts)])
-    if parts and built and func.id in built:
-        return ".".join([built[func.id], *reversed(parts)])
-    return None
-
-
-# An address, an absolute or relative path, or a name with a data file's extension (a
-# dotted name alone, "pkg.module", is not a file).
-_FILE_OR_URL = re.compile(
-    r"^(?:[a-z][a-z0-9+.-]*://|~?/|\.{1,2}/)|\w\.(?:png|jpe?g|gif|bmp|tiff?|exr|hdr|dpx|"
-    r"csv|tsv|txt|dat|json|ya?ml|xml|toml|ini|cfg|h5|hdf5?|nc|npy|npz|mat|pkl|pickle|xlsx?|"
-    r"parquet|feather|wav|mp3|mp4|fits?|cube|spi[13]d|csp|lut|gz|bz2|xz|zip|tar|pdf|svg|shp|"
-    r"geojson|db|sqlite|log|html?|ipynb)$",
-    re.I,
-)
-
-
-# A name with an extension of any kind ("H2.xyz", "run.traj"): a file only where the
-# parameter takes one, since "pkg.module" looks the same.
-_FILE_LIKE = re.compile(r"^[\w.-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$")
-# A parameter that takes a file: a name, a path or an open file object.
-_FILE_PARAMETER = re.compile(
-    r"(?:^|_)(?:file|files|filename|filenames|fname|fnames|filepath|path|paths|fp|fh|fd)(?:_|$)"
-    r"|^(?:file|path)",
-    re.I,
-)
-# A callable that writes what it is given (``write``, ``save_png``, ``to_csv``,
-# ``savefig``): its file is an output, made in the tool's work directory, not data it needs.
-_WRITER = re.compile(r"^(?:write|save|dump|export|to_)|_(?:write|save|dump|export)$", re.I)
-
-
-class FileParameters(NamedTuple):
-    """Where a name takes a file: positions of its call's arguments, and keywords."""
-
-    positions: frozenset[int]
-    keywords: frozenset[str]
-
-
-def file_parameters(report: CodeReport) -> dict[str, FileParameters]:
-    """For each short name, the call positions and keywords at which one of its candidates
-    takes a file (``write(filename, images)``: position 0 and ``filename``); a method's
-    positions leave out its receiver."""
-    found: dict[str, tuple[set[int], set[str]]] = {}
-    for candidate in report.candidates:
-        short = candidate.name.rpartition(".")[2]
-        positional = (
-            candidate.positional[1:] if candidate.kind == "method" else candidate.positional
-        )
-        names = {p.name for p in candidate.parameters if _FILE_PARAMETER.search(p.name)}
-        if not names:
-            continue
-        positions, keywords = found.setdefault(short, (set(), set()))
-        positions.update(i for i, name in enumerate(positional) if name in names)
-        keywords.update(names)
-    return {n: FileParameters(frozenset(p), frozenset(k)) for n, (p, k) in found.items()}
-
-
-def _reads_file(call: ast.Call, files: FileParameters | None = None) -> bool:
-    """A literal argument that names a file or an address (``"image.png"``, ``"https://…"``,
-    ``"/data/x"``), a name with any extension where the callable takes a file (``files``:
-    ``write("H2.xyz", h2)``), or an argument built by ``open(...)``."""
-    arguments: list[tuple[int | None, str | None, ast.expr]]
-    arguments = [(i, None, a) for i, a in enumerate(call.args)]
-    arguments += [(None, k.arg, k.value) for k in call.keywords]
-    for position, keyword, node in arguments:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            text = node.value.strip()
-            if text and " " not in text and _FILE_OR_URL.search(text):
-                return True
-            takes_file = files is not None and (
-                position in files.positions or keyword in files.keywords
-            )
-            if takes_file and _FILE_LIKE.match(text):
-                return True
-        if isinstance(node, ast.Call) and _called_name(node) in ("open", "Path", "urlopen"):
-            return True
-    return False
 
 
 def _files(root: Path) -> Iterator[Path]:

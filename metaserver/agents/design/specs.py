@@ -16,7 +16,8 @@ import re
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from metaserver.agents.analysis.usage import Usage, UsageCall, candidate_paths, pinned_paths
+from metaserver.agents.analysis.guide_paths import candidate_paths, pinned_paths
+from metaserver.agents.analysis.usage import Usage, UsageCall
 from metaserver.agents.design.builders import Builders
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
