@@ -6,6 +6,8 @@ nested lists for an array), so that validation can call the tool before any clie
 
 from __future__ import annotations
 
+import re
+
 from metaserver.contracts import JSON, Example, Parameter
 
 # A value of each codec's JSON form that the libraries concerned accept.
@@ -25,6 +27,13 @@ CODEC_VALUES: dict[str, JSON] = {
     "pint": "3 meter",
     "networkx": {"nodes": [1, 2, 3], "edges": [[1, 2], [2, 3]]},
 }
+
+MATRIX: JSON = [[1.0, 2.0], [3.0, 4.0]]
+"""An array whose description says it has two axes: square and invertible, as a payoff,
+transition or covariance matrix must often be."""
+_TWO_AXES = re.compile(
+    r"\bmatrix\b|\b(?:2|two)[- ]?d(?:imensional)?\b|\(\s*\w+\s*,\s*\w+\s*\)", re.I
+)
 
 
 def synthesise_example(parameters: list[Parameter]) -> Example:
@@ -47,6 +56,8 @@ def value_for_parameter(parameter: Parameter) -> JSON:
     codec = (parameter.codec or "").partition(":")[0]
     if codec == "pint" and (parameter.codec or "").endswith("Unit"):
         return "meter"
+    if codec == "numpy" and _TWO_AXES.search(parameter.description or ""):
+        return MATRIX  # "a payoff matrix", "2 dimensional array", "(n, m)": not a vector
     if codec in CODEC_VALUES:
         return CODEC_VALUES[codec]
     schema = parameter.json_schema

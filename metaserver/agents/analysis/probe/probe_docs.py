@@ -153,6 +153,32 @@ def documented_type(text, module):
     return _package_class(match.group(1), module) if match else None
 
 
+# An array in words: "ndarray", "np.array", "array_like", "(n, m) array", "2d array",
+# "numpy.ndarray of shape (n,)", "np.array(dim_x, 1)", "ArrayLike", "npt.NDArray[float]".
+_ARRAY_TYPE = re.compile(
+    r"(?:\([^)]*\)\s*)?"  # a shape written first: "(n, m) array"
+    r"(?:(?:\d|n)[- ]?d(?:imensional)?\s+|numpy\s+|square\s+)*"  # "2d", "2 dimensional"
+    r"(?:(?:numpy|np|npt|numpy\.typing)\.)?"
+    r"(?:nd)?array(?:[_ -]?like)?"
+    r"(?:\s*[(\[][^)\]]*[)\]])?"  # "np.array(dim_x, 1)", "NDArray[float]"
+    r"(?:\s+(?:of|with)\b.*)?",  # "of shape (n,)", "of floats"
+    re.I,
+)
+
+
+def documented_array(text):
+    """``numpy.ndarray`` when a parameter's docstring type is an array in words, first of
+    its alternatives ("array_like, optional", "ndarray or None"; never "float or array"):
+    a JSON list then arrives as an array (codec ``numpy``), as it would annotated. Only
+    when the package has imported numpy itself: a package without it takes plain lists."""
+    numpy = sys.modules.get("numpy")
+    first = re.split(r",(?![^(\[]*[)\]])|\s+or\s+|\|", (text or "").strip())[0]
+    first = re.sub(r":\w+:|[`~*]", "", first).strip()
+    if numpy is None or not first or not _ARRAY_TYPE.fullmatch(first):
+        return None
+    return numpy.ndarray
+
+
 def documented_class(description, module):
     """The package's class that a parameter's whole description names (an unannotated
     ``earth``: "a :class:`~pkg.geodesic.Geodesic` object"), else None. A description that

@@ -16,6 +16,7 @@ import typing
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
     from .probe_docs import (
         MAX_EXAMPLES,
+        documented_array,
         documented_class,
         documented_type,
         examples_for,
@@ -38,6 +39,7 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
 except ImportError:
     from probe_docs import (
         MAX_EXAMPLES,
+        documented_array,
         documented_class,
         documented_type,
         examples_for,
@@ -181,8 +183,11 @@ class _Constructors:
 
 def _documented(name, types, docs, home):
     """What an unannotated parameter's docstring says it takes (probe_docs.documented_type,
-    documented_class), as an annotation; ``empty`` when it names no class or function."""
-    found = documented_type(types.get(name), home) or documented_class(docs.get(name), home)
+    documented_array, documented_class), as an annotation; ``empty`` when it names no
+    class, function or array."""
+    text = types.get(name)
+    found = documented_type(text, home) or documented_array(text)
+    found = found or documented_class(docs.get(name), home)
     return found or inspect.Parameter.empty
 
 

@@ -498,3 +498,48 @@ def test_a_class_that_takes_star_args_only_gets_its_advertised_names_by_position
     )
     assert named is not None, reason
     assert [p["kind"] for p in named["parameters"]] == ["positional_or_keyword"]
+
+
+ARRAYS_BY_DOCS = '''\
+"""Unannotated parameters whose docstrings say array."""
+
+{imports}
+
+
+def states(A, repetitions, labels=None):
+    """Every state.
+
+    Parameters
+    ----------
+    A : array
+        2 dimensional payoff matrix.
+    repetitions : int
+        How many rounds.
+    labels : list-like, optional
+        Names.
+    """
+    rows, cols = A.shape
+    return rows * cols * repetitions
+'''
+
+
+@pytest.mark.parametrize(("imports", "codec"), [("import numpy", "numpy"), ("", None)])
+def test_a_parameter_documented_as_an_array_takes_one(
+    tmp_path: Path, imports: str, codec: str | None
+) -> None:
+    (tmp_path / "arrays").mkdir()
+    (tmp_path / "arrays" / "__init__.py").write_text(ARRAYS_BY_DOCS.format(imports=imports))
+    output = tmp_path / "report.json"
+    subprocess.run(
+        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)],
+        check=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    [candidate] = [c for c in report.candidates if c.target == "arrays:states"]
+    found = {p.name: p for p in candidate.parameters}
+    # "A : array" in a package that uses numpy: a JSON list arrives as an ndarray
+    assert found["A"].codec == codec
+    assert found["repetitions"].codec is None
+    assert found["labels"].codec is None  # "list-like" is no array
