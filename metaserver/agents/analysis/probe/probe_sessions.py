@@ -112,15 +112,17 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             continue
         elif _reads_only(statement.value):
             continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
-        node, wrapper = statement.value, None
+        node, wrapper, printed = statement.value, None, False
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
-            and node.func.id in WRAPPERS
+            and node.func.id in WRAPPERS | {"print"}
             and len(node.args) == 1
             and not node.keywords
         ):
             wrapper, node = node.func.id, node.args[0]
+            if wrapper == "print":  # ``print(x.std_score(0.17))``: the call, shown as text
+                wrapper, printed = None, True  # (str, not repr: no expected value)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in bound:
             key, member = bound[node.func.id]  # compare("egg", "eggs"): a call of that method
             method_call = ast.Attribute(value=ast.Name(id=key, ctx=ast.Load()), attr=member)
@@ -141,7 +143,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             if arguments is None:
                 _forget(statement, receivers)
                 continue
-            shown = steps is not None and assigned is None and not looped
+            shown = steps is not None and assigned is None and not looped and not printed
             want = example.want.strip() if shown else ""
             item = _item(arguments, wrapper, want, example.exc_msg)
             if item is not None and (steps is not None or not built_only):

@@ -363,3 +363,50 @@ def ast_text(node: Any) -> str:
     import ast
 
     return ast.unparse(node)
+
+
+PRINTED = '''
+class Reading:
+    """A value with an uncertainty.
+
+    >>> r = reading(0.20, 0.01)
+    >>> print(r.score(0.17))
+    -3.0
+    >>> print(r.score(0.2), r.score(0.1))
+    0.0 -10.0
+    """
+
+    def __init__(self, value, error):
+        self.value, self.error = value, error
+
+    def score(self, value):
+        return (value - self.value) / self.error
+
+
+def reading(value, error):
+    return Reading(value, error)
+'''
+
+
+def test_a_printed_method_call_is_an_example_on_its_receiver(tmp_path: Path) -> None:
+    path = tmp_path / "printedfx.py"
+    path.write_text(PRINTED)
+    spec = importlib.util.spec_from_file_location("printedfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["printedfx"] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        described = describe_class(loaded.Reading, "Reading", loaded, True, "printedfx")
+    finally:
+        del sys.modules["printedfx"]
+    (found,) = [c for c, _, t in described if t == "printedfx:Reading.score"]
+    assert found is not None
+    # print(r.score(0.17)): the call on the receiver reading(0.20, 0.01) built; the text
+    # print shows is str(), not the value's repr: no expected value
+    (example,) = found["examples"]
+    assert example["arguments"] == {"value": 0.17}
+    assert not example["has_expected"]
+    [step] = example["session"]
+    assert step["arguments"] == {"value": 0.2, "error": 0.01}
+    assert step["_id"] == id(loaded.reading)
