@@ -29,7 +29,8 @@ def candidate_paths(candidate: Candidate) -> set[str]:
 def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set[str]]:
     """For each documented name the guides' imports resolve (``Usage.paths``), every path
     of the candidates listed under one of its paths (a method under any path of its class:
-    ``pkg.Box.get`` is ``pkg.box:Box.get``): only those are the documented entry point.
+    ``pkg.Box.get`` is ``pkg.box:Box.get``; an inherited method under every class that
+    lists it): only those are the documented entry point.
 
     A name whose paths no candidate is listed under maps to nothing when the place that
     holds it was looked at (a module the probe walked, a class it listed: the object is no
@@ -50,6 +51,15 @@ def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set
             method = candidate.name.rpartition(".")[2]
             paths |= {f"{owner}.{method}" for owner in classes[candidate.owner]}
         listed.append(paths)
+    # An inherited method is one callable under every subclass that lists it: a guide's
+    # ``Sub.get`` is also ``Base.get``, whichever of them became the tool.
+    merged: dict[tuple[str, str], set[str]] = {}
+    for candidate, paths in zip(candidates, listed, strict=True):
+        key = _defined(candidate)
+        if key is not None:
+            merged.setdefault(key, set()).update(paths)
+    pairs = zip(candidates, listed, strict=True)
+    listed = [merged.get(_defined(c) or ("", ""), paths) for c, paths in pairs]
     places = {t.partition(":")[0] for c in candidates for t in (c.target, *c.aliases)}
     places |= set().union(*classes.values()) if classes else set()
     for name, called in usage.paths.items():
@@ -59,6 +69,13 @@ def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set
         elif any(path.rpartition(".")[0] in places for path in called):
             pinned[name] = set()
     return pinned
+
+
+def _defined(candidate: Candidate) -> tuple[str, str] | None:
+    """(the class that defines it, its name) for a method the probe traced; else None."""
+    if candidate.kind != "method" or not candidate.defined_in:
+        return None
+    return candidate.defined_in, candidate.name.rpartition(".")[2]
 
 
 def imported_names(sources: Iterable[str]) -> dict[str, str]:
