@@ -23,8 +23,9 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
         parameter_types,
         summary_of,
     )
+    from .probe_returns import returned_class
     from .probe_scan import scan
-    from .probe_sessions import method_examples, returned_class
+    from .probe_sessions import method_examples
     from .probe_textsig import text_signature
     from .probe_types import (
         Unsupported,
@@ -45,8 +46,9 @@ except ImportError:
         parameter_types,
         summary_of,
     )
+    from probe_returns import returned_class
     from probe_scan import scan
-    from probe_sessions import method_examples, returned_class
+    from probe_sessions import method_examples
     from probe_textsig import text_signature
     from probe_types import (
         Unsupported,
