@@ -339,6 +339,12 @@ class ToolSpec(BaseModel):
     kind: CallableKind = Field(
         default="function", description="A constructor's tool returns a handle to its object."
     )
+    keep: bool = Field(
+        default=False,
+        description="The result stays a handle even when it has a JSON form, as a "
+        "constructor's does: a class method that builds its own class's object "
+        "(``Version.parse``), whose result is meant for later calls.",
+    )
     script: ScriptTarget | None = Field(
         default=None,
         description="For kind script: what the tool runs, and how its "

@@ -1006,3 +1006,58 @@ def make_net_repo(root: Path) -> Path:
     return make_package_repo(
         root, "netpack", "netpack", NET_MODULE, files={"README.md": NET_README}
     )
+
+
+VERSION_MODULE = '''\
+"""Version numbers: a record with a JSON form of its own (``to_dict``), read from text by
+a class method and raised by methods that return a new one: a fixture."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+T = TypeVar("T", bound="Ver")
+
+__all__ = ["Ver"]
+
+
+class Ver:
+    """A version: major and minor."""
+
+    def __init__(self, major: int, minor: int = 0) -> None:
+        self.major, self.minor = major, minor
+
+    @classmethod
+    def parse(cls: type[T], text: str) -> T:
+        """Read a version from its text."""
+        major, _, minor = text.partition(".")
+        return cls(int(major), int(minor or 0))
+
+    def bump(self) -> Ver:
+        """The next major version."""
+        return Ver(self.major + 1, 0)
+
+    def to_dict(self) -> dict[str, int]:
+        """The version's fields."""
+        return {"major": self.major, "minor": self.minor}
+
+    def __repr__(self) -> str:
+        return f"Ver(major={self.major}, minor={self.minor})"
+'''
+
+VERSION_README = """\
+# verpack
+
+>>> from verpack import Ver
+>>> v = Ver.parse("1.4")
+>>> v.bump()
+Ver(major=2, minor=0)
+"""
+
+
+def make_version_repo(root: Path) -> Path:
+    """A method whose README receiver is built by a class method of its class (annotated
+    ``-> T``), on a class whose objects otherwise travel as their fields."""
+    return make_package_repo(
+        root, "verpack", "verpack", VERSION_MODULE, files={"README.md": VERSION_README}
+    )

@@ -188,7 +188,7 @@ def select(
             if capped and not caps.allow(candidate, documented=candidate.documented is not None):
                 continue
             owner = constructors.get(candidate.owner or "") if candidate.kind == "method" else None
-            if _receiver_built(candidate):
+            if _receiver_built(candidate, requires):
                 owner = None  # its session builds the receiver with the tools it requires
             needs = [owner] if owner is not None and usable(owner) else []
             needs += requires(candidate) if requires else []
@@ -210,15 +210,23 @@ def select(
     return chosen
 
 
-def _receiver_built(candidate: Candidate) -> bool:
+def _receiver_built(
+    candidate: Candidate, requires: Callable[[Candidate], list[Candidate]] | None = None
+) -> bool:
     """Whether the method's proving session (the one ``requires`` replays: the first with an
     expected value, else the first) builds its receiver (``resp = frequency_response(sys)``
-    for ``resp.plot()``), so that its class's constructor is not needed beside it."""
+    for ``resp.plot()``), so that its class's constructor is not needed beside it. A
+    session that calls a callable no tool can be (a deprecated function) builds nothing."""
     sessions = [e for e in candidate.examples if e.session]
     proof = next((e for e in sessions if e.has_expected), sessions[0] if sessions else None)
-    return proof is not None and any(
+    if proof is None or not any(
         s.into is None and s.member is None and s.attribute is None for s in proof.session
-    )
+    ):
+        return False
+    if requires is None:
+        return True
+    replayed = {c.target for c in requires(candidate)} | {candidate.target}
+    return all(s.attribute is not None or s.target in replayed for s in proof.session)
 
 
 class _Caps:

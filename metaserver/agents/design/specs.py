@@ -274,8 +274,21 @@ def _spec(
         examples=_examples(candidate, constructors.get(candidate.owner or ""), targets),
         codecs=sorted(codecs),
         kind=candidate.kind,
+        keep=_builds_its_class(candidate),
         script=candidate.script,
         notebook=candidate.notebook,
+    )
+
+
+def _builds_its_class(candidate: Candidate) -> bool:
+    """A class method that returns its own class's object (``Version.parse``): another
+    constructor, whose object a session's later calls need as a handle, even when the
+    class has a JSON form (a record with ``to_dict``) that would lose it."""
+    owner = candidate.returns
+    return (
+        candidate.kind == "function"
+        and owner is not None
+        and (candidate.target.startswith(owner + "."))
     )
 
 
@@ -315,6 +328,7 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
         handle = candidate.parameters[0]
         value = _instance_value(handle, owner)
         built = _built_by_tool(handle, owner, value, targets)
+        sessions_only = all(e.session for e in examples)
         examples = [
             e
             if e.session or (handle.name in e.arguments and e.origin != "synthesised")
@@ -329,6 +343,12 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
             )
             for e in examples
         ]
+        if built and sessions_only:
+            # Every example replays a session: when theirs cannot be (a chain through a
+            # result that comes back as data), the constructor's object is a last receiver.
+            fallback = synthesise_example(candidate.parameters[1:])
+            arguments = {**fallback.arguments, handle.name: value}
+            examples.append(fallback.model_copy(update={"arguments": arguments, "session": built}))
     # Arguments the tool's own schema refuses cannot pass: keep the ones it accepts first
     # (stable, so proof still leads) before keeping MAX_EXAMPLES.
     schema = {
@@ -359,9 +379,17 @@ def _built_by_tool(
     """The constructor tool's call that builds the receiver, when its arguments hold an
     object only that tool's codecs decode (``Region(earth={"attribute": "UNIT"})``: the
     ``new`` codec passes nested values as they are); else none (the codec builds it)."""
-    if owner is None or owner.target not in targets or not isinstance(value, dict):
+    if owner is None or owner.target not in targets:
         return []
-    if not (handle.codec or "").startswith("new:"):
+    if (handle.codec or "").startswith("handle:"):
+        # A class passed by handle only: no JSON names an instance (a made-up handle id
+        # is refused by every call), so the constructor tool makes one from its own best
+        # arguments.
+        arguments = (owner.examples or [synthesise_example(owner.parameters)])[0].arguments
+        shown = ", ".join(f"{name}={v!r}" for name, v in arguments.items())
+        line = f"{handle.name} = {owner.name}({shown})"
+        return [SessionStep(line=line, target=owner.target, arguments=arguments)]
+    if not isinstance(value, dict) or not (handle.codec or "").startswith("new:"):
         return []
     coded = {p.name for p in owner.parameters if p.codec}
     if not any(_object_value(value.get(name)) for name in coded):

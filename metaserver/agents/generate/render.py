@@ -169,7 +169,7 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
     extra = ""
     if codecs:
         extra += f"        codecs={codecs!r},\n"
-    if spec.kind == "constructor":
+    if spec.kind == "constructor" or spec.keep:
         extra += "        keep=True,\n"
     return (
         f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"

@@ -156,12 +156,29 @@ def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
         found += find_examples(
             workspace, spec.target.rsplit(":", 1)[-1].split(".")[-1], spec.parameters
         )
-    found += synthesised_variants(spec.parameters)
+    found += _with_receiver(spec, synthesised_variants(spec.parameters))
     unique: dict[str, Example] = {}
     for example in found:
         unique.setdefault(_key(example.arguments), example)
     ordered = sorted(unique.values(), key=lambda e: (not e.has_expected, e.origin != "doctest"))
     return ordered
+
+
+def _with_receiver(spec: ToolSpec, variants: list[Example]) -> list[Example]:
+    """A method's variants on a receiver one of its own sessions builds: a receiver passed
+    by handle only has no JSON to guess (a made-up handle id is refused by every call),
+    so without such a session its variants are dropped."""
+    if spec.kind != "method" or not spec.parameters:
+        return variants
+    built = next(
+        (e.session for e in spec.examples if e.session and all(s.into is None for s in e.session)),
+        None,
+    )
+    if built is not None:
+        return [v.model_copy(update={"session": built}) for v in variants]
+    if (spec.parameters[0].codec or "").startswith("handle:"):
+        return []
+    return variants
 
 
 # Values to try for a parameter, by schema type, when the first guess failed.

@@ -12,7 +12,7 @@ import json
 import math
 from fractions import Fraction
 
-from metaserver.agents.validate.reprs import as_exact, number_shown, repr_value
+from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
 from metaserver.contracts import JSON
 
 REAL_KEYS = frozenset({"number", "text"})
@@ -56,8 +56,15 @@ def _same_text(got: str, shown: str) -> bool:
 
 def _matches_repr(result: JSON, text: str) -> bool:
     """A result against a value shown in repr style."""
+    shown_record = record_fields(text)
     if isinstance(result, dict) and set(result) == HANDLE_KEYS:
+        got_record = record_fields(str(result["repr"])) if shown_record is not None else None
+        if shown_record is not None and got_record is not None:  # field by field
+            name, fields = got_record
+            return name == shown_record[0] and _equal(fields, shown_record[1])
         return _same_text(str(result["repr"]), text)
+    if shown_record is not None:  # a record that travels as the object of its fields
+        return isinstance(result, dict) and _equal(result, shown_record[1])
     shown = repr_value(text)
     if shown is None:
         return False

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from metaserver.contracts import JSON
 
-__all__ = ["Shown", "as_exact", "number_shown", "repr_value"]
+__all__ = ["Shown", "as_exact", "number_shown", "record_fields", "repr_value"]
 
 _FRACTION_NAMES = ("fraction", "rational", "mpq")
 
@@ -61,6 +61,29 @@ def repr_value(text: str) -> Shown | None:
     if isinstance(value, (list, tuple)):
         return Shown(_json_list(value))
     return None
+
+
+def record_fields(text: str) -> tuple[str, dict[str, JSON]] | None:
+    """A record shown as its constructor call with named literal fields
+    (``Version(major=4, minor=0, prerelease=None)``): its name and fields, else None."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(node, ast.Call) or node.args or not node.keywords:
+        return None
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    fields: dict[str, JSON] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            return None
+        try:
+            value = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        fields[keyword.arg] = _json_list(value) if isinstance(value, (list, tuple)) else value
+    return (name, fields) if name else None
 
 
 def number_shown(value: int | float | str) -> Shown | None:

@@ -200,3 +200,91 @@ def test_a_session_whose_tools_cannot_all_be_chosen_is_not_used() -> None:
     # nothing documented to compare.
     assert all(not e.has_expected for e in by_name["acc_total"].examples)
     assert by_name["acc_total"].examples[0].arguments == {"handle": {"start": 3.0}}
+
+
+HANDLE_ONLY: dict[str, JSON] = {
+    "type": "object",
+    "properties": {"handle": {"type": "string"}},
+    "required": ["handle"],
+}
+
+
+def versions() -> list[Candidate]:
+    """A class passed by handle only, a class method that builds it, and a method."""
+    handle = param("handle", HANDLE_ONLY, "handle:pkg.mod:Ver", kind="positional_only")
+    unpublished = SessionStep(line='v = old_parse("3")', target="pkg.mod:old_parse")
+    return [
+        cand(
+            "Ver",
+            kind="constructor",
+            parameters=[param("major", {"type": "integer"})],
+            examples=[Example(arguments={"major": 4}, origin="doctest")],
+        ),
+        cand(
+            "Ver.parse",
+            parameters=[param("text", {"type": "string"})],
+            returns="pkg.mod:Ver",
+            usage=5,
+        ),
+        cand(
+            "Ver.bump",
+            kind="method",
+            owner="pkg.mod:Ver",
+            parameters=[handle],
+            usage=5,
+            # its docstring builds the receiver with a function that is no tool
+            examples=[Example(arguments={}, origin="doctest", session=[unpublished])],
+        ),
+        cand("render", parameters=[param("text", {"type": "string"})], returns="pkg.mod:Ver"),
+    ]
+
+
+def test_a_class_method_that_builds_its_class_keeps_its_object_as_a_handle() -> None:
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=versions()), 6)}
+    assert specs["Ver_parse"].keep
+    # a module function that returns the class is an ordinary function: its data comes back
+    assert not specs["render"].keep
+    assert not specs["ver_new"].keep and specs["ver_new"].kind == "constructor"
+
+
+def test_a_handle_only_receiver_is_built_by_its_constructor_tool() -> None:
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=versions()), 6)}
+    [example] = specs["ver_bump"].examples
+    # not a made-up handle id, which every call refuses: the constructor's documented call
+    [step] = example.session
+    assert (step.target, step.arguments, step.line) == (
+        "pkg.mod:Ver",
+        {"major": 4},
+        "handle = Ver(major=4)",
+    )
+
+
+def test_a_method_whose_sessions_all_chain_also_gets_the_constructors_receiver() -> None:
+    candidates = versions()
+    # the README calls the constructor too, so it is a tool of its own
+    candidates[0] = candidates[0].model_copy(update={"documented": 0})
+    chained = SessionStep(
+        line="v.bump().bump()", target="pkg.mod:Ver.bump", member="bump", chained=True
+    )
+    built = SessionStep(
+        line='v = Ver.parse("3")', target="pkg.mod:Ver.parse", arguments={"text": "3"}
+    )
+    candidates[2] = candidates[2].model_copy(
+        update={
+            "examples": [
+                Example(
+                    arguments={},
+                    origin="doctest",
+                    has_expected=True,
+                    expected="Ver(major=5)",
+                    wrapper="repr",
+                    session=[built, chained],
+                )
+            ]
+        }
+    )
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=candidates), 6)}
+    proof, fallback = specs["ver_bump"].examples
+    assert proof.has_expected and [s.line for s in proof.session] == [built.line, chained.line]
+    assert not fallback.has_expected
+    assert [s.target for s in fallback.session] == ["pkg.mod:Ver"]

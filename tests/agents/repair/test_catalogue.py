@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metaserver.agents.repair.catalogue import RepairState, plan_repairs, synthesised_variants
+from metaserver.agents.repair.catalogue import (
+    RepairState,
+    alternative_examples,
+    plan_repairs,
+    synthesised_variants,
+)
 from metaserver.contracts import (
     JSON,
+    Example,
     NotebookCell,
     NotebookTarget,
     Parameter,
+    SessionStep,
     ToolEvidence,
     ToolSpec,
 )
@@ -106,3 +113,33 @@ def test_the_handle_arm_is_never_guessed() -> None:
     variants = synthesised_variants([_param("acc", {"anyOf": [built, handle]})])
     # a guessed id only fails as an unknown handle: the constructor's arm is what varies
     assert {str(v.arguments) for v in variants} == {str({"acc": {}})}
+
+
+def _method(examples: list[Example]) -> ToolSpec:
+    handle = Parameter(
+        name="handle",
+        kind="positional_only",
+        json_schema={"type": "object", "properties": {"handle": {"type": "string"}}},
+        codec="handle:pkg:Ver",
+    )
+    return ToolSpec(
+        name="ver_bump",
+        description="Bump.",
+        target="pkg:Ver.bump",
+        kind="method",
+        parameters=[handle, _param("by", {"type": "integer"})],
+        examples=examples,
+    )
+
+
+def test_a_methods_variants_take_the_receiver_its_session_builds(tmp_path: Path) -> None:
+    built = SessionStep(line="v = Ver(4)", target="pkg:Ver", arguments={"major": 4})
+    spec = _method([Example(arguments={"handle": {"handle": "h"}, "by": 1}, session=[built])])
+    variants = [e for e in alternative_examples(spec, tmp_path) if e.origin == "synthesised"]
+    assert variants and all(e.session == [built] for e in variants)
+
+
+def test_a_handle_only_receiver_without_a_session_is_never_made_up(tmp_path: Path) -> None:
+    examples = alternative_examples(_method([]), tmp_path)
+    # a made-up handle id fails every call: there is nothing to try
+    assert examples == []

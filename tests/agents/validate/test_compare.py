@@ -139,6 +139,12 @@ EXACT_PI = {"number": 3.141592653589793, "text": "3.1415926535897932384626433832
         (EXACT_PI, "mpfr('3.14159265358979323846264338327950288', 120)"),
         (EXACT_PI, "real('3.14159')"),
         ({"handle": "h_x", "type": "iv.Interval", "repr": "Interval(1, 5)"}, "Interval(1,  5)"),
+        # a record by its named fields, numbers as shown; or travelling as its fields
+        (
+            {"handle": "h_v", "type": "v.Ver", "repr": "Ver(major=4, minor=0.5, tag=None)"},
+            "Ver(major=4, minor=0.50, tag=None)",
+        ),
+        ({"major": 4, "minor": 0, "tag": None}, "Ver(major=4, minor=0, tag=None)"),
     ],
 )
 def test_repr_style_values_match_what_they_show(result: JSON, shown: str) -> None:
@@ -155,6 +161,15 @@ def test_repr_style_values_match_what_they_show(result: JSON, shown: str) -> Non
         (EXACT_PI, "mpfr('3.14159265358979323846264338327950289')"),
         ({"handle": "h_x", "type": "iv.Interval", "repr": "Interval(1, 6)"}, "Interval(1, 5)"),
         ([1, 2], "Point(1, 2)"),  # a record: not a shape this comparison claims to read
+        (
+            {"handle": "h_v", "type": "v.Ver", "repr": "Ver(major=5, minor=0)"},
+            "Ver(major=4, minor=0)",
+        ),
+        (
+            {"handle": "h_v", "type": "v.Tag", "repr": "Tag(major=4, minor=0)"},
+            "Ver(major=4, minor=0)",
+        ),
+        ({"major": 4}, "Ver(major=4, minor=0)"),
         ("x", "not a call"),
         (True, "mpz(1)"),  # a bool is not a number
     ],

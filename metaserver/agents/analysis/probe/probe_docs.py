@@ -31,6 +31,8 @@ def repr_shaped(want: str) -> bool:
         node = ast.parse(want.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+    if _record_shaped(node):
+        return True
     if not isinstance(node, ast.Call) or not 1 <= len(node.args) <= 2:
         return False
     func = node.func
@@ -46,6 +48,23 @@ def repr_shaped(want: str) -> bool:
             return all(type(a) is int for a in args) and args[1] != 0
         return number_text(args[0]) and type(args[1]) is int
     return isinstance(args[0], (int, float, list, tuple)) or number_text(args[0])
+
+
+def _record_shaped(node: ast.expr) -> bool:
+    """A record printed as its constructor call with named fields
+    (``Version(major=4, minor=0, prerelease=None)``): every value a literal."""
+    if not isinstance(node, ast.Call) or not node.keywords or node.args:
+        return False
+    if not isinstance(node.func, (ast.Name, ast.Attribute)):
+        return False
+    try:
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                return False
+            ast.literal_eval(keyword.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def number_text(value: object) -> bool:

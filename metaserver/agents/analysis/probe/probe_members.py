@@ -24,8 +24,9 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
         parameter_types,
         summary_of,
     )
+    from .probe_returns import returned_class
     from .probe_scan import scan
-    from .probe_sessions import method_examples, returned_class
+    from .probe_sessions import method_examples
     from .probe_textsig import text_signature
     from .probe_types import (
         Unsupported,
@@ -47,8 +48,9 @@ except ImportError:
         parameter_types,
         summary_of,
     )
+    from probe_returns import returned_class
     from probe_scan import scan
-    from probe_sessions import method_examples, returned_class
+    from probe_sessions import method_examples
     from probe_textsig import text_signature
     from probe_types import (
         Unsupported,
@@ -91,11 +93,20 @@ def public_members(module, package_name):
                 continue
         elif _callable_instance(obj, package_name):
             pass  # a module-level object with __call__ (textdistance.hamming): a function
+        elif _exported_method(obj, package_name):
+            pass  # a context's method exported as a function (``besselj = mp.besselj``)
         elif not (inspect.isfunction(obj) or inspect.isbuiltin(obj)):
             continue
         elif not _in_package(obj, package_name):
             continue  # re-exported from elsewhere (stdlib, a dependency)
         yield name, obj, exported is not None
+
+
+def _exported_method(obj, package_name):
+    """A bound method a module exports as a function: a library whose functions live on a
+    context object (``sqrt = ctx.sqrt``) documents them by the module's name, without the
+    context parameter the unbound function takes first."""
+    return inspect.ismethod(obj) and _in_package(obj.__func__, package_name)
 
 
 def _callable_instance(obj, package_name):

@@ -13,6 +13,7 @@ helpers (``probe_types``, ``probe_docs``, ``probe_scan``, ``probe_members``) sit
 import argparse
 import importlib
 import importlib.metadata
+import inspect
 import itertools
 import json
 import os
@@ -197,6 +198,8 @@ def main():
                         candidates.append(item)
                 found = [d[0] for d in described if d[0] is not None]
                 seen[id(obj)] = found[0] if found else {}
+                if inspect.ismethod(obj):  # the unbound function, met later, is an alias
+                    seen.setdefault(id(obj.__func__), seen[id(obj)])
     name_steps(candidates, seen)
     with open(options.output, "w", encoding="utf-8") as handle:
         json.dump({"packages": packages, "candidates": candidates, "skipped": skipped}, handle)

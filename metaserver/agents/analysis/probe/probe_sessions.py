@@ -28,11 +28,16 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _item,
         _parsed,
         _statement,
-        documented_type,
-        returned_type,
+    )
+    from .probe_returns import (
+        _class_factory,
+        _factory_of,
+        _kept_as_handle,
+        _returns,
+        returned_class,
     )
     from .probe_textsig import text_signature
-    from .probe_types import Unsupported, class_schema, json_safe
+    from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_docs import (
         MAX_EXAMPLES,
@@ -43,11 +48,16 @@ except ImportError:
         _item,
         _parsed,
         _statement,
-        documented_type,
-        returned_type,
+    )
+    from probe_returns import (
+        _class_factory,
+        _factory_of,
+        _kept_as_handle,
+        _returns,
+        returned_class,
     )
     from probe_textsig import text_signature
-    from probe_types import Unsupported, class_schema, json_safe
+    from probe_types import Unsupported, json_safe
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
@@ -264,9 +274,12 @@ def _resolve(node, namespace):
         if base is None or not (inspect.ismodule(base) or inspect.isclass(base)):
             return None
         try:
-            return inspect.getattr_static(base, node.attr)
+            found = inspect.getattr_static(base, node.attr)
         except AttributeError:
             return None
+        if isinstance(found, (classmethod, staticmethod)):  # what the call really calls
+            return found.__get__(None, base)
+        return found
     return None
 
 
@@ -328,7 +341,9 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
     step = {"line": source, "target": owner_target, "member": None, "arguments": arguments}
     if takes:
         step["takes"] = takes
-    if factory:  # probe_script names it by the target the probe lists the function under
+    if factory and _class_factory(builder, owner):
+        step["target"] = f"{owner_target}.{builder.__name__}"
+    elif factory:  # probe_script names it by the target the probe lists the function under
         del step["target"]
         step["_id"] = id(builder)
     return [*earlier, step]
@@ -439,68 +454,6 @@ def _chained(owner, owner_target, name, call, steps, source):
     if steps is None:
         return None
     return [*steps[:-1], dict(steps[-1], chained=True)]
-
-
-def _kept_as_handle(owner):
-    """Whether a function's or method's result of class ``owner`` comes back from its tool
-    as a handle (only a constructor's tool keeps one always): one with a JSON form
-    (pendulum's DateTime, an ISO string) comes back as data, and rebuilding the receiver
-    from it would lose what the data leaves out (its zone), so no session is built on it."""
-    try:
-        codec = class_schema(owner)[1] or ""
-    except Exception:
-        return False
-    return codec.partition(":")[0] in ("handle", "new")
-
-
-def _returns(annotation, owner):
-    """Whether a return annotation names ``owner`` (``Self``, the class, a subclass, or
-    their names as text): a guess here would replay a method on an object of another
-    class, and its output would say nothing of the line."""
-    if isinstance(annotation, str):
-        annotation = annotation.strip("'\" ")
-        return annotation in ("Self", "typing.Self", owner.__name__, owner.__qualname__)
-    if getattr(annotation, "_name", None) == "Self":  # typing.Self
-        return True
-    return inspect.isclass(annotation) and issubclass(annotation, owner)
-
-
-def _factory_of(builder, owner):
-    """Whether ``builder`` is a function of the package that may return an ``owner``
-    (``x = ufloat(2, 0.25)`` then ``x.std_dev()``): its return annotation says so, or it
-    has none (a wrong guess fails our replay, never the repository's verdict)."""
-    if not (inspect.isfunction(builder) or inspect.isbuiltin(builder)):
-        return False
-    package = (getattr(owner, "__module__", "") or "").partition(".")[0]
-    if (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
-        return False
-    returned = returned_class(builder)
-    if returned is None or isinstance(returned, str):
-        return True
-    return inspect.isclass(returned) and (
-        issubclass(returned, owner) or issubclass(owner, returned)
-    )
-
-
-def returned_class(builder):
-    """What ``builder`` says it returns: its return annotation, else the package's class its
-    docstring's ``Returns`` names (``response : `FrequencyResponseData```: without it, every
-    class with a ``plot`` method would take ``resp.plot()`` as its own); None when neither
-    says (or the docstring names no class of the package)."""
-    returned = getattr(builder, "__annotations__", {}).get("return")
-    if returned is not None:
-        return returned
-    text = returned_type(inspect.getdoc(builder) or "")
-    if not text:
-        return None
-    name = text.strip("`*~ ").partition(" ")[0].strip("`*~,")
-    module = sys.modules.get(getattr(builder, "__module__", "") or "")
-    package = sys.modules.get((getattr(builder, "__module__", "") or "").partition(".")[0])
-    for home in (module, package):
-        found = documented_type(name, home) if home is not None else None
-        if inspect.isclass(found):
-            return found
-    return None
 
 
 def _bound_method(node, owner, owner_target, namespace, receivers, source):

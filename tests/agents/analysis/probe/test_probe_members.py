@@ -543,3 +543,59 @@ def test_a_parameter_documented_as_an_array_takes_one(
     assert found["A"].codec == codec
     assert found["repetitions"].codec is None
     assert found["labels"].codec is None  # "list-like" is no array
+
+
+CONTEXT_FUNCTIONS = '''\
+"""Functions that take a context first, registered on it."""
+
+
+def scaled(ctx, x):
+    """``x`` times the context's factor.
+
+    >>> scaled(3)
+    6
+    """
+    return ctx.factor * x
+'''
+
+CONTEXT_PACKAGE = '''\
+"""The functions a user calls are the context's bound methods, exported by name."""
+
+from ctxpkg import functions
+
+
+class Context:
+    def __init__(self, factor):
+        self.factor = factor
+
+
+Context.scaled = functions.scaled
+ctx = Context(2)
+scaled = ctx.scaled
+'''
+
+
+def test_a_context_method_exported_as_a_function_is_the_function(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("ctx")
+    (root / "ctxpkg").mkdir()
+    (root / "ctxpkg" / "__init__.py").write_text(CONTEXT_PACKAGE)
+    (root / "ctxpkg" / "functions.py").write_text(CONTEXT_FUNCTIONS)
+    output = root / "report.json"
+    subprocess.run(
+        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
+        check=True,
+        cwd=root,
+        timeout=60,
+    )
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    found = {c.target: c for c in report.candidates if c.name == "scaled"}
+    # the exported name, without the context parameter; the unbound function is its alias,
+    # not a second tool whose first argument would be a guessed context
+    assert list(found) == ["ctxpkg:scaled"]
+    scaled = found["ctxpkg:scaled"]
+    assert [p.name for p in scaled.parameters] == ["x"]
+    assert scaled.aliases == ["ctxpkg.functions:scaled"]
+    [example] = scaled.examples
+    assert (example.arguments, example.expected) == ({"x": 3}, 6)
