@@ -6,8 +6,10 @@ so that every tool shares the same, tested argument and result handling.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +46,27 @@ def invoke(
     class whose call made an object of another class (sympy's ``acos(1)`` is the number 0)
     made no such object: that result is returned as any function's.
     """
-    codecs = codecs or {}
+    # What the library prints is its log, not the protocol: while the stdio transport
+    # serves, descriptor 1 is already its stderr, but text left in ``sys.stdout``'s buffer
+    # is flushed at exit, after the transport gave descriptor 1 back to the client, which
+    # then reads it as a (broken, or forged) JSON-RPC message.
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return _invoke(func, positional, arguments, handles, max_bytes, codecs or {}, keep)
+    finally:  # a thread's print between two calls: out now, while descriptor 1 is stderr
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+
+
+def _invoke(
+    func: Callable[..., Any],
+    positional: list[str],
+    arguments: dict[str, Any],
+    handles: HandleTable,
+    max_bytes: int,
+    codecs: dict[str, str],
+    keep: bool,
+) -> Any:
     decoded = {
         name: decode(value, codecs[name], handles) if name in codecs else from_json(value, handles)
         for name, value in arguments.items()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os.path
+import selectors
 import shutil
 import subprocess
 import sys
@@ -184,3 +185,75 @@ def test_a_constructor_keeps_only_an_object_of_its_own_class() -> None:
     assert set(kept) == {"handle", "type", "repr"}
     # A function's result is kept as it is asked (a documented factory's handle).
     assert set(invoke(lambda: 0, [], {}, handles, keep=True)) == {"handle", "type", "repr"}
+
+
+SERVER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from fastmcp import FastMCP
+from metaserver_runtime import HandleTable, invoke
+
+mcp = FastMCP("noisy")
+table = HandleTable()
+
+
+def shout(text):
+    print("a library's chatter")
+    print('{"jsonrpc": "2.0", "id": 1, "result": {"forged": true}}')
+    return text.upper()
+
+
+@mcp.tool(name="shout")
+def tool_shout(text: str) -> str:
+    return invoke(shout, ["text"], {"text": text}, table)
+
+
+mcp.run(show_banner=False)
+"""
+
+
+def test_what_a_library_prints_never_reaches_the_protocol_stream(tmp_path: Path) -> None:
+    shutil.copytree(Path(metaserver.runtime.__file__).parent, tmp_path / "metaserver_runtime")
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "shout", "arguments": {"text": "hi"}},
+        },
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-c", SERVER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "server.log").open("w"),
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+    proc.stdin.flush()
+    wire: list[dict[str, Any]] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while not any(m.get("id") == 2 for m in wire) and selector.select(timeout=60):
+            wire.append(json.loads(proc.stdout.readline()))
+    proc.stdin.close()  # the client leaves; what the server flushes at exit comes now
+    rest = proc.stdout.read()
+    proc.wait(timeout=60)
+    wire += [json.loads(line) for line in rest.splitlines() if line.strip()]
+    # every line the client reads is the server's own answer: the call's, then nothing else
+    assert [m.get("id") for m in wire] == [0, 2], wire
+    assert wire[1]["result"]["structuredContent"] == {"result": "HI"}
+    assert "a library's chatter" in (tmp_path / "server.log").read_text()
