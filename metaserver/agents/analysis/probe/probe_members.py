@@ -230,6 +230,15 @@ def describe_callable(
                 for p in signature.parameters.values()
             ]
         )
+    if _dispatches(func):
+        # ``functools.singledispatch`` picks the implementation by its first argument's
+        # class and refuses a call that passes it by keyword ("requires at least 1
+        # positional argument"), which the tool otherwise would.
+        first, *rest = list(signature.parameters.values()) or [None]
+        if first is not None and first.kind is first.POSITIONAL_OR_KEYWORD:
+            signature = signature.replace(
+                parameters=[first.replace(kind=first.POSITIONAL_ONLY), *rest]
+            )
     if kind == "method":  # the instance arrives as a handle, named below
         first, *rest = list(signature.parameters.values()) or [None]
         if first is None or first.kind not in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD):
@@ -354,6 +363,11 @@ def _note_classes(candidate, func, kind):
         bases = [b for b in func.__mro__[1:] if _in_package(b, package)]
         if bases:
             candidate["_bases"] = [id(b) for b in bases]
+
+
+def _dispatches(func):
+    """Whether ``func`` is a ``functools.singledispatch`` function."""
+    return callable(getattr(func, "dispatch", None)) and hasattr(func, "registry")
 
 
 def _star_args_only(cls):

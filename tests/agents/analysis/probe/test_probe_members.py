@@ -599,3 +599,25 @@ def test_a_context_method_exported_as_a_function_is_the_function(
     assert scaled.aliases == ["ctxpkg.functions:scaled"]
     [example] = scaled.examples
     assert (example.arguments, example.expected) == ({"x": 3}, 6)
+
+
+def test_a_single_dispatch_function_takes_its_first_argument_by_position() -> None:
+    import functools
+    import types
+
+    from metaserver.agents.analysis.probe.probe_members import describe_callable
+
+    @functools.singledispatch
+    def canonical(value: object, *, strip: bool = True) -> str:
+        """Canonical text."""
+        return str(value)
+
+    module = types.ModuleType("fixture_dispatch")
+    candidate, reason, _ = describe_callable(canonical, "canonical", module, True)
+    assert candidate is not None, reason
+    # passed by keyword, the dispatcher refuses the call: it is the tool's positional one
+    assert [(p["name"], p["kind"]) for p in candidate["parameters"]] == [
+        ("value", "positional_only"),
+        ("strip", "keyword_only"),
+    ]
+    assert candidate["positional"] == ["value"]
