@@ -17,6 +17,7 @@ import ast
 import inspect
 import sys
 import types
+import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
     from .probe_docs import (
@@ -486,6 +487,8 @@ def returned_class(builder):
     class with a ``plot`` method would take ``resp.plot()`` as its own); None when neither
     says (or the docstring names no class of the package)."""
     returned = getattr(builder, "__annotations__", {}).get("return")
+    if isinstance(returned, str):  # ``from __future__ import annotations``: resolve it
+        returned = _resolved_return(builder, returned)
     if returned is not None:
         return returned
     text = returned_type(inspect.getdoc(builder) or "")
@@ -499,6 +502,15 @@ def returned_class(builder):
         if inspect.isclass(found):
             return found
     return None
+
+
+def _resolved_return(builder, text):
+    """The return annotation ``text`` resolved, else ``text`` itself (a name that does not
+    resolve says nothing more than the text)."""
+    try:
+        return typing.get_type_hints(builder).get("return", text)
+    except Exception:
+        return text
 
 
 def _bound_method(node, owner, owner_target, namespace, receivers, source):
