@@ -1061,3 +1061,63 @@ def make_version_repo(root: Path) -> Path:
     return make_package_repo(
         root, "verpack", "verpack", VERSION_MODULE, files={"README.md": VERSION_README}
     )
+
+
+SHAPE_MODULE = '''\
+"""Regular shapes: a fixture whose functions leave their shape parameter unannotated, named
+only by a docstring type in words or by the README's variable of that name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["Polygon", "corners", "perimeter", "regular"]
+
+
+class Polygon:
+    """A polygon whose corners a function places: no JSON builds one."""
+
+    def __init__(self, sides: int, place: Callable[[int], float]) -> None:
+        self.sides = sides
+        self.place = place
+
+
+def regular(sides: int) -> Polygon:
+    """A regular polygon of unit sides."""
+    return Polygon(sides, lambda i: float(i))
+
+
+def perimeter(shape, side=1.0):
+    """The length around a shape.
+
+    Parameters
+    ----------
+    shape : a polygon
+        The shape.
+    side : float
+        The length of a side.
+    """
+    return shape.sides * side
+
+
+def corners(P):
+    """Where the corners of a polygon are."""
+    return [P.place(i) for i in range(P.sides)]
+'''
+
+SHAPE_README = """\
+# shapepack
+
+>>> from shapepack import regular
+>>> P = regular(3)
+>>> P.sides
+3
+"""
+
+
+def make_shape_repo(root: Path) -> Path:
+    """Functions whose object parameter is typed by docstring words (``shape : a polygon``)
+    or by the README's variable (``P = regular(3)``), and built only by a factory."""
+    return make_package_repo(
+        root, "shapepack", "shapepack", SHAPE_MODULE, files={"README.md": SHAPE_README}
+    )

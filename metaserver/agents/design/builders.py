@@ -51,6 +51,25 @@ class Builders:
                 return builder, arguments
         return None
 
+    def constructor_of(self, cls: str) -> str | None:
+        """The constructor target of the class a codec names (``handle:pkg.core:Graph``
+        gives ``pkg.core:Graph``): the constructor listed under that path or under it as an
+        alias, else the one constructor of that name re-exported by a package above its
+        module (``pkg:Graph``); None when there is none, or more than one."""
+        if cls in self.constructors:
+            return cls
+        for target, constructor in self.constructors.items():
+            if cls in constructor.aliases:
+                return target
+        module, _, name = cls.partition(":")
+        above = [
+            target
+            for target in self.constructors
+            if target.partition(":")[2] == name
+            and (module + ".").startswith(target.partition(":")[0] + ".")
+        ]
+        return above[0] if len(above) == 1 else None
+
     def steps(self, cls: str, variable: str) -> list[SessionStep]:
         """The session steps that may build ``variable`` as an object of ``cls``, best
         first (each alone builds it)."""

@@ -27,7 +27,11 @@ from metaserver.agents.design.ranking import (
     shallowest,
 )
 from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
-from metaserver.agents.design.typed import documented_receiver, fill_typed_steps
+from metaserver.agents.design.typed import (
+    built_parameters,
+    documented_receiver,
+    fill_typed_steps,
+)
 from metaserver.contracts import (
     JSON,
     Candidate,
@@ -70,7 +74,10 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         candidates = [_with_usage(c, usage, pinned) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
     builders = Builders(candidates)
-    candidates = [documented_receiver(fill_typed_steps(c, builders), builders) for c in candidates]
+    candidates = [
+        built_parameters(documented_receiver(fill_typed_steps(c, builders), builders), builders)
+        for c in candidates
+    ]
     usable_ranked = sorted(
         (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
     )

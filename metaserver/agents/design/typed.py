@@ -47,6 +47,44 @@ def fill_typed_steps(candidate: Candidate, builders: Builders) -> Candidate:
     return candidate.model_copy(update={"examples": examples})
 
 
+def built_parameters(candidate: Candidate, builders: Builders) -> Candidate:
+    """A function whose required parameter takes only a handle (its type is a class of
+    the package that JSON does not build: an annotation, a docstring type, or the class the
+    guides' variable of that name holds) with each example that does not build it given a
+    step that does, from the class's documented builder (``into`` the parameter). Without
+    it such a function was no tool at all (``usable``), and a JSON literal guessed for it
+    could not pass either. A parameter the docs build no object for is left as it was."""
+    if candidate.kind != "function":
+        return candidate
+    steps: dict[str, SessionStep] = {}
+    for parameter in candidate.parameters:
+        codec = parameter.codec or ""
+        if not (parameter.required and codec.startswith("handle:")):
+            continue
+        target = builders.constructor_of(codec.partition(":")[2])
+        built = builders.steps(target, parameter.name)[:1] if target else []
+        if built:
+            steps[parameter.name] = built[0].model_copy(
+                update={"into": parameter.name, "typed": True}
+            )
+    if not steps:
+        return candidate
+    plain = [p for p in candidate.parameters if p.name not in steps]
+    examples = list(candidate.examples) or [synthesise_example(plain)]
+    filled: list[Example] = []
+    for example in examples:
+        given = {s.into for s in example.session if s.into}
+        missing = [s for name, s in steps.items() if name not in given]
+        if not missing:
+            filled.append(example)
+            continue
+        arguments = {k: v for k, v in example.arguments.items() if k not in steps}
+        # The documented output came from an object we did not build: no expected value.
+        update = {"arguments": arguments, "session": [*example.session, *missing]}
+        filled.append(example.model_copy(update=update | {"expected": None, "has_expected": False}))
+    return candidate.model_copy(update={"examples": filled})
+
+
 def documented_receiver(candidate: Candidate, builders: Builders) -> Candidate:
     """A method whose class's constructor the docs never call, with its examples that build
     no receiver of their own given one from a subclass's (or factory's) documented call."""

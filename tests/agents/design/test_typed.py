@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from metaserver.agents.design.builders import Builders
-from metaserver.agents.design.typed import documented_receiver, fill_typed_steps
+from metaserver.agents.design.specs import usable
+from metaserver.agents.design.typed import built_parameters, documented_receiver, fill_typed_steps
 from metaserver.contracts import Candidate, Example, Parameter, SessionStep
 
 GUESSED = Example(arguments={"samples": [1, 2, 3]}, origin="synthesised")
@@ -131,3 +132,51 @@ def test_an_abstract_base_method_gets_a_subclass_receiver() -> None:
         update={"target": "objpack:Concrete.peak", "owner": "objpack:Concrete"}
     )
     assert documented_receiver(concrete_method, builders).examples == []
+
+
+def _degree(*examples: Example) -> Candidate:
+    """``degree(G, nbunch=None)`` whose ``G`` only a handle gives (a Graph, by its docs or
+    by the guides' variable ``G``), the class defined in a submodule the package exports."""
+    graph = Parameter(
+        name="G", kind="positional_or_keyword", required=True, codec="handle:graphs.core:Graph"
+    )
+    nbunch = Parameter(name="nbunch", kind="positional_or_keyword", required=False)
+    return Candidate(
+        target="graphs:degree",
+        name="degree",
+        signature="(G, nbunch=None)",
+        parameters=[graph, nbunch],
+        examples=list(examples),
+    )
+
+
+def test_a_handle_parameter_no_example_builds_gets_its_classes_documented_object() -> None:
+    shown = Example(arguments={"samples": [1, 2]}, origin="doctest")
+    builders = Builders([_constructor("graphs:Graph", shown)])
+
+    # no example at all: one is made, whose session builds G
+    [made] = built_parameters(_degree(), builders).examples
+    [step] = made.session
+    assert step.target == "graphs:Graph" and step.into == "G" and step.typed
+    assert step.arguments == {"samples": [1, 2]} and "G" not in made.arguments
+
+    # a documented call with a guessed G keeps its other arguments, not its output
+    guessed = Example(arguments={"G": "a", "nbunch": [1]}, has_expected=True, expected=2)
+    [kept] = built_parameters(_degree(guessed), builders).examples
+    assert kept.arguments == {"nbunch": [1]} and not kept.has_expected
+    assert [s.into for s in kept.session] == ["G"]
+    assert usable(built_parameters(_degree(guessed), builders))
+    assert not usable(_degree(guessed))
+
+
+def test_without_a_documented_object_the_handle_parameter_stays_unbuilt() -> None:
+    builders = Builders([_constructor("graphs:Graph", GUESSED)])  # only a guessed call
+    assert built_parameters(_degree(), builders).examples == []
+    # nor is a class of another name, or two of the same name, taken for it
+    shown = Example(arguments={"samples": [1]}, origin="doctest")
+    two = Builders([_constructor("graphs:Graph", shown), _constructor("graphs.sub:Graph", shown)])
+    assert two.constructor_of("graphs.sub.core:Graph") is None
+    assert two.constructor_of("graphs.core:Graph") == "graphs:Graph"
+    assert (
+        Builders([_constructor("graphs:Tree", shown)]).constructor_of("graphs.core:Graph") is None
+    )

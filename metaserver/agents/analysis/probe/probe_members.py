@@ -24,6 +24,7 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
         parameter_types,
         summary_of,
     )
+    from .probe_guides import set_texts, variable_class
     from .probe_returns import returned_class
     from .probe_scan import scan
     from .probe_sessions import method_examples
@@ -48,6 +49,7 @@ except ImportError:
         parameter_types,
         summary_of,
     )
+    from probe_guides import set_texts, variable_class
     from probe_returns import returned_class
     from probe_scan import scan
     from probe_sessions import method_examples
@@ -300,6 +302,10 @@ def describe_callable(
         annotation = _annotation(hints, p)
         if annotation is inspect.Parameter.empty:  # the docstring's type, if it names a class
             annotation = _documented(p.name, types, docs, home)
+        if annotation is inspect.Parameter.empty and required and p.name not in types:
+            # Nothing says: the class the guides' variable of that name always holds.
+            found = variable_class(p.name, module.__name__.partition(".")[0])
+            annotation = found or annotation
         try:
             schema, codec = parameter_schema(annotation, constructors)
             default = None if required else json_safe(p.default)
@@ -397,6 +403,7 @@ def _star_args_only(cls):
 def set_guides(texts):
     """The README's and guide pages' code, one doctest-style text per file (analyse.py)."""
     GUIDES[:] = [t for t in texts if isinstance(t, str)]
+    set_texts(GUIDES)
     GUIDE_METHODS.clear()
     GUIDE_METHODS.update(m for t in GUIDES for m in re.findall(r"\.(\w+)\s*\(", t))
 

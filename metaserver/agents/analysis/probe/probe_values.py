@@ -33,10 +33,12 @@ import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
+    from .probe_guides import variable_class
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
+    from probe_guides import variable_class
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_types import Unsupported, json_safe
 
@@ -386,7 +388,8 @@ def _touched(node, values):
 
 def _parameter_classes(func, signature, module, package):
     """The package's class each parameter takes, by its annotation or its docstring type
-    (``sys : StateSpace``); parameters naming none are absent."""
+    (``sys : StateSpace``), else, for a required one neither types, by the class the guides'
+    variable of its name always holds (probe_guides); parameters naming none are absent."""
     try:
         hints = typing.get_type_hints(func)
     except Exception:  # an annotation that does not resolve: the docstring may still say
@@ -397,6 +400,9 @@ def _parameter_classes(func, signature, module, package):
         cls = hints.get(name)
         if not (inspect.isclass(cls) and _own(cls, package)):
             cls = documented_type(types.get(name), module)
+        if cls is None and name not in hints and name not in types:
+            required = signature.parameters[name].default is inspect.Parameter.empty
+            cls = variable_class(name, package) if required else None  # probe_guides
         if inspect.isclass(cls) and _own(cls, package):
             found[name] = cls
     return found
