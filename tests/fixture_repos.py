@@ -1006,3 +1006,55 @@ def make_net_repo(root: Path) -> Path:
     return make_package_repo(
         root, "netpack", "netpack", NET_MODULE, files={"README.md": NET_README}
     )
+
+
+METER_MODULE = '''\
+"""A meter whose reading depends on attributes its README assigns: a fixture whose
+documented value exists only after ``m.scale = Scale(2)`` and ``m.offset = 1``."""
+
+from __future__ import annotations
+
+__all__ = ["Meter", "Scale"]
+
+
+class Scale:
+    """A factor readings are multiplied by."""
+
+    def __init__(self, factor: int) -> None:
+        self.factor = factor
+
+
+class Meter:
+    """Reads values through a scale the user assigns."""
+
+    def __init__(self) -> None:
+        self.scale: Scale | None = None
+        self.offset = 0
+
+    def read(self, x: int) -> int:
+        """``x`` through the scale, plus the offset; ValueError before a scale is set."""
+        if self.scale is None:
+            raise ValueError("no scale set")
+        return x * self.scale.factor + self.offset
+'''
+
+METER_README = """\
+# meterpack
+
+```python
+>>> from meterpack import Meter, Scale
+>>> m = Meter()
+>>> m.scale = Scale(2)
+>>> m.offset = 1
+>>> m.read(3)
+7
+
+```
+"""
+
+
+def make_meter_repo(root: Path) -> Path:
+    """A method whose documented value depends on attributes the README assigns."""
+    return make_package_repo(
+        root, "meterpack", "meterpack", METER_MODULE, files={"README.md": METER_README}
+    )

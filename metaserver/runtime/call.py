@@ -15,7 +15,7 @@ from .codecs import cap_result, from_json, to_json
 from .decode import decode
 from .handles import HandleTable
 
-__all__ = ["DEFAULT_MAX_BYTES", "invoke", "resolve", "split_arguments"]
+__all__ = ["DEFAULT_MAX_BYTES", "invoke", "resolve", "setter", "split_arguments"]
 
 DEFAULT_MAX_BYTES = 1_000_000
 
@@ -84,6 +84,18 @@ def split_arguments(
             break
         args.append(default)
     return args, kwargs
+
+
+def setter(name: str) -> Callable[..., None]:
+    """The function a setter tool calls: it sets attribute ``name`` of its receiver to
+    ``value``, as the docs' ``m.scale = Scale(2)`` does (the object stays in the handle
+    table, changed in place; the tool returns null)."""
+
+    def assign(receiver: Any, /, value: Any) -> None:
+        setattr(receiver, name, value)
+
+    assign.__name__ = f"set_{name}"
+    return assign
 
 
 def _default_of(func: Callable[..., Any], name: str) -> Any:

@@ -276,6 +276,7 @@ def _spec(
         kind=candidate.kind,
         script=candidate.script,
         notebook=candidate.notebook,
+        assigns=candidate.assigns,
     )
 
 

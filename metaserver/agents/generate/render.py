@@ -52,6 +52,7 @@ from pydantic import Field, JsonValue, WithJsonSchema  # noqa: E402
 
 from {runtime} import HandleTable, resolve, set_work_dir  # noqa: E402
 from {runtime} import invoke as _invoke  # noqa: E402  (a parameter may be named invoke)
+from {runtime} import setter as _setter  # noqa: E402
 
 _SERVER = {name!r}
 mcp = FastMCP(_SERVER, instructions={instructions!r})
@@ -171,11 +172,14 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
         extra += f"        codecs={codecs!r},\n"
     if spec.kind == "constructor":
         extra += "        keep=True,\n"
+    # A setter (the docs' ``m.scale = Scale(2)``) sets the attribute its receiver has, where
+    # its target names no callable to import.
+    func = f"_setter({spec.assigns!r})" if spec.assigns else f"_target({spec.target!r})"
     return (
         f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
         f"def {function}(\n{signature}\n) -> JsonValue:\n"
         f"    return _invoke(\n"
-        f"        _target({spec.target!r}),\n"
+        f"        {func},\n"
         f"        {positional_names(spec)!r},\n"
         f"        {{{arguments}}},\n"
         f"        _handles,\n"
@@ -499,6 +503,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "chained": step.chained,
                     "takes": step.takes,
                     "on": step.on,
+                    "assign": step.assign,  # a setter tool's step: shown, replayed as a call
                 }
                 for step in e.evidence.session
             ],
