@@ -431,6 +431,11 @@ class ToolEvidence(BaseModel):
     repaired: str | None = Field(
         default=None, description="The repair that made a failed tool pass, if one did."
     )
+    program: str | None = Field(
+        default=None,
+        description="The external program the library runs that is not installed, when "
+        "that alone failed the call (failure_type env_failure; validate/programs.py).",
+    )
 
 
 class Failure(BaseModel):
@@ -503,10 +508,16 @@ class Coverage(BaseModel):
         "or whose callables reach the network or a process: listed, not counted in ratio (a "
         "sandboxed tool has neither).",
     )
+    needs_programs: list[str] = Field(
+        default_factory=list,
+        description="Documented names not covered because their tools' examples failed only "
+        "for an external program the library runs that is not installed (``nwchem``): "
+        "listed, not counted in ratio (no conversion can install it).",
+    )
     ratio: float | None = Field(
         default=None,
-        description="covered / documented, both without reads_files; null when nothing "
-        "else is documented.",
+        description="covered / documented, both without reads_files and needs_programs; "
+        "null when nothing else is documented.",
     )
 
 

@@ -1058,3 +1058,81 @@ def make_meter_repo(root: Path) -> Path:
     return make_package_repo(
         root, "meterpack", "meterpack", METER_MODULE, files={"README.md": METER_README}
     )
+
+
+SOLVER_MODULE = '''\
+"""A solver that runs an external program (never installed): a fixture whose documented
+energy can only fail for want of that program, beside plain functions that pass."""
+
+from __future__ import annotations
+
+from ._runner import run_program
+
+__all__ = ["Solver", "add", "double", "halve"]
+
+
+class Solver:
+    """Runs ``fixture-solver-absent`` on its input."""
+
+    def __init__(self, label: str = "water") -> None:
+        self.label = label
+
+    def energy(self) -> float:
+        """The energy the external program computes."""
+        return float(run_program("fixture-solver-absent", self.label))
+
+
+def add(a: int, b: int) -> int:
+    """Sum.
+
+    >>> add(2, 3)
+    5
+    """
+    return a + b
+
+
+def double(x: int) -> int:
+    """Twice.
+
+    >>> double(4)
+    8
+    """
+    return 2 * x
+
+
+def halve(x: float) -> float:
+    """Half.
+
+    >>> halve(3.0)
+    1.5
+    """
+    return x / 2
+'''
+
+SOLVER_RUNNER = """\
+import subprocess
+
+
+def run_program(program: str, label: str) -> str:
+    return subprocess.run([program, label], capture_output=True, text=True, check=True).stdout
+"""
+
+SOLVER_README = """\
+# solverpack
+
+```python
+>>> from solverpack import Solver, add
+>>> s = Solver("water")
+>>> s.energy()
+-76.4
+>>> add(2, 3)
+5
+
+```
+"""
+
+
+def make_solver_repo(root: Path) -> Path:
+    """A method that shells out to a program no environment has, and functions that pass."""
+    files = {"README.md": SOLVER_README, "solverpack/_runner.py": SOLVER_RUNNER}
+    return make_package_repo(root, "solverpack", "solverpack", SOLVER_MODULE, files=files)
