@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from metaserver.agents.analysis.guide_paths import candidate_paths, pinned_paths
 from metaserver.agents.analysis.usage import Usage, UsageCall
-from metaserver.agents.design.builders import Builders
+from metaserver.agents.design.builders import Builders, documented_arguments
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
     rank_key,
@@ -359,8 +359,21 @@ def _built_by_tool(
 ) -> list[SessionStep]:
     """The constructor tool's call that builds the receiver, when its arguments hold an
     object only that tool's codecs decode (``Region(earth={"attribute": "UNIT"})``: the
-    ``new`` codec passes nested values as they are); else none (the codec builds it)."""
-    if owner is None or owner.target not in targets or not isinstance(value, dict):
+    ``new`` codec passes nested values as they are); else none (the codec builds it).
+
+    A receiver that only a handle can be (codec ``handle``: no JSON form builds it) is
+    built by the constructor tool with the arguments the docs call it with: a handle id
+    made up from the schema (``"abc"``) names no object, so that call could only fail."""
+    if owner is None or owner.target not in targets:
+        return []
+    if (handle.codec or "").partition(":")[0] == "handle":
+        documented = documented_arguments(owner)
+        if documented is None:
+            return []
+        shown = ", ".join(f"{name}={json.dumps(v)}" for name, v in documented.items())
+        line = f"{handle.name} = {owner.name}({shown})"
+        return [SessionStep(line=line, target=owner.target, arguments=documented)]
+    if not isinstance(value, dict):
         return []
     if not (handle.codec or "").startswith("new:"):
         return []

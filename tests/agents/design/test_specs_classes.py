@@ -200,3 +200,48 @@ def test_a_session_whose_tools_cannot_all_be_chosen_is_not_used() -> None:
     # nothing documented to compare.
     assert all(not e.has_expected for e in by_name["acc_total"].examples)
     assert by_name["acc_total"].examples[0].arguments == {"handle": {"start": 3.0}}
+
+
+def test_a_receiver_only_a_handle_can_be_is_built_by_its_constructor_tool() -> None:
+    # No JSON form builds an Opt (codec ``handle``): a handle id made up from the schema
+    # names no object, so the constructor tool builds it with its documented arguments.
+    handle = param(
+        "handle",
+        {"type": "object", "properties": {"handle": {"type": "string"}}, "required": ["handle"]},
+        "handle:pkg.mod:Opt",
+        kind="positional_only",
+    )
+    candidates = [
+        cand(
+            "Opt",
+            kind="constructor",
+            parameters=[param("steps", {"type": "integer"})],
+            examples=[Example(arguments={"steps": 3}, origin="doctest")],
+            usage=3,
+            documented=0,  # the README calls it: a tool of its own
+        ),
+        cand(
+            "Opt.run",
+            kind="method",
+            owner="pkg.mod:Opt",
+            parameters=[handle, param("fmax", {"type": "number"})],
+            examples=[
+                # a README session replayed with a tool that is not here: left out
+                Example(
+                    arguments={"fmax": 0.01},
+                    session=[SessionStep(line="o = make()", target="pkg.other:make")],
+                ),
+                Example(arguments={"fmax": 0.02}, origin="usage"),
+            ],
+            usage=5,
+        ),
+    ]
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=candidates), 5)}
+    [example] = specs["opt_run"].examples
+    assert example.arguments["fmax"] == 0.02
+    assert [(s.target, s.arguments) for s in example.session] == [("pkg.mod:Opt", {"steps": 3})]
+    assert example.session[0].line == "handle = Opt(steps=3)"
+    # a constructor the docs never call with literals: no receiver is made up either way
+    undocumented = [candidates[0].model_copy(update={"examples": []}), candidates[1]]
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=undocumented), 5)}
+    assert all(not e.session for e in specs["opt_run"].examples)
