@@ -362,12 +362,17 @@ def _built_by_tool(
     ``new`` codec passes nested values as they are); else none (the codec builds it).
 
     A receiver that only a handle can be (codec ``handle``: no JSON form builds it) is
-    built by the constructor tool with the arguments the docs call it with: a handle id
-    made up from the schema (``"abc"``) names no object, so that call could only fail."""
+    built by the constructor tool with the arguments the docs call it with, else with its
+    own first example's (as the ``new`` codec's receiver is; such an example has no
+    expected value): a handle id made up from the schema (``"abc"``) names no object, so
+    that call could only fail."""
     if owner is None or owner.target not in targets:
         return []
     if (handle.codec or "").partition(":")[0] == "handle":
         documented = documented_arguments(owner)
+        plain = [e for e in owner.examples if not e.session]
+        if documented is None and plain:
+            documented = dict(plain[0].arguments)
         if documented is None:
             return []
         shown = ", ".join(f"{name}={json.dumps(v)}" for name, v in documented.items())

@@ -241,7 +241,14 @@ def test_a_receiver_only_a_handle_can_be_is_built_by_its_constructor_tool() -> N
     assert example.arguments["fmax"] == 0.02
     assert [(s.target, s.arguments) for s in example.session] == [("pkg.mod:Opt", {"steps": 3})]
     assert example.session[0].line == "handle = Opt(steps=3)"
-    # a constructor the docs never call with literals: no receiver is made up either way
-    undocumented = [candidates[0].model_copy(update={"examples": []}), candidates[1]]
+    # a constructor the docs never call with literals: built as its own tool is proven
+    guessed = Example(arguments={"steps": 1}, origin="synthesised")
+    undocumented = [candidates[0].model_copy(update={"examples": [guessed]}), candidates[1]]
     specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=undocumented), 5)}
+    [example] = specs["opt_run"].examples
+    assert [s.arguments for s in example.session] == [{"steps": 1}]
+    assert not example.has_expected
+    # nothing at all to build it with: no receiver is made up either
+    bare = [candidates[0].model_copy(update={"examples": []}), candidates[1]]
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=bare), 5)}
     assert all(not e.session for e in specs["opt_run"].examples)

@@ -25,6 +25,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         WRAPPERS,
         Literals,
         _bound,
+        _exposed,
         _imported,
         _item,
         _parsed,
@@ -41,6 +42,7 @@ except ImportError:
         WRAPPERS,
         Literals,
         _bound,
+        _exposed,
         _imported,
         _item,
         _parsed,
@@ -323,7 +325,7 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
         signature = text_signature(builder, getattr(builder, "__name__", ""))
         if signature is None:
             return None
-    exposed = {p.name for p in signature.parameters.values()}
+    exposed = _exposed(signature.parameters.values())
     arguments = _bound(node, signature, exposed)
     earlier, takes = [], {}
     if arguments is None and receivers:
@@ -368,7 +370,7 @@ def _built_object(node, namespace, source, known):
         signature = inspect.signature(builder)
     except (TypeError, ValueError):
         return None
-    exposed = {p.name for p in signature.parameters.values()}
+    exposed = _exposed(signature.parameters.values())
     arguments, earlier, takes = _bound(node, signature, exposed), [], {}
     if arguments is None:
         found = _bound_objects(node, signature, exposed, known)
@@ -539,7 +541,7 @@ def _setup(owner, owner_target, name, call, steps, source):
         return None
     parameters = list(signature.parameters.values())[1:]
     signature = signature.replace(parameters=parameters)
-    arguments = _bound(call, signature, {p.name for p in parameters})
+    arguments = _bound(call, signature, _exposed(parameters))
     if arguments is None:
         return None
     step = {"line": source, "target": f"{owner_target}.{name}", "member": name}

@@ -33,12 +33,26 @@ import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
     from .probe_assign import assigned, assignment, literal
-    from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
+    from .probe_docs import (
+        MAX_EXAMPLES,
+        WRAPPERS,
+        _exposed,
+        _item,
+        documented_type,
+        parameter_types,
+    )
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assigned, assignment, literal
-    from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
+    from probe_docs import (
+        MAX_EXAMPLES,
+        WRAPPERS,
+        _exposed,
+        _item,
+        documented_type,
+        parameter_types,
+    )
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_types import Unsupported, json_safe
 
@@ -260,6 +274,8 @@ def _build(node, namespace, package, values, source):
     bound = _arguments(node, signature, namespace, package, {}, source, depth=1)
     if bound is None or bound[1] or not bound[3]:
         return None
+    if not set(bound[0]) <= _exposed(signature.parameters.values()):
+        return None  # ``Atoms('H2', positions=...)`` into ``**kwargs``: no tool takes it
     return {"line": source, "_id": id(callable_), "member": None, "arguments": bound[0]}
 
 

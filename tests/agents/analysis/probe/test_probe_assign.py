@@ -33,6 +33,14 @@ class Meter:
 
 def gauge(meter, x):
     return meter.read(x)
+
+
+class Loose:
+    def __init__(self, *args, **kwargs):
+        self.factor = kwargs.get("factor", 1)
+
+    def read(self, x):
+        return x * self.factor
 """
 
 GUIDE = """
@@ -49,6 +57,12 @@ GUIDE = """
 >>> p.offset = 4
 >>> gauge(p, 1)
 5
+>>> q = Loose(factor=3)
+>>> q.read(2)
+6
+>>> m.scale = Loose(factor=3)
+>>> m.read(1)
+3
 """
 
 
@@ -129,3 +143,15 @@ def test_each_assigned_attribute_gets_one_setter_with_an_example(module: ModuleT
     ]
     [offset] = setters["meterfx:Meter.offset"]["examples"]
     assert offset["arguments"] == {"value": 1}
+
+
+def test_a_value_passed_into_kwargs_builds_no_step(module: ModuleType) -> None:
+    # ``Loose(factor=3)`` passes ``factor`` into ``**kwargs``, which no tool takes: neither
+    # the receiver ``q`` nor the value assigned to ``m.scale`` can be replayed
+    candidates = listed(module)
+    loose = describe_class(module.Loose, "Loose", module, True, "meterfx")
+    (read,) = [c for c, _, t in loose if t == "meterfx:Loose.read"]
+    assert read is not None and read["examples"] == []
+    by_target = {c["target"]: c for c in candidates}
+    expected = [e["expected"] for e in by_target["meterfx:Meter.read"]["examples"]]
+    assert 3 not in expected
