@@ -196,7 +196,9 @@ class Example(BaseModel):
 
 class Parameter(BaseModel):
     name: str
-    kind: Literal["positional_only", "positional_or_keyword", "keyword_only", "var_positional"]
+    kind: Literal[
+        "positional_only", "positional_or_keyword", "keyword_only", "var_positional", "var_keyword"
+    ]
     json_schema: dict[str, JSON] = Field(default_factory=dict)
     required: bool = True
     default: JSON = None

@@ -1010,7 +1010,8 @@ def make_net_repo(root: Path) -> Path:
 
 METER_MODULE = '''\
 """A meter whose reading depends on attributes its README assigns: a fixture whose
-documented value exists only after ``m.scale = Scale(2)`` and ``m.offset = 1``."""
+documented value exists only after ``m.scale = Scale(factor=2)`` and ``m.offset = 1``
+(``factor`` passed into ``**options``)."""
 
 from __future__ import annotations
 
@@ -1018,10 +1019,10 @@ __all__ = ["Meter", "Scale"]
 
 
 class Scale:
-    """A factor readings are multiplied by."""
+    """A factor readings are multiplied by (an option, as some libraries take theirs)."""
 
-    def __init__(self, factor: int) -> None:
-        self.factor = factor
+    def __init__(self, **options: int) -> None:
+        self.factor = options.get("factor", 1)
 
 
 class Meter:
@@ -1044,7 +1045,7 @@ METER_README = """\
 ```python
 >>> from meterpack import Meter, Scale
 >>> m = Meter()
->>> m.scale = Scale(2)
+>>> m.scale = Scale(factor=2)
 >>> m.offset = 1
 >>> m.read(3)
 7

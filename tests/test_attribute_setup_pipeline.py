@@ -1,4 +1,4 @@
-"""A receiver set up by attribute assignments (``m.scale = Scale(2)``, ``m.offset = 1``)
+"""A receiver set up by attribute assignments (``m.scale = Scale(factor=2)``, ``m.offset = 1``)
 through MCP: each assignment is replayed through the class's setter tool before the
 documented call, so the documented value is checked exactly, and the generated tests
 replay them too."""
@@ -32,12 +32,14 @@ async def test_attribute_assignments_are_replayed_before_the_call(tmp_path: Path
     assert read.evidence.result == 7
     steps = [(s.line, s.tool, s.assign) for s in read.evidence.session]
     assert steps == [
-        ("m.scale = Scale(2)", tools["Scale"].name, None),
+        ("m.scale = Scale(factor=2)", tools["Scale"].name, None),
         ("m = Meter()", tools["Meter"].name, None),
-        ("m.scale = Scale(2)", tools["Meter.scale"].name, "scale"),
+        ("m.scale = Scale(factor=2)", tools["Meter.scale"].name, "scale"),
         ("m.offset = 1", tools["Meter.offset"].name, "offset"),
     ]
     assert read.evidence.session[2].takes == {"value": 0}
+    # ``factor`` went into Scale's ``**options``: its tool takes them as an object
+    assert read.evidence.session[0].arguments == {"options": {"factor": 2}}
     assert read.evidence.session[3].arguments == {"value": 1}
     # The setters are tools of their own, proven on the session's Meter.
     assert tools["Meter.scale"].status == "passed", tools["Meter.scale"].error

@@ -34,8 +34,9 @@ def invoke(
 
     Names in ``positional`` are passed positionally, in that order (needed for
     positional-only parameters and for methods whose first parameter is the handle of
-    ``self``); a name written ``"*name"`` spreads the list ``arguments[name]`` as ``*args``.
-    All other arguments are passed by keyword. Exceptions from ``func`` propagate, so the
+    ``self``); a name written ``"*name"`` spreads the list ``arguments[name]`` as ``*args``,
+    one written ``"**name"`` the object ``arguments[name]`` as ``**kwargs``. All other
+    arguments are passed by keyword. Exceptions from ``func`` propagate, so the
     MCP layer reports them as tool errors.
 
     ``codecs`` maps parameter names to the codec that decodes them (see ``decode``); other
@@ -64,9 +65,14 @@ def split_arguments(
     Positional names are taken in order up to the last one present. A missing name before it
     is filled with the parameter's default when the signature has one; otherwise the
     positional run stops there and the remaining names go by keyword, so a value is never
-    shifted into the wrong slot.
+    shifted into the wrong slot. A name written ``"**name"`` is a ``**kwargs`` object: its
+    items are passed by keyword.
     """
     kwargs = dict(arguments)
+    for name in positional:
+        if name.startswith("**"):
+            kwargs.update(kwargs.pop(name[2:], None) or {})
+    positional = [name for name in positional if not name.startswith("**")]
     present = [i for i, name in enumerate(positional) if name.lstrip("*") in kwargs]
     last = present[-1] if present else -1
     args: list[Any] = []

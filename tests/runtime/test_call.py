@@ -184,3 +184,15 @@ def test_a_constructor_keeps_only_an_object_of_its_own_class() -> None:
     assert set(kept) == {"handle", "type", "repr"}
     # A function's result is kept as it is asked (a documented factory's handle).
     assert set(invoke(lambda: 0, [], {}, handles, keep=True)) == {"handle", "type", "repr"}
+
+
+def test_a_kwargs_object_is_spread_by_keyword() -> None:
+    def f(a: int, *rest: int, **options: int) -> tuple[int, tuple[int, ...], dict[str, int]]:
+        return a, rest, options
+
+    args, kwargs = split_arguments(
+        f, ["a", "*rest", "**options"], {"a": 1, "rest": [2], "options": {"k": 3}}
+    )
+    assert f(*args, **kwargs) == (1, (2,), {"k": 3})
+    args, kwargs = split_arguments(f, ["**options"], {"a": 1})  # left out: nothing to spread
+    assert (args, kwargs) == ([], {"a": 1})

@@ -387,14 +387,16 @@ def render_notebook_tool(spec: ToolSpec) -> str:
 
 
 def positional_names(spec: ToolSpec) -> list[str]:
-    """Names passed by position: positional-only ones, and with ``*args`` all before it."""
+    """Names passed by position: positional-only ones, and with ``*args`` all before it;
+    then ``**name`` for a ``**kwargs`` object, whose items the runtime passes by keyword."""
+    spread = [f"**{p.name}" for p in spec.parameters if p.kind == "var_keyword"]
     if any(p.kind == "var_positional" for p in spec.parameters):
         return [
             f"*{p.name}" if p.kind == "var_positional" else p.name
             for p in spec.parameters
-            if p.kind != "keyword_only"
-        ]
-    return [p.name for p in spec.parameters if p.kind == "positional_only"]
+            if p.kind not in ("keyword_only", "var_keyword")
+        ] + spread
+    return [p.name for p in spec.parameters if p.kind == "positional_only"] + spread
 
 
 def _annotation(parameter: Parameter) -> str:

@@ -253,12 +253,6 @@ def _bound(call, signature, exposed):
     return arguments if set(arguments) <= exposed else None
 
 
-def _exposed(parameters):
-    """The names a tool takes of these parameters: all but ``**kwargs``, which no tool
-    exposes (a session step that passes a value there could never be replayed)."""
-    return {p.name for p in parameters if p.kind is not p.VAR_KEYWORD}
-
-
 def _assigned(statement):
     """The names a doctest statement binds (``acc = Tally()``: acc)."""
     if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):

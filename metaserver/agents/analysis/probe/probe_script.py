@@ -30,6 +30,7 @@ if not __package__:  # run as a script (``-I`` leaves the script's folder off sy
         describe_class,
         public_members,
         set_guides,
+        spread_keywords,
     )
     from probe_types import Unsupported, json_safe, schema_for
 else:
@@ -41,6 +42,7 @@ else:
         describe_class,
         public_members,
         set_guides,
+        spread_keywords,
     )
     from .probe_types import Unsupported, json_safe, schema_for  # noqa: F401
 
@@ -217,6 +219,38 @@ def name_steps(candidates, seen):
     for setter in setters:
         _name_examples(setter, seen)
     candidates.extend(setters)
+    _replayable(candidates)
+
+
+def _replayable(candidates):
+    """Only examples whose every step passes arguments its tool takes: a value the docs pass
+    where the tool has no parameter (a hidden one) makes a step no replay could make. A
+    step that passes keywords into its callable's ``**kwargs`` (``h2 = Atoms('H2',
+    positions=...)``) makes that a parameter of its tool first."""
+    by_target = {c.get("target"): c for c in candidates}
+    for candidate in candidates:
+        for example in candidate.get("examples", []):
+            for step in example.get("session") or []:
+                listed = by_target.get(step["target"]) or {}
+                spread = listed.get("_spread")
+                if spread is not None and spread in (step.get("arguments") or {}):
+                    spread_keywords(listed["parameters"], listed["hidden_parameters"], spread)
+                    del listed["_spread"]
+    for candidate in candidates:
+        candidate.pop("_spread", None)
+    # (a target not listed here is left to design, which keeps no session without its tools)
+    takes = {c.get("target"): {p["name"] for p in c.get("parameters", [])} for c in candidates}
+    for candidate in candidates:
+        candidate["examples"] = [
+            example
+            for example in candidate.get("examples", [])
+            if all(
+                set(step.get("arguments") or {}) | set(step.get("takes") or {})
+                <= takes[step["target"]]
+                for step in example.get("session") or []
+                if step["target"] in takes
+            )
+        ]
 
 
 def _name_examples(candidate, seen):

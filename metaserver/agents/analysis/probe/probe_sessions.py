@@ -25,7 +25,6 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         WRAPPERS,
         Literals,
         _bound,
-        _exposed,
         _imported,
         _item,
         _parsed,
@@ -42,7 +41,6 @@ except ImportError:
         WRAPPERS,
         Literals,
         _bound,
-        _exposed,
         _imported,
         _item,
         _parsed,
@@ -325,7 +323,7 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
         signature = text_signature(builder, getattr(builder, "__name__", ""))
         if signature is None:
             return None
-    exposed = _exposed(signature.parameters.values())
+    exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
     earlier, takes = [], {}
     if arguments is None and receivers:
@@ -370,7 +368,7 @@ def _built_object(node, namespace, source, known):
         signature = inspect.signature(builder)
     except (TypeError, ValueError):
         return None
-    exposed = _exposed(signature.parameters.values())
+    exposed = {p.name for p in signature.parameters.values()}
     arguments, earlier, takes = _bound(node, signature, exposed), [], {}
     if arguments is None:
         found = _bound_objects(node, signature, exposed, known)
@@ -541,7 +539,7 @@ def _setup(owner, owner_target, name, call, steps, source):
         return None
     parameters = list(signature.parameters.values())[1:]
     signature = signature.replace(parameters=parameters)
-    arguments = _bound(call, signature, _exposed(parameters))
+    arguments = _bound(call, signature, {p.name for p in parameters})
     if arguments is None:
         return None
     step = {"line": source, "target": f"{owner_target}.{name}", "member": name}

@@ -36,7 +36,6 @@ try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside prob
     from .probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
-        _exposed,
         _item,
         documented_type,
         parameter_types,
@@ -48,7 +47,6 @@ except ImportError:
     from probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
-        _exposed,
         _item,
         documented_type,
         parameter_types,
@@ -274,8 +272,6 @@ def _build(node, namespace, package, values, source):
     bound = _arguments(node, signature, namespace, package, {}, source, depth=1)
     if bound is None or bound[1] or not bound[3]:
         return None
-    if not set(bound[0]) <= _exposed(signature.parameters.values()):
-        return None  # ``Atoms('H2', positions=...)`` into ``**kwargs``: no tool takes it
     return {"line": source, "_id": id(callable_), "member": None, "arguments": bound[0]}
 
 

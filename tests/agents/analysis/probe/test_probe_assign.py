@@ -145,13 +145,39 @@ def test_each_assigned_attribute_gets_one_setter_with_an_example(module: ModuleT
     assert offset["arguments"] == {"value": 1}
 
 
-def test_a_value_passed_into_kwargs_builds_no_step(module: ModuleType) -> None:
-    # ``Loose(factor=3)`` passes ``factor`` into ``**kwargs``, which no tool takes: neither
-    # the receiver ``q`` nor the value assigned to ``m.scale`` can be replayed
-    candidates = listed(module)
-    loose = describe_class(module.Loose, "Loose", module, True, "meterfx")
-    (read,) = [c for c, _, t in loose if t == "meterfx:Loose.read"]
-    assert read is not None and read["examples"] == []
+def test_keywords_the_docs_pass_into_kwargs_make_it_a_parameter(module: ModuleType) -> None:
+    # ``Loose(factor=3)`` passes ``factor`` into ``**kwargs``: the constructor's tool takes
+    # ``kwargs`` (an object the runtime spreads), so steps that pass it replay
+    # (a README's literal call is usage mining's; here the session step asks for it)
+    described = [c for c, _, _ in describe_class(module.Loose, "Loose", module, True, "meterfx")]
+    candidates = [c for c in described if c is not None]
+    name_steps(candidates, {id(module.Loose): candidates[0]})
     by_target = {c["target"]: c for c in candidates}
-    expected = [e["expected"] for e in by_target["meterfx:Meter.read"]["examples"]]
-    assert 3 not in expected
+    (kwargs,) = [p for p in by_target["meterfx:Loose"]["parameters"] if p["name"] == "kwargs"]
+    assert (kwargs["kind"], kwargs["required"], kwargs["default"]) == ("var_keyword", False, {})
+    assert by_target["meterfx:Loose"]["hidden_parameters"] == []
+    [example] = [e for e in by_target["meterfx:Loose.read"]["examples"] if e["has_expected"]]
+    assert example["expected"] == 6
+    assert example["session"][0]["arguments"] == {"kwargs": {"factor": 3}}
+    # Meter's constructor takes no keywords its docs pass: no parameter, nothing hidden
+    meter = describe_class(module.Meter, "Meter", module, True, "meterfx")[0][0]
+    assert meter is not None and meter["parameters"] == []
+    assert all("_spread" not in c for c in candidates)
+
+
+def test_a_step_its_tool_cannot_take_drops_its_example() -> None:
+    step = {"line": "q = Loose(factor=3)", "target": "fx:Loose", "arguments": {"factor": 3}}
+    candidates = [
+        {"target": "fx:Loose", "parameters": [], "examples": []},
+        {
+            "target": "fx:Loose.read",
+            "parameters": [{"name": "handle"}, {"name": "x"}],
+            "examples": [
+                {"arguments": {"x": 2}, "session": [step]},
+                {"arguments": {"x": 1}, "session": [dict(step, arguments={})]},
+            ],
+        },
+    ]
+    name_steps(candidates, {})
+    # ``factor`` is no parameter of Loose's tool: only the example that passes nothing stays
+    assert [e["arguments"] for e in candidates[1]["examples"]] == [{"x": 1}]
