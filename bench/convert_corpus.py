@@ -9,7 +9,8 @@ are converted in turn. Each source runs in a fresh ``METASERVER_HOME`` (so nothi
 between runs but the shared uv package cache), in-process, with no model. The table shows,
 per source: status, candidates found, tools published, tools passed, passes with an
 expected-value check, README coverage (documented entry points that became passed tools; the
-names whose every guide call reads a file or URL are left out and counted apart), handles
+names whose every guide call reads a file or URL, and those whose tools failed only for an
+external program that is not installed, are left out and counted apart), handles
 returned where the documentation shows a number, tools blamed on the repository, and seconds
 per stage. Not run by CI: it needs the package index (or a warm cache) and
 minutes.
@@ -154,12 +155,15 @@ def _coverage_cell(coverage: dict[str, Any] | None) -> str:
     if not coverage:
         return "-"
     files = set(coverage.get("reads_files") or [])
-    documented = [n for n in coverage.get("documented", []) if n not in files]
-    covered = [n for n in coverage.get("covered", []) if n not in files]
+    programs = set(coverage.get("needs_programs") or [])
+    apart = files | programs
+    documented = [n for n in coverage.get("documented", []) if n not in apart]
+    covered = [n for n in coverage.get("covered", []) if n not in apart]
+    needs = f" +{len(programs)} programs" if programs else ""
     if not documented:
-        return f"n/a ({len(files)} files/net)" if files else "-"
+        return f"n/a ({len(files)} files/net){needs}" if apart else "-"
     cell = f"{len(covered)}/{len(documented)} ({100 * len(covered) / len(documented):.0f}%)"
-    return cell + (f" +{len(files)} files" if files else "")
+    return cell + (f" +{len(files)} files" if files else "") + needs
 
 
 def corpus_path(text: str) -> Path:

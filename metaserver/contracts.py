@@ -159,6 +159,13 @@ class SessionStep(BaseModel):
         "of the step that built it; ``member`` is the method, whose tool gets that step's "
         "handle as its receiver. None: not an argument's setup.",
     )
+    assign: str | None = Field(
+        default=None,
+        description="An attribute assignment (``m.scale = Scale(2)``): the attribute it sets "
+        "on the receiver (or, with ``on``, on that step's object); ``target`` is the class's "
+        "setter tool (``module:Class.attribute``), whose ``value`` is the literal in "
+        "``arguments`` or the object ``takes`` names. None: a call.",
+    )
     tool: str | None = Field(default=None, description="The tool validation replayed it with.")
     receiver: str | None = Field(
         default=None, description="That tool's handle parameter (None: it builds the receiver)."
@@ -189,7 +196,9 @@ class Example(BaseModel):
 
 class Parameter(BaseModel):
     name: str
-    kind: Literal["positional_only", "positional_or_keyword", "keyword_only", "var_positional"]
+    kind: Literal[
+        "positional_only", "positional_or_keyword", "keyword_only", "var_positional", "var_keyword"
+    ]
     json_schema: dict[str, JSON] = Field(default_factory=dict)
     required: bool = True
     default: JSON = None
@@ -311,6 +320,12 @@ class Candidate(BaseModel):
     notebook: NotebookTarget | None = Field(
         default=None, description="For kind notebook: its code cells."
     )
+    assigns: str | None = Field(
+        default=None,
+        description="For a setter (kind method, target ``module:Class.attribute``): the "
+        "attribute it sets on its receiver to its ``value``, as the docs assign it "
+        "(``m.scale = Scale(2)``); None for any callable.",
+    )
 
 
 class SkippedCallable(BaseModel):
@@ -353,6 +368,11 @@ class ToolSpec(BaseModel):
     notebook: NotebookTarget | None = Field(
         default=None, description="For kind notebook: the code cells the tool runs."
     )
+    assigns: str | None = Field(
+        default=None,
+        description="A setter tool: the attribute it sets on its receiver to its ``value`` "
+        "(the docs' ``m.scale = Scale(2)``); None: the tool calls its target.",
+    )
     requests: list[str] = Field(
         default_factory=list,
         description="Example requests a user might make that this tool answers, written by "
@@ -375,6 +395,8 @@ class ToolSpec(BaseModel):
             body["script"] = self.script.model_dump(mode="json")
         if self.notebook is not None:
             body["notebook"] = self.notebook.model_dump(mode="json")
+        if self.assigns is not None:
+            body["assigns"] = self.assigns
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -416,6 +438,11 @@ class ToolEvidence(BaseModel):
     failure_type: FailureType | None = None
     repaired: str | None = Field(
         default=None, description="The repair that made a failed tool pass, if one did."
+    )
+    program: str | None = Field(
+        default=None,
+        description="The external program the library runs that is not installed, when "
+        "that alone failed the call (failure_type env_failure; validate/programs.py).",
     )
 
 
@@ -489,10 +516,16 @@ class Coverage(BaseModel):
         "or whose callables reach the network or a process: listed, not counted in ratio (a "
         "sandboxed tool has neither).",
     )
+    needs_programs: list[str] = Field(
+        default_factory=list,
+        description="Documented names not covered because their tools' examples failed only "
+        "for an external program the library runs that is not installed (``nwchem``): "
+        "listed, not counted in ratio (no conversion can install it).",
+    )
     ratio: float | None = Field(
         default=None,
-        description="covered / documented, both without reads_files; null when nothing "
-        "else is documented.",
+        description="covered / documented, both without reads_files and needs_programs; "
+        "null when nothing else is documented.",
     )
 
 

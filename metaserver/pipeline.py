@@ -268,7 +268,8 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)
-        report.coverage = readme_coverage(usage, passed, code.candidates)
+        needing = [e.target for e in evidence if e.program]  # an uninstalled program
+        report.coverage = readme_coverage(usage, passed, code.candidates, needing)
         if passed:
             await _publish(draft, passed, evidence)
 

@@ -1121,3 +1121,134 @@ def make_shape_repo(root: Path) -> Path:
     return make_package_repo(
         root, "shapepack", "shapepack", SHAPE_MODULE, files={"README.md": SHAPE_README}
     )
+
+
+METER_MODULE = '''\
+"""A meter whose reading depends on attributes its README assigns: a fixture whose
+documented value exists only after ``m.scale = Scale(factor=2)`` and ``m.offset = 1``
+(``factor`` passed into ``**options``)."""
+
+from __future__ import annotations
+
+__all__ = ["Meter", "Scale"]
+
+
+class Scale:
+    """A factor readings are multiplied by (an option, as some libraries take theirs)."""
+
+    def __init__(self, **options: int) -> None:
+        self.factor = options.get("factor", 1)
+
+
+class Meter:
+    """Reads values through a scale the user assigns."""
+
+    def __init__(self) -> None:
+        self.scale: Scale | None = None
+        self.offset = 0
+
+    def read(self, x: int) -> int:
+        """``x`` through the scale, plus the offset; ValueError before a scale is set."""
+        if self.scale is None:
+            raise ValueError("no scale set")
+        return x * self.scale.factor + self.offset
+'''
+
+METER_README = """\
+# meterpack
+
+```python
+>>> from meterpack import Meter, Scale
+>>> m = Meter()
+>>> m.scale = Scale(factor=2)
+>>> m.offset = 1
+>>> m.read(3)
+7
+
+```
+"""
+
+
+def make_meter_repo(root: Path) -> Path:
+    """A method whose documented value depends on attributes the README assigns."""
+    return make_package_repo(
+        root, "meterpack", "meterpack", METER_MODULE, files={"README.md": METER_README}
+    )
+
+
+SOLVER_MODULE = '''\
+"""A solver that runs an external program (never installed): a fixture whose documented
+energy can only fail for want of that program, beside plain functions that pass."""
+
+from __future__ import annotations
+
+from ._runner import run_program
+
+__all__ = ["Solver", "add", "double", "halve"]
+
+
+class Solver:
+    """Runs ``fixture-solver-absent`` on its input."""
+
+    def __init__(self, label: str = "water") -> None:
+        self.label = label
+
+    def energy(self) -> float:
+        """The energy the external program computes."""
+        return float(run_program("fixture-solver-absent", self.label))
+
+
+def add(a: int, b: int) -> int:
+    """Sum.
+
+    >>> add(2, 3)
+    5
+    """
+    return a + b
+
+
+def double(x: int) -> int:
+    """Twice.
+
+    >>> double(4)
+    8
+    """
+    return 2 * x
+
+
+def halve(x: float) -> float:
+    """Half.
+
+    >>> halve(3.0)
+    1.5
+    """
+    return x / 2
+'''
+
+SOLVER_RUNNER = """\
+import subprocess
+
+
+def run_program(program: str, label: str) -> str:
+    return subprocess.run([program, label], capture_output=True, text=True, check=True).stdout
+"""
+
+SOLVER_README = """\
+# solverpack
+
+```python
+>>> from solverpack import Solver, add
+>>> s = Solver("water")
+>>> s.energy()
+-76.4
+>>> add(2, 3)
+5
+
+```
+"""
+
+
+def make_solver_repo(root: Path) -> Path:
+    """A method that shells out to a program no environment has, and functions that pass."""
+    files = {"README.md": SOLVER_README, "solverpack/_runner.py": SOLVER_RUNNER}
+    return make_package_repo(root, "solverpack", "solverpack", SOLVER_MODULE, files=files)

@@ -5,7 +5,7 @@ and runs in the target library's environment, so it imports only the standard li
 refers to its own modules relatively.
 """
 
-from .call import DEFAULT_MAX_BYTES, invoke, resolve, split_arguments
+from .call import DEFAULT_MAX_BYTES, invoke, resolve, setter, split_arguments
 from .codecs import HANDLE_KEYS, cap_result, dumps_compact, from_json, json_size_ok, to_json
 from .decode import CodecError, decode, set_work_dir
 from .handles import DEFAULT_CAPACITY, HandleTable, safe_repr, type_name
@@ -25,6 +25,7 @@ __all__ = [
     "resolve",
     "safe_repr",
     "set_work_dir",
+    "setter",
     "split_arguments",
     "to_json",
     "type_name",

@@ -17,7 +17,7 @@ from .codecs import cap_result, from_json, to_json
 from .decode import decode
 from .handles import HandleTable
 
-__all__ = ["DEFAULT_MAX_BYTES", "invoke", "resolve", "split_arguments"]
+__all__ = ["DEFAULT_MAX_BYTES", "invoke", "resolve", "setter", "split_arguments"]
 
 DEFAULT_MAX_BYTES = 1_000_000
 
@@ -36,8 +36,9 @@ def invoke(
 
     Names in ``positional`` are passed positionally, in that order (needed for
     positional-only parameters and for methods whose first parameter is the handle of
-    ``self``); a name written ``"*name"`` spreads the list ``arguments[name]`` as ``*args``.
-    All other arguments are passed by keyword. Exceptions from ``func`` propagate, so the
+    ``self``); a name written ``"*name"`` spreads the list ``arguments[name]`` as ``*args``,
+    one written ``"**name"`` the object ``arguments[name]`` as ``**kwargs``. All other
+    arguments are passed by keyword. Exceptions from ``func`` propagate, so the
     MCP layer reports them as tool errors.
 
     ``codecs`` maps parameter names to the codec that decodes them (see ``decode``); other
@@ -86,9 +87,14 @@ def split_arguments(
     Positional names are taken in order up to the last one present. A missing name before it
     is filled with the parameter's default when the signature has one; otherwise the
     positional run stops there and the remaining names go by keyword, so a value is never
-    shifted into the wrong slot.
+    shifted into the wrong slot. A name written ``"**name"`` is a ``**kwargs`` object: its
+    items are passed by keyword.
     """
     kwargs = dict(arguments)
+    for name in positional:
+        if name.startswith("**"):
+            kwargs.update(kwargs.pop(name[2:], None) or {})
+    positional = [name for name in positional if not name.startswith("**")]
     present = [i for i, name in enumerate(positional) if name.lstrip("*") in kwargs]
     last = present[-1] if present else -1
     args: list[Any] = []
@@ -106,6 +112,18 @@ def split_arguments(
             break
         args.append(default)
     return args, kwargs
+
+
+def setter(name: str) -> Callable[..., None]:
+    """The function a setter tool calls: it sets attribute ``name`` of its receiver to
+    ``value``, as the docs' ``m.scale = Scale(2)`` does (the object stays in the handle
+    table, changed in place; the tool returns null)."""
+
+    def assign(receiver: Any, /, value: Any) -> None:
+        setattr(receiver, name, value)
+
+    assign.__name__ = f"set_{name}"
+    return assign
 
 
 def _default_of(func: Callable[..., Any], name: str) -> Any:

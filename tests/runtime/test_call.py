@@ -257,3 +257,15 @@ def test_what_a_library_prints_never_reaches_the_protocol_stream(tmp_path: Path)
     assert [m.get("id") for m in wire] == [0, 2], wire
     assert wire[1]["result"]["structuredContent"] == {"result": "HI"}
     assert "a library's chatter" in (tmp_path / "server.log").read_text()
+
+
+def test_a_kwargs_object_is_spread_by_keyword() -> None:
+    def f(a: int, *rest: int, **options: int) -> tuple[int, tuple[int, ...], dict[str, int]]:
+        return a, rest, options
+
+    args, kwargs = split_arguments(
+        f, ["a", "*rest", "**options"], {"a": 1, "rest": [2], "options": {"k": 3}}
+    )
+    assert f(*args, **kwargs) == (1, (2,), {"k": 3})
+    args, kwargs = split_arguments(f, ["**options"], {"a": 1})  # left out: nothing to spread
+    assert (args, kwargs) == ([], {"a": 1})

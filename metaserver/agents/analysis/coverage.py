@@ -25,14 +25,19 @@ def short_name(target: str) -> str:
 
 
 def readme_coverage(
-    usage: Usage | None, passed: Iterable[ToolSpec], candidates: Iterable[Candidate] = ()
+    usage: Usage | None,
+    passed: Iterable[ToolSpec],
+    candidates: Iterable[Candidate] = (),
+    needs_programs: Iterable[str] = (),
 ) -> Coverage:
     """The documented entry points and those that a passed tool calls.
 
     A name whose every candidate the probe found reaching the network or a process
     (``dangerous``: never a tool) joins the names that read files: listed, not counted. A
     name the guides' own imports resolve (``Usage.paths``) is covered only by the callable
-    listed under that path.
+    listed under that path. ``needs_programs``: the targets of tools whose examples failed
+    only for an external program that is not installed (validate/programs.py); a documented
+    name such a tool is bound to, and no passed tool covers, is listed apart, not counted.
     """
     candidates = list(candidates)
     documented = list(usage.documented) if usage is not None else []
@@ -53,7 +58,15 @@ def readme_coverage(
         if not any(t.replace(":", ".") in paths for t in tools if short_name(t) == name):
             names.discard(name)
     covered = [name for name in documented if name in names]
-    counted = [name for name in documented if name not in reads_files]
+    programs = {short_name(target) for target in needs_programs}
+    needing = [n for n in documented if n in programs and n not in names and n not in reads_files]
+    counted = [name for name in documented if name not in reads_files and name not in needing]
     hits = [name for name in counted if name in names]
     ratio = round(len(hits) / len(counted), 3) if counted else None
-    return Coverage(documented=documented, covered=covered, reads_files=reads_files, ratio=ratio)
+    return Coverage(
+        documented=documented,
+        covered=covered,
+        reads_files=reads_files,
+        needs_programs=needing,
+        ratio=ratio,
+    )

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from metaserver.agents.analysis.guide_paths import candidate_paths, pinned_paths
 from metaserver.agents.analysis.usage import Usage, UsageCall
-from metaserver.agents.design.builders import Builders
+from metaserver.agents.design.builders import Builders, documented_arguments
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
     rank_key,
@@ -284,6 +284,7 @@ def _spec(
         keep=_builds_its_class(candidate),
         script=candidate.script,
         notebook=candidate.notebook,
+        assigns=candidate.assigns,
     )
 
 
@@ -385,17 +386,25 @@ def _built_by_tool(
 ) -> list[SessionStep]:
     """The constructor tool's call that builds the receiver, when its arguments hold an
     object only that tool's codecs decode (``Region(earth={"attribute": "UNIT"})``: the
-    ``new`` codec passes nested values as they are); else none (the codec builds it)."""
+    ``new`` codec passes nested values as they are); else none (the codec builds it).
+
+    A receiver that only a handle can be (codec ``handle``: no JSON form builds it) is
+    built by the constructor tool with the arguments the docs call it with, else with its
+    own first example's (as the ``new`` codec's receiver is; such an example has no
+    expected value), else with its own synthesised ones: a handle id made up from the
+    schema (``"abc"``) names no object, so that call could only fail."""
     if owner is None or owner.target not in targets:
         return []
-    if (handle.codec or "").startswith("handle:"):
-        # A class passed by handle only: no JSON names an instance (a made-up handle id
-        # is refused by every call), so the constructor tool makes one from its own best
-        # arguments.
-        arguments = (owner.examples or [synthesise_example(owner.parameters)])[0].arguments
-        shown = ", ".join(f"{name}={v!r}" for name, v in arguments.items())
+    if (handle.codec or "").partition(":")[0] == "handle":
+        documented = documented_arguments(owner)
+        plain = [e for e in owner.examples if not e.session]
+        if documented is None and plain:
+            documented = dict(plain[0].arguments)
+        if documented is None:  # nothing documented: its own best guess, as the new codec's
+            documented = synthesise_example(owner.parameters).arguments
+        shown = ", ".join(f"{name}={v!r}" for name, v in documented.items())
         line = f"{handle.name} = {owner.name}({shown})"
-        return [SessionStep(line=line, target=owner.target, arguments=arguments)]
+        return [SessionStep(line=line, target=owner.target, arguments=documented)]
     if not isinstance(value, dict) or not (handle.codec or "").startswith("new:"):
         return []
     coded = {p.name for p in owner.parameters if p.codec}

@@ -52,6 +52,7 @@ from pydantic import Field, JsonValue, WithJsonSchema  # noqa: E402
 
 from {runtime} import HandleTable, resolve, set_work_dir  # noqa: E402
 from {runtime} import invoke as _invoke  # noqa: E402  (a parameter may be named invoke)
+from {runtime} import setter as _setter  # noqa: E402
 
 _SERVER = {name!r}
 mcp = FastMCP(_SERVER, instructions={instructions!r})
@@ -171,11 +172,14 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
         extra += f"        codecs={codecs!r},\n"
     if spec.kind == "constructor" or spec.keep:
         extra += "        keep=True,\n"
+    # A setter (the docs' ``m.scale = Scale(2)``) sets the attribute its receiver has, where
+    # its target names no callable to import.
+    func = f"_setter({spec.assigns!r})" if spec.assigns else f"_target({spec.target!r})"
     return (
         f"\n@mcp.tool(name={spec.name!r}, description={spec.description!r})\n"
         f"def {function}(\n{signature}\n) -> JsonValue:\n"
         f"    return _invoke(\n"
-        f"        _target({spec.target!r}),\n"
+        f"        {func},\n"
         f"        {positional_names(spec)!r},\n"
         f"        {{{arguments}}},\n"
         f"        _handles,\n"
@@ -383,14 +387,16 @@ def render_notebook_tool(spec: ToolSpec) -> str:
 
 
 def positional_names(spec: ToolSpec) -> list[str]:
-    """Names passed by position: positional-only ones, and with ``*args`` all before it."""
+    """Names passed by position: positional-only ones, and with ``*args`` all before it;
+    then ``**name`` for a ``**kwargs`` object, whose items the runtime passes by keyword."""
+    spread = [f"**{p.name}" for p in spec.parameters if p.kind == "var_keyword"]
     if any(p.kind == "var_positional" for p in spec.parameters):
         return [
             f"*{p.name}" if p.kind == "var_positional" else p.name
             for p in spec.parameters
-            if p.kind != "keyword_only"
-        ]
-    return [p.name for p in spec.parameters if p.kind == "positional_only"]
+            if p.kind not in ("keyword_only", "var_keyword")
+        ] + spread
+    return [p.name for p in spec.parameters if p.kind == "positional_only"] + spread
 
 
 def _annotation(parameter: Parameter) -> str:
@@ -499,6 +505,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "chained": step.chained,
                     "takes": step.takes,
                     "on": step.on,
+                    "assign": step.assign,  # a setter tool's step: shown, replayed as a call
                 }
                 for step in e.evidence.session
             ],

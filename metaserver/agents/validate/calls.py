@@ -23,6 +23,7 @@ from metaserver.agents.repair.classify import classify
 from metaserver.agents.validate.attribution import exact_replay
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.notebook_outputs import compare_outputs
+from metaserver.agents.validate.programs import missing_program
 from metaserver.agents.validate.protocol import documents_problems, listing_problems
 from metaserver.agents.validate.sessions import SessionError, replay_session
 from metaserver.agents.validate.watch import calling
@@ -270,6 +271,12 @@ def _best_example(spec: ToolSpec) -> Example:
 def _failed(
     spec: ToolSpec, evidence: Evidence, error: str, example: Example, ours: bool = False
 ) -> ToolEvidence:
+    program = missing_program(error)
+    if program is not None:  # the example needs a program this environment lacks
+        failed = _verdict(spec, evidence, example, error, "env_failure")
+        failed.error = _short(f"needs the external program {program!r}, not installed: {error}")
+        failed.program = program
+        return failed
     failure = "api_inference_error" if ours else classify(error)
     return _verdict(spec, evidence, example, error, failure)
 

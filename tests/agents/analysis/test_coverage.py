@@ -352,3 +352,17 @@ def test_a_method_resolves_through_any_path_of_its_class_and_a_functions_result_
         usage, [spec(other.target), spec(replace.target)], [box, get, other, closed, replace]
     )
     assert coverage.covered == ["replace"]
+
+
+def test_a_name_whose_tool_needs_an_absent_program_is_listed_apart() -> None:
+    usage = Usage(documented=["Solver", "energy", "distance", "bearing"])
+    passed = [spec("geo:Solver", "constructor"), spec("geo:distance")]
+    # energy failed only for an uninstalled program; bearing failed for our own reasons
+    coverage = readme_coverage(usage, passed, needs_programs=["geo:Solver.energy"])
+    assert coverage.needs_programs == ["energy"]
+    assert coverage.ratio == round(2 / 3, 3)  # Solver and distance of Solver, distance, bearing
+    # a name another passed tool covers is covered, not set apart
+    both = readme_coverage(
+        usage, [*passed, spec("geo:Other.energy", "method")], [], ["geo:x.energy"]
+    )
+    assert both.needs_programs == [] and "energy" in both.covered

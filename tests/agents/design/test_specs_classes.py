@@ -288,3 +288,58 @@ def test_a_method_whose_sessions_all_chain_also_gets_the_constructors_receiver()
     assert proof.has_expected and [s.line for s in proof.session] == [built.line, chained.line]
     assert not fallback.has_expected
     assert [s.target for s in fallback.session] == ["pkg.mod:Ver"]
+
+
+def test_a_receiver_only_a_handle_can_be_is_built_by_its_constructor_tool() -> None:
+    # No JSON form builds an Opt (codec ``handle``): a handle id made up from the schema
+    # names no object, so the constructor tool builds it with its documented arguments.
+    handle = param(
+        "handle",
+        {"type": "object", "properties": {"handle": {"type": "string"}}, "required": ["handle"]},
+        "handle:pkg.mod:Opt",
+        kind="positional_only",
+    )
+    candidates = [
+        cand(
+            "Opt",
+            kind="constructor",
+            parameters=[param("steps", {"type": "integer"})],
+            examples=[Example(arguments={"steps": 3}, origin="doctest")],
+            usage=3,
+            documented=0,  # the README calls it: a tool of its own
+        ),
+        cand(
+            "Opt.run",
+            kind="method",
+            owner="pkg.mod:Opt",
+            parameters=[handle, param("fmax", {"type": "number"})],
+            examples=[
+                # a README session replayed with a tool that is not here: left out
+                Example(
+                    arguments={"fmax": 0.01},
+                    session=[SessionStep(line="o = make()", target="pkg.other:make")],
+                ),
+                Example(arguments={"fmax": 0.02}, origin="usage"),
+            ],
+            usage=5,
+        ),
+    ]
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=candidates), 5)}
+    [example] = specs["opt_run"].examples
+    assert example.arguments["fmax"] == 0.02
+    assert [(s.target, s.arguments) for s in example.session] == [("pkg.mod:Opt", {"steps": 3})]
+    assert example.session[0].line == "handle = Opt(steps=3)"
+    # a constructor the docs never call with literals: built as its own tool is proven
+    guessed = Example(arguments={"steps": 1}, origin="synthesised")
+    undocumented = [candidates[0].model_copy(update={"examples": [guessed]}), candidates[1]]
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=undocumented), 5)}
+    [example] = specs["opt_run"].examples
+    assert [s.arguments for s in example.session] == [{"steps": 1}]
+    assert not example.has_expected
+    # nothing documented to build it with: the constructor's own synthesised arguments,
+    # never a made-up handle id
+    bare = [candidates[0].model_copy(update={"examples": []}), candidates[1]]
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=bare), 5)}
+    for example in specs["opt_run"].examples:
+        assert [s.target for s in example.session] == ["pkg.mod:Opt"]
+        assert isinstance(example.session[0].arguments["steps"], int)

@@ -287,6 +287,23 @@ def test_mutable_defaults_render_as_valid_python() -> None:
     assert "iterables: list[Any] = []," in code
 
 
+def test_kwargs_and_a_setter_render_as_their_runtime_calls() -> None:
+    item = spec(
+        "atoms_new",
+        "m:Atoms",
+        [
+            param("symbols", {"type": "string"}),
+            param("kwargs", {"type": "object"}, required=False, default={}, kind="var_keyword"),
+        ],
+    )
+    code = render_tool(item)
+    compile(code, "<tool>", "exec")
+    assert "['**kwargs']" in code  # the runtime spreads it by keyword
+    setter = spec("meter_set_scale", "m:Meter.scale", [param("handle", {}), param("value", {})])
+    code = render_tool(setter.model_copy(update={"assigns": "scale"}))
+    assert "_setter('scale')" in code and "_target(" not in code
+
+
 def test_render_tool_refuses_a_parameter_that_is_not_a_name() -> None:
     bad = spec("bad", "m:f", [param("class", INT)])
     with pytest.raises(GenerationError):

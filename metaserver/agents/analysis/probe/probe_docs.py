@@ -365,9 +365,27 @@ def call_in(node, names):
 
 def _parsed(doc):
     try:
-        return doctest.DocTestParser().get_examples(doc)
+        examples = doctest.DocTestParser().get_examples(doc)
     except ValueError:
         return []
+    return [_continued(example) for example in examples]
+
+
+def _continued(example):
+    """``example`` with the lines doctest took for its output joined to its source when the
+    source leaves a bracket open and they close it: a README that leaves out the ``...``
+    prompts (``>>> h2 = Atoms('H2',`` then ``positions=[...])`` on the next line) writes
+    one statement, not a line and its output."""
+    source, want = example.source, example.want
+    if not want or sum(source.count(c) for c in "([{") <= sum(source.count(c) for c in ")]}"):
+        return example
+    try:
+        ast.parse(source + want)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return example
+    return doctest.Example(
+        source + want, "", lineno=example.lineno, indent=example.indent, options=example.options
+    )
 
 
 def _statement(source):

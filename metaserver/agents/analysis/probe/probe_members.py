@@ -65,6 +65,7 @@ except ImportError:
     from probe_values import value_examples
 
 MAX_METHODS = 40
+KEYWORDS = "Further keyword arguments, by name (the callable's ``**kwargs``)."
 GUIDES = []  # the README's and guides' code as doctest sessions (set_guides)
 GUIDE_METHODS = set()  # the names the guides call as attributes: ``h2.get_energy()``
 KINDS = {
@@ -322,14 +323,30 @@ def describe_callable(
             _param(p.name, KINDS[p.kind], schema, required, default, docs.get(p.name), codec)
         )
     exposed = {p["name"] for p in params}
+    # ``**kwargs`` is a parameter only where the docs pass keywords into it (``Atoms('H2',
+    # positions=...)``): an object of names, spread by the runtime.
+    spread = next((p.name for p in signature.parameters.values() if p.kind is p.VAR_KEYWORD), None)
+    if spread is not None and (keyword.iskeyword(spread) or spread.startswith("_")):
+        spread = None
     call_names = {public_name.rpartition(".")[2], getattr(func, "__name__", public_name)}
     danger, deprecated = scan(
         func.__init__ if kind == "constructor" and inspect.isfunction(func.__init__) else func,
         public_name.rpartition(".")[2],
     )
     examples = _examples(
-        func, call_names, doc, signature, exposed, kind, owner, public_name, module
+        func,
+        call_names,
+        doc,
+        signature,
+        exposed | {spread} - {None},
+        kind,
+        owner,
+        public_name,
+        module,
     )
+    if spread is not None and any(spread in e["arguments"] for e in examples):
+        spread_keywords(params, hidden, spread)
+        spread = None
     _typed_by_examples(params, examples, signature, hints, constructors)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
@@ -350,8 +367,17 @@ def describe_callable(
         "deprecated": deprecated,
         "annotated": len(annotated) / len(signature.parameters) if signature.parameters else 1.0,
     }
+    if spread is not None:  # a session step may still pass keywords there (probe_script)
+        candidate["_spread"] = spread
     _note_classes(candidate, func, kind)
     return candidate, None, target
+
+
+def spread_keywords(params, hidden, name):
+    """Make the hidden ``**name`` a parameter: an object whose items are passed by keyword."""
+    schema = {"type": "object", "default": {}, "description": KEYWORDS}
+    params.append(_param(name, "var_keyword", schema, False, {}, KEYWORDS, None))
+    hidden.remove(name)
 
 
 def _note_classes(candidate, func, kind):

@@ -23,6 +23,7 @@ import warnings
 
 if not __package__:  # run as a script (``-I`` leaves the script's folder off sys.path)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from probe_assign import setter_candidates
     from probe_docs import parameter_docs, summary_of
     from probe_members import (
         GUIDES,
@@ -30,9 +31,11 @@ if not __package__:  # run as a script (``-I`` leaves the script's folder off sy
         describe_class,
         public_members,
         set_guides,
+        spread_keywords,
     )
     from probe_types import Unsupported, json_safe, schema_for
 else:
+    from .probe_assign import setter_candidates
     from .probe_docs import parameter_docs, summary_of  # noqa: F401
     from .probe_members import (
         GUIDES,
@@ -40,6 +43,7 @@ else:
         describe_class,
         public_members,
         set_guides,
+        spread_keywords,
     )
     from .probe_types import Unsupported, json_safe, schema_for  # noqa: F401
 
@@ -209,27 +213,68 @@ def name_steps(candidates, seen):
     """Session steps that build an argument (probe_values) name their callable by its id
     until now: here it gets the target the probe listed it under (a setup call, its class's
     constructor's target and its method); an example whose step calls no listed callable is
-    dropped (no tool could replay it)."""
+    dropped (no tool could replay it). The setters those steps assign through
+    (probe_assign.py) join the candidates, their own examples named the same way."""
     for candidate in candidates:
         _name_classes(candidate, seen)
-        kept = []
+        _name_examples(candidate, seen)
+    setters = setter_candidates(candidates)
+    for setter in setters:
+        _name_examples(setter, seen)
+    candidates.extend(setters)
+    _replayable(candidates)
+
+
+def _replayable(candidates):
+    """Only examples whose every step passes arguments its tool takes: a value the docs pass
+    where the tool has no parameter (a hidden one) makes a step no replay could make. A
+    step that passes keywords into its callable's ``**kwargs`` (``h2 = Atoms('H2',
+    positions=...)``) makes that a parameter of its tool first."""
+    by_target = {c.get("target"): c for c in candidates}
+    for candidate in candidates:
         for example in candidate.get("examples", []):
-            steps = example.get("session") or []
-            for step in steps:
-                if "_id" in step:
-                    listed = seen.get(step.pop("_id")) or {}
-                    step["target"] = listed.get("target")
-                    if step.get("typed") and listed.get("kind") != "constructor":
-                        step["target"] = None  # built by the class's own constructor only
-                    if listed.get("kind") == "method":  # a class listed by a method alone
-                        step["target"] = None
-                    if step.get("member"):  # a setup call of an argument: its class's method
-                        constructor = listed.get("kind") == "constructor"
-                        method = f"{listed['target']}.{step['member']}"
-                        step["target"] = method if constructor else None
-            if all(step.get("target") for step in steps):
-                kept.append(example)
-        candidate["examples"] = kept
+            for step in example.get("session") or []:
+                listed = by_target.get(step["target"]) or {}
+                spread = listed.get("_spread")
+                if spread is not None and spread in (step.get("arguments") or {}):
+                    spread_keywords(listed["parameters"], listed["hidden_parameters"], spread)
+                    del listed["_spread"]
+    for candidate in candidates:
+        candidate.pop("_spread", None)
+    # (a target not listed here is left to design, which keeps no session without its tools)
+    takes = {c.get("target"): {p["name"] for p in c.get("parameters", [])} for c in candidates}
+    for candidate in candidates:
+        candidate["examples"] = [
+            example
+            for example in candidate.get("examples", [])
+            if all(
+                set(step.get("arguments") or {}) | set(step.get("takes") or {})
+                <= takes[step["target"]]
+                for step in example.get("session") or []
+                if step["target"] in takes
+            )
+        ]
+
+
+def _name_examples(candidate, seen):
+    kept = []
+    for example in candidate.get("examples", []):
+        steps = example.get("session") or []
+        for step in steps:
+            if "_id" in step:
+                listed = seen.get(step.pop("_id")) or {}
+                step["target"] = listed.get("target")
+                if step.get("typed") and listed.get("kind") != "constructor":
+                    step["target"] = None  # built by the class's own constructor only
+                if listed.get("kind") == "method":  # a class listed by a method alone
+                    step["target"] = None
+                if step.get("member"):  # a setup call of an argument: its class's method
+                    constructor = listed.get("kind") == "constructor"
+                    method = f"{listed['target']}.{step['member']}"
+                    step["target"] = method if constructor else None
+        if all(step.get("target") for step in steps):
+            kept.append(example)
+    candidate["examples"] = kept
 
 
 def _name_classes(candidate, seen):

@@ -19,6 +19,7 @@ import sys
 import types
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
+    from .probe_assign import assignment, set_up
     from .probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
@@ -39,6 +40,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
     from .probe_textsig import text_signature
     from .probe_types import Unsupported, json_safe
 except ImportError:
+    from probe_assign import assignment, set_up
     from probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
@@ -73,6 +75,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     namespace = _namespace(owner)
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     objects = {}  # variable -> the steps that built another object of the package
+    classes = {}  # such a variable -> its class, when a constructor built it
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
     for example, statement in session_statements(doc, namespace):
@@ -88,6 +91,11 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             for part in (statement.target, *statement.body, *statement.orelse):
                 _forget(part, receivers)
             statement = ast.Expr(value=statement.iter)
+        setting = assignment(statement)
+        if setting is not None and not example.exc_msg:  # ``m.scale = Scale(2)``: a setup
+            built = (receivers, objects, classes)
+            set_up(setting, owner, owner_target, built, _built_object, namespace, source)
+            continue
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -108,10 +116,14 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                 statement.value, owner, owner_target, namespace, source, known
             )
             objects.pop(name, None)
+            classes.pop(name, None)
             if receivers[name] is None:  # ``sys = rss(4, 2, 1)``: maybe an argument later
                 built = _built_object(statement.value, namespace, source, known)
                 if built is not None:
                     objects[name] = built
+                    builder = _resolve(statement.value.func, namespace)
+                    if inspect.isclass(builder):
+                        classes[name] = builder
             if receivers[name] is not None or not _method_call(statement.value):
                 continue
             # ``patch = Point(0, 0).buffer(10)``: a call of ``buffer`` on a receiver the

@@ -32,11 +32,13 @@ import sys
 import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
+    from .probe_assign import assigned, assignment, literal
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from .probe_guides import variable_class
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_types import Unsupported, json_safe
 except ImportError:
+    from probe_assign import assigned, assignment, literal
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from probe_guides import variable_class
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
@@ -135,6 +137,9 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         if len(found) >= MAX_EXAMPLES:
             break
         source = example.source.strip()
+        setting = assignment(statement)
+        if setting and not example.exc_msg and _assigned(setting, builders, values, state, source):
+            continue  # ``net.cap = 3``: a setup step of the built value ``net``
         if isinstance(statement, ast.Assign):
             # ``resp = frequency_response(sys)``: a call of ours whose result is kept, not
             # shown; then the name holds what the line built (or nothing we can replay).
@@ -209,6 +214,22 @@ def _set_up(node, builders, state, source):
     del step["target"]
     step["_id"] = id(cls)
     state["setups"][name] = steps
+    return True
+
+
+def _assigned(setting, builders, values, state, source):
+    """Whether ``setting`` (``net.cap = 3``) assigns a literal to a value a class built and
+    nothing since changed otherwise: then it is recorded as that value's next setup step,
+    replayed through the class's setter tool (probe_assign.py)."""
+    name, attribute, node = setting
+    cls, value = builders.get(name), literal(node)
+    if not inspect.isclass(cls) or name not in values or name in state["changed"] or not value:
+        return False
+    built = [values[name], *state["setups"].get(name, [])]
+    steps = assigned(cls, built, attribute, value, source, {"_id": id(cls)})
+    if steps is None:
+        return False
+    state["setups"][name] = steps[1:]
     return True
 
 

@@ -13,6 +13,7 @@ import numpy
 import pytest
 
 from metaserver.agents.analysis.probe.probe_docs import (
+    _parsed,
     documented_array,
     documented_class,
     documented_type,
@@ -167,3 +168,24 @@ def test_a_whole_description_names_a_class_in_words(wordtyped: types.ModuleType)
     # numpy-style: the type line names it, the described text is not needed
     types_ = parameter_types("Degree.\n\nParameters\n----------\nG : graph\n    Any.\n")
     assert documented_type(types_["G"], wordtyped) is graph
+
+
+def test_lines_without_continuation_prompts_are_one_statement() -> None:
+    doc = """
+>>> h = Point('A',
+           coords=[[0, 0],
+                   [0, 1]])
+>>> h.norm()
+1.0
+>>> text = "("
+>>> text
+'('
+"""
+    first, second, assigned, shown = _parsed(doc)
+    # the lines doctest took for the first line's output close its bracket: one statement
+    assert first.source.startswith("h = Point('A',\n") and first.source.endswith("[0, 1]])\n")
+    assert first.want == ""
+    assert (second.source, second.want) == ("h.norm()\n", "1.0\n")
+    # a bracket inside a string opens nothing; an output that completes nothing stays one
+    assert assigned.want == ""
+    assert (shown.source, shown.want) == ("text\n", "'('\n")

@@ -181,7 +181,7 @@ def test_a_method_example_carries_the_receiver_its_session_built(module: ModuleT
 
 
 def test_a_stateful_session_replays_its_setup_calls(module: ModuleType) -> None:
-    (proof,) = [e for e in examples(module, "Tally", "total") if e["has_expected"]]
+    proof, reset = [e for e in examples(module, "Tally", "total") if e["has_expected"]]
     assert proof["expected"] == 6
     assert proof["line"] == "acc.total()"
     assert [(s["line"], s["member"], s["arguments"]) for s in proof["session"]] == [
@@ -189,8 +189,12 @@ def test_a_stateful_session_replays_its_setup_calls(module: ModuleType) -> None:
         ("acc.add(1)", "add", {"value": 1}),
         ("acc.add(5)", "add", {"value": 5}),
     ]
-    # Showing acc or len(acc.values) changes nothing; after acc.values = [] the session
-    # cannot be replayed through tools: no second proof.
+    # Showing acc or len(acc.values) changes nothing; acc.values = [] is a setup step
+    # replayed through the class's setter tool (probe_assign.py): a second proof.
+    assert reset["expected"] == 0
+    last = reset["session"][-1]
+    assert (last["line"], last["member"], last["assign"]) == ("acc.values = []", "values", "values")
+    assert (last["target"], last["arguments"]) == ("sessionfx:Tally.values", {"value": []})
 
 
 def test_a_call_a_loop_iterates_is_an_example_without_output(module: ModuleType) -> None:
