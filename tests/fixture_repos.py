@@ -1252,3 +1252,49 @@ def make_solver_repo(root: Path) -> Path:
     """A method that shells out to a program no environment has, and functions that pass."""
     files = {"README.md": SOLVER_README, "solverpack/_runner.py": SOLVER_RUNNER}
     return make_package_repo(root, "solverpack", "solverpack", SOLVER_MODULE, files=files)
+
+
+DUE_MODULE = '''\
+"""Schedules: a fixture whose documented calls pass standard library values written as
+their constructors (``datetime(2019, 1, 14, 6)``, ``Decimal("3.10")``), to parameters
+nothing annotates."""
+
+__all__ = ["halve", "is_due", "later"]
+
+
+def is_due(expr, when):
+    """Whether ``when`` falls in the hour ``expr`` names.
+
+    >>> from datetime import datetime
+    >>> is_due("* 6", datetime(2019, 1, 14, 6, 30))
+    True
+    """
+    return when.hour == int(expr.split()[1])
+
+
+def later(when, hours):
+    """``when``, that many hours later, as ISO text.
+
+    >>> import datetime
+    >>> later(datetime.datetime(2019, 1, 14, 6), 3)
+    '2019-01-14T09:00:00'
+    """
+    from datetime import timedelta
+
+    return (when + timedelta(hours=hours)).isoformat()
+
+
+def halve(amount):
+    """Half an amount, exactly.
+
+    >>> from decimal import Decimal
+    >>> halve(Decimal("3.10"))
+    Decimal('1.55')
+    """
+    return amount / 2
+'''
+
+
+def make_due_repo(root: Path) -> Path:
+    """Documented arguments that are standard library values built by their constructors."""
+    return make_package_repo(root, "duepack", "duepack", DUE_MODULE)

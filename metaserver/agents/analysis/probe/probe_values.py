@@ -36,12 +36,14 @@ try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside prob
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from .probe_guides import variable_class
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
+    from .probe_stdlib import StdlibValue, stdlib_value
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assigned, assignment, literal
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from probe_guides import variable_class
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
+    from probe_stdlib import StdlibValue, stdlib_value
     from probe_types import Unsupported, json_safe
 
 
@@ -317,6 +319,9 @@ def _arguments(
         if isinstance(value, _Held):
             arguments[name], held[name] = {"attribute": value.name}, value.cls
             continue
+        if isinstance(value, StdlibValue):  # ``datetime(2019, 1, 14)``: its ISO text
+            arguments[name], held[name] = value.json, value.cls
+            continue
         kind = signature.parameters[name].kind
         if (
             kind is inspect.Parameter.VAR_POSITIONAL
@@ -351,6 +356,9 @@ def _value(node, namespace, package, values, source, depth, state=None):
     held = _held(node, namespace, package)
     if held is not None:
         return held
+    typed = stdlib_value(node, lambda callee: _resolve(callee, namespace))
+    if typed is not None:
+        return typed
     if depth == 0:
         step = _build(node, namespace, package, values, source)
         if step is not None:
