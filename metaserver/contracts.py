@@ -206,6 +206,11 @@ class Parameter(BaseModel):
     codec: str | None = Field(
         default=None, description="Runtime codec that decodes the argument (None: plain JSON)."
     )
+    unset_default: bool = Field(
+        default=False,
+        description="Optional, with a default that has no JSON form (a sentinel): an argument "
+        "left out (or null) is not passed, so the callable's own default applies.",
+    )
 
 
 CallableKind = Literal["function", "constructor", "method", "script", "notebook"]

@@ -31,6 +31,7 @@ def invoke(
     max_bytes: int = DEFAULT_MAX_BYTES,
     codecs: dict[str, str] | None = None,
     keep: bool = False,
+    unset: list[str] | None = None,
 ) -> Any:
     """Call ``func`` with decoded ``arguments`` and return its capped JSON-safe result.
 
@@ -46,7 +47,12 @@ def invoke(
     handle even if it has a JSON form: a constructor's object is meant for later calls. A
     class whose call made an object of another class (sympy's ``acos(1)`` is the number 0)
     made no such object: that result is returned as any function's.
+
+    A parameter in ``unset`` has a default with no JSON form (a sentinel): given as None
+    (its tool's default), it is not passed, so the callable's own default applies.
     """
+    if unset:
+        arguments = {k: v for k, v in arguments.items() if not (v is None and k in unset)}
     # What the library prints is its log, not the protocol: while the stdio transport
     # serves, descriptor 1 is already its stderr, but text left in ``sys.stdout``'s buffer
     # is flushed at exit, after the transport gave descriptor 1 back to the client, which

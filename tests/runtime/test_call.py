@@ -269,3 +269,14 @@ def test_a_kwargs_object_is_spread_by_keyword() -> None:
     assert f(*args, **kwargs) == (1, (2,), {"k": 3})
     args, kwargs = split_arguments(f, ["**options"], {"a": 1})  # left out: nothing to spread
     assert (args, kwargs) == ([], {"a": 1})
+
+
+def test_an_argument_left_to_the_callables_own_default_is_not_passed() -> None:
+    marker = object()
+
+    def url(val: object = marker, strict: object = None) -> bool:
+        return val is marker and strict is None
+
+    handles = HandleTable()
+    assert invoke(url, [], {"val": None, "strict": None}, handles, unset=["val"]) is True
+    assert invoke(url, [], {"val": "x"}, handles, unset=["val"]) is False

@@ -172,6 +172,9 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
         extra += f"        codecs={codecs!r},\n"
     if spec.kind == "constructor" or spec.keep:
         extra += "        keep=True,\n"
+    unset = [p.name for p in spec.parameters if p.unset_default]
+    if unset:
+        extra += f"        unset={unset!r},\n"
     # A setter (the docs' ``m.scale = Scale(2)``) sets the attribute its receiver has, where
     # its target names no callable to import.
     func = f"_setter({spec.assigns!r})" if spec.assigns else f"_target({spec.target!r})"

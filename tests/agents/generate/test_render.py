@@ -504,3 +504,19 @@ async def test_an_exception_in_the_target_is_an_error_result(client: Client[Any]
     assert "bad value 7" in text
     # The server survives the failure.
     assert await call(client, "add", {"a": 1, "b": 1}) == 2
+
+
+def test_a_parameter_without_a_json_default_is_not_passed_when_left_out() -> None:
+    item = spec(
+        "url_new",
+        "m:URL",
+        [
+            param("val", {"type": "string"}, required=False).model_copy(
+                update={"unset_default": True}
+            )
+        ],
+    )
+    code = render_tool(item)
+    compile(code, "<tool>", "exec")
+    assert "unset=['val']" in code
+    assert "val: str = None" in code

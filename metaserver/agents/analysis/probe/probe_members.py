@@ -31,6 +31,7 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
     from .probe_textsig import text_signature
     from .probe_types import (
         Unsupported,
+        _sentinel,
         class_schema,
         instance_attributes,
         json_safe,
@@ -56,6 +57,7 @@ except ImportError:
     from probe_textsig import text_signature
     from probe_types import (
         Unsupported,
+        _sentinel,
         class_schema,
         instance_attributes,
         json_safe,
@@ -309,19 +311,30 @@ def describe_callable(
             annotation = found or annotation
         try:
             schema, codec = parameter_schema(annotation, constructors)
-            default = None if required else json_safe(p.default)
         except Unsupported as exc:
             if required:
                 return None, f"parameter {p.name!r}: type {exc} has no JSON form yet", target
             hidden.append(p.name)
             continue
+        default, unset = None, False
         if not required:
-            schema = dict(schema, default=default)
+            try:
+                if _sentinel(type(p.default)):
+                    raise Unsupported(repr(p.default))  # "not given", not a value
+                default = json_safe(p.default)
+                schema = dict(schema, default=default)
+            except Unsupported:
+                # A default with no JSON form (a sentinel: ``val=UNDEFINED``, ``inf``): a
+                # typed argument is still one the tool takes; left out, the callable's own
+                # default applies. Untyped, nothing says what to send (``cb=print``).
+                if not schema:
+                    hidden.append(p.name)
+                    continue
+                unset = True
         if p.name in docs:
             schema["description"] = docs[p.name]
-        params.append(
-            _param(p.name, KINDS[p.kind], schema, required, default, docs.get(p.name), codec)
-        )
+        param = _param(p.name, KINDS[p.kind], schema, required, default, docs.get(p.name), codec)
+        params.append(dict(param, unset_default=True) if unset else param)
     exposed = {p["name"] for p in params}
     # ``**kwargs`` is a parameter only where the docs pass keywords into it (``Atoms('H2',
     # positions=...)``): an object of names, spread by the runtime.

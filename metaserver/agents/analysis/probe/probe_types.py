@@ -142,8 +142,10 @@ def _union(args, ctor_schema):
         # numpy's ArrayLike and `ndarray | float`: an array (or scalar) from nested lists.
         if (getattr(arg, "__module__", None) or "").partition(".")[0] == "numpy":
             return NUMPY_SCHEMA, "numpy"
-    schemas, codecs, handles = [], [], []
+    schemas, codecs, handles, plain, objects = [], [], [], [], []
     for arg in args:
+        if _sentinel(arg):
+            continue  # ``val: str | UndefinedType = UNDEFINED``: the default, never sent
         try:
             schema, codec = parameter_schema(arg, ctor_schema)
         except Unsupported:
@@ -159,7 +161,17 @@ def _union(args, ctor_schema):
         schemas.append(schema.get("anyOf", [schema])[0] if codec else schema)
         if codec:
             codecs.append(codec)
+            objects.append(schemas[-1].get("type") == "object")
+        else:
+            plain.append(schema)
     distinct = list(dict.fromkeys(codecs))
+    scalar = any(s.get("type") not in (None, "null", "object") for s in plain)
+    if scalar and (len(distinct) > 1 or (objects and all(objects))):
+        # Classes JSON builds from an object beside a plain arm (``str | SplitResult``, or
+        # several such classes): no codec decodes the documented text, which reaches the
+        # callable as it is; a handle is replaced by its object, as beside classes only a
+        # handle gives.
+        return {"anyOf": [*plain, HANDLE_SCHEMA]}, None
     if len(distinct) > 1 or (not schemas and not handles):
         raise Unsupported(" | ".join(getattr(a, "__name__", repr(a)) for a in args))
     if handles and not distinct and any(s.get("type") != "null" for s in schemas):
@@ -170,6 +182,12 @@ def _union(args, ctor_schema):
     plain = not handles and all(c.startswith("enum:") for c in distinct)
     options = schemas if plain else [*schemas, HANDLE_SCHEMA]
     return {"anyOf": options}, (distinct[0] if distinct else ("handle" if handles else None))
+
+
+def _sentinel(cls):
+    """An enum of one member: the typed idiom for a "not given" default
+    (``class UndefinedType(Enum): _singleton = 0``), no value anyone sends."""
+    return inspect.isclass(cls) and issubclass(cls, enum.Enum) and len(cls.__members__) == 1
 
 
 def _checks_only(cls, schema):

@@ -621,3 +621,36 @@ def test_a_single_dispatch_function_takes_its_first_argument_by_position() -> No
         ("strip", "keyword_only"),
     ]
     assert candidate["positional"] == ["value"]
+
+
+def test_a_parameter_whose_default_is_a_sentinel_is_optional_without_one() -> None:
+    import enum
+    import types
+
+    from metaserver.agents.analysis.probe.probe_members import describe_callable
+
+    class Undefined(enum.Enum):
+        TOKEN = 0
+
+    marker = object()
+
+    def url(
+        val: str | Undefined = Undefined.TOKEN, base: str = marker, *, strict: bool = False
+    ) -> str:  # type: ignore[assignment]
+        """A URL."""
+        return str(val)
+
+    # the objects themselves (this file's annotations are text, and these names are local)
+    url.__annotations__ = {"val": str | Undefined, "base": str, "strict": bool, "return": str}
+
+    module = types.ModuleType("fixture_unset")
+    candidate, reason, _ = describe_callable(url, "url", module, True)
+    assert candidate is not None, reason
+    found = {p["name"]: p for p in candidate["parameters"]}
+    # both taken, neither with a default the tool would send: left out, the callable's own
+    for name in ("val", "base"):
+        assert found[name]["unset_default"] is True
+        assert not found[name]["required"]
+        assert "default" not in found[name]["json_schema"]
+    assert found["strict"]["json_schema"]["default"] is False
+    assert "unset_default" not in found["strict"]

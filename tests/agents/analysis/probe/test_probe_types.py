@@ -56,3 +56,28 @@ def test_a_plain_arm_beside_a_class_only_a_handle_gives_is_plain_json() -> None:
     # Beside None alone, or alone, the class still takes a handle only
     assert parameter_schema(Zone | None, no_ctor)[1] == "handle"
     assert parameter_schema(Zone, no_ctor)[1].startswith("handle:")
+
+
+def test_a_sentinel_arm_is_left_out_and_record_arms_leave_the_text_plain() -> None:
+    import enum
+    from typing import NamedTuple
+
+    from metaserver.agents.analysis.probe.probe_types import HANDLE_SCHEMA, parameter_schema
+
+    class Undefined(enum.Enum):
+        """The typed idiom for "not given": one member."""
+
+        TOKEN = 0
+
+    class Parts(NamedTuple):
+        scheme: str
+        host: str
+
+    # ``val: str | Undefined``: the sentinel is the default, never sent
+    assert parameter_schema(str | Undefined) == ({"anyOf": [{"type": "string"}]}, None)
+    # ``str | Parts``: the record's codec would refuse the documented text
+    schema, codec = parameter_schema(str | Parts)
+    assert codec is None
+    assert schema["anyOf"] == [{"type": "string"}, HANDLE_SCHEMA]
+    # an enum of several members is a value, not a sentinel
+    assert parameter_schema(enum.Enum("Mode", "A B"))[1] is not None
