@@ -44,7 +44,7 @@ from metaserver.agents.repair.rounds import validate_and_repair
 from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
 from metaserver.agents.validate.notebook_outputs import notebook_seconds
-from metaserver.agents.validate.selftest import run_generated_tests
+from metaserver.agents.validate.selftest import failed_tool_tests, run_generated_tests
 from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
@@ -72,7 +72,7 @@ from metaserver.fs import remove_tree
 from metaserver.registry import Registry
 from metaserver.registry.failed import keep_failed
 from metaserver.registry.files import discard_conversion
-from metaserver.sandbox import Sandbox, get_sandbox
+from metaserver.sandbox import RunResult, Sandbox, get_sandbox
 from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -271,7 +271,13 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         needing = [e.target for e in evidence if e.program]  # an uninstalled program
         report.coverage = readme_coverage(usage, passed, code.candidates, needing)
         if passed:
-            await _publish(draft, passed, evidence)
+            unreproduced = await _publish(draft, passed, evidence)
+            if unreproduced:  # proven once, but not again by the server's tests: left out
+                evidence = [_unreproduced(e) if e.name in unreproduced else e for e in evidence]
+                passed = [s for s in passed if s.name not in unreproduced]
+                report.tools = _final_statuses(evidence, published=True)
+                report.tools_passed = len(passed)
+                report.coverage = readme_coverage(usage, passed, code.candidates, needing)
 
     if report.tools_passed < MIN_TOOLS_PASSED:
         shutil.rmtree(conversion.venv, ignore_errors=True)
@@ -322,18 +328,43 @@ async def _build_environment(conversion: Conversion) -> Environment:
     return environment
 
 
-async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvidence]) -> None:
-    """Render the server with only its proven tools, and check it still answers.
+async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvidence]) -> set[str]:
+    """Render the server with only its proven tools, and check it still answers; the names
+    of the tools its own tests could not replay in a fresh server, left out of it.
+
+    A tool proven during validation may depend on state calls leave in the library (a name
+    registered once per process): replayed with every other tool's call in the one new
+    server the tests start, it fails. Those tools, and only those, are left out and the
+    rest checked again; a second failure fails the conversion.
 
     Raises:
-        ValidationError: the server's own replayed tests failed.
+        ValidationError: the server's own replayed tests failed for other reasons, or again.
     """
+    replay = await _check_published(draft, passed, evidence)
+    if replay is None or replay.ok:
+        return set()
+    failed = failed_tool_tests(replay.stdout)
+    kept = [s for s in passed if s.name not in failed]
+    if replay.timed_out or not failed or len(kept) == len(passed) or len(kept) < MIN_TOOLS_PASSED:
+        raise ValidationError(f"the generated server's own tests failed: {_why(replay)}")
+    logger.warning("not replayed by the server's own tests, left out: %s", ", ".join(sorted(failed)))
+    again = await _check_published(draft, kept, evidence)
+    if again is not None and not again.ok:
+        raise ValidationError(f"the generated server's own tests failed: {_why(again)}")
+    return failed
+
+
+async def _check_published(
+    draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvidence]
+) -> RunResult | None:
+    """Render ``passed``, check the protocol, and replay the server's own tests (None when
+    they are not run)."""
     settings, sandbox = draft.settings, draft.sandbox
     draft.render(passed, evidence)
     protocol = check_protocol(draft.server_dir, passed, draft.environment, settings, sandbox)
     if not (settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED):
         await protocol
-        return
+        return None
     # Both only read the rendered directory; together they take the time of the longer.
     replaying = run_generated_tests(draft.server_dir, draft.environment, settings, sandbox)
     try:
@@ -342,9 +373,23 @@ async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvid
             replay = group.create_task(replaying)
     except ExceptionGroup as failed:
         raise failed.exceptions[0] from None
-    if not replay.result().ok:
-        why = "timed out" if replay.result().timed_out else replay.result().tail(5)
-        raise ValidationError(f"the generated server's own tests failed: {why}")
+    return replay.result()
+
+
+def _why(replay: RunResult) -> str:
+    return "timed out" if replay.timed_out else replay.tail(5)
+
+
+def _unreproduced(evidence: ToolEvidence) -> ToolEvidence:
+    return evidence.model_copy(
+        update={
+            "status": "failed",
+            "error": "passed validation, but the server's own tests (every tool's "
+            "validated call, replayed in one new server) could not replay it: it depends "
+            "on state other calls leave in the library",
+            "failure_type": "api_inference_error",
+        }
+    )
 
 
 def _reserve(longer: list[ToolSpec], chosen: list[ToolSpec]) -> list[ToolSpec]:

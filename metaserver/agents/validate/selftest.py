@@ -6,6 +6,7 @@ The tests hold the validation calls; running them proves the directory is self-c
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from metaserver.agents.environment.build import SELFTEST_PACKAGES
@@ -44,3 +45,14 @@ async def run_generated_tests(
     )
     argv = [str(environment.python_path), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     return await sandbox.run([*argv, str(server_dir / "tests")], policy)
+
+
+_FAILED_TOOL_TEST = re.compile(
+    r"^FAILED \S*test_tools\.py::test_tool_answers_as_validated\[(\S+)\](?:\s|$)", re.M
+)
+
+
+def failed_tool_tests(output: str) -> set[str]:
+    """The tools whose replay failed in the generated tests' pytest summary
+    (``FAILED ../tests/test_tools.py::test_tool_answers_as_validated[NAME]``)."""
+    return set(_FAILED_TOOL_TEST.findall(output))

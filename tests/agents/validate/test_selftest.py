@@ -1,0 +1,38 @@
+"""failed_tool_tests: which tools the generated tests could not replay, read from pytest."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from metaserver.agents.validate.selftest import failed_tool_tests
+
+TESTS = """
+import pytest
+
+CALLS = [{"tool": "table_new"}, {"tool": "table_size"}, {"tool": "count[1]"}]
+
+
+@pytest.mark.parametrize("call", CALLS, ids=[c["tool"] for c in CALLS])
+def test_tool_answers_as_validated(call):
+    assert call["tool"] == "table_new"
+"""
+
+
+def test_the_tools_whose_replay_failed_are_read_from_pytests_summary(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_tools.py").write_text(TESTS)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path / "tests",
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 1
+    # the tests the server's own replay failed, by tool name; the passing one is not there
+    assert failed_tool_tests(run.stdout) == {"table_size", "count[1]"}
+    assert failed_tool_tests("1 passed in 0.1s") == set()
