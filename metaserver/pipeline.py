@@ -347,7 +347,8 @@ async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvid
     kept = [s for s in passed if s.name not in failed]
     if replay.timed_out or not failed or len(kept) == len(passed) or len(kept) < MIN_TOOLS_PASSED:
         raise ValidationError(f"the generated server's own tests failed: {_why(replay)}")
-    logger.warning("not replayed by the server's own tests, left out: %s", ", ".join(sorted(failed)))
+    left_out = ", ".join(sorted(failed))
+    logger.warning("not replayed by the server's own tests, left out: %s", left_out)
     again = await _check_published(draft, kept, evidence)
     if again is not None and not again.ok:
         raise ValidationError(f"the generated server's own tests failed: {_why(again)}")
