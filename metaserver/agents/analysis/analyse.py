@@ -7,6 +7,7 @@ the sandbox; metaserver never imports target code into its own process.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 import tempfile
@@ -24,6 +25,14 @@ from metaserver.sandbox import Policy, Sandbox
 from metaserver.settings import Settings
 
 PROBE = Path(__file__).with_name("probe") / "probe_script.py"
+# The probe's own budget, as a share of its sandbox limit (``timeouts.probe``): past it the
+# probe stops reading and writes what it has (probe/probe_budget.py). The rest of the limit
+# is for finishing the callable at hand and writing the report (sympy's 35k candidates are
+# a few seconds of JSON), so that a very large library gives a partial candidate list
+# rather than a failed conversion; the limit itself stays the last guard.
+PROBE_BUDGET_SHARE = 0.75
+
+logger = logging.getLogger(__name__)
 
 
 # Install the distributions of these missing top-level modules; True when it did.
@@ -86,6 +95,7 @@ async def _probe(
     try:
         output = workdir / "report.json"
         argv = [str(environment.python_path), "-I", str(PROBE), "--output", str(output)]
+        argv += ["--budget", f"{settings.timeouts.probe * PROBE_BUDGET_SHARE:.1f}"]
         guides = guide_sessions(workspace.path)
         if guides:  # README sessions: examples of methods on receivers the README builds
             (workdir / "guides.json").write_text(json.dumps(guides))
@@ -116,6 +126,8 @@ async def _probe(
             raise AnalysisError(f"the analysis probe wrote an unreadable report: {exc}") from exc
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    for unread in report.unread:
+        logger.warning("analysis: %s: %s", unread.target, unread.reason)
     return report
 
 
