@@ -11,6 +11,7 @@ import logging
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -115,7 +116,15 @@ async def _probe(
             # The conversion's own uid: its environment and server directory share this name.
             tenant=environment.venv.name,
         )
+        started = time.monotonic()
         result = await sandbox.run(argv, policy)
+        # Its time against its limit: how near a large library runs to its budget.
+        logger.info(
+            "analysis: the probe took %.1f s (budget %s s, limit %.0f s)",
+            time.monotonic() - started,
+            argv[argv.index("--budget") + 1],
+            policy.timeout,
+        )
         if result.timed_out:
             raise SandboxTimeout(f"importing the package took over {policy.timeout:.0f}s")
         if not result.ok or not output.exists():

@@ -236,16 +236,16 @@ def main():
         for module in walk.documented():
             list_members(listing, module, package_name, skipped)
         walks.append(walk)
-    # In order of value (probe_order.py): what the guides call, whatever the budget; the
-    # rest of the documented modules; the other modules' members, walked while time is left.
+    # In order of value (probe_order.py), while time is left: what the guides call, the
+    # rest of the documented modules, then the other modules, walked, the same way.
     words = guide_words(GUIDES)
     read = {}  # a member's place in walk order: its candidates and its skipped entries
-    describe_members(listing.unread(words), read)
+    describe_members(listing.unread(words), read, budget)
     describe_members(listing.unread(), read, budget)
     for walk in walks:
         for module in walk.others(budget):
             list_members(listing, module, walk.package_name, skipped)
-    describe_members(listing.unread(words), read)
+    describe_members(listing.unread(words), read, budget)
     describe_members(listing.unread(), read, budget)
     for package_name in packages:
         left = [m.target for m in listing.unread() if m.package == package_name]

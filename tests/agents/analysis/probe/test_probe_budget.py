@@ -28,6 +28,30 @@ def scale(x: float, factor: float = 2.0) -> float:
     return x * factor
 '''
 
+# Classes that take time to read (their signature sleeps, as a large class's reading does).
+HEAVY = """
+import time
+
+
+class _Slow(type):
+    @property
+    def __signature__(cls):
+        time.sleep(0.5)
+        return None
+
+
+class Heavy1(metaclass=_Slow):
+    def __init__(self, a: int) -> None:
+        self.a = a
+
+
+Heavy2 = _Slow("Heavy2", (Heavy1,), {})
+Heavy3 = _Slow("Heavy3", (Heavy1,), {})
+Heavy4 = _Slow("Heavy4", (Heavy1,), {})
+Heavy5 = _Slow("Heavy5", (Heavy1,), {})
+Heavy6 = _Slow("Heavy6", (Heavy1,), {})
+"""
+
 CORE = '''\
 def add(a: int, b: int) -> int:
     """Add two integers."""
@@ -51,13 +75,14 @@ def slow_{letter}(a: int) -> int:
 '''
 
 LETTERS = "abcdefghijkl"  # twelve modules that sleep half a second each: 6 s
+SPENT = "the probe's {} s budget was spent"
 GUIDE = ">>> from slowwalk.core import add\n>>> add(2, 3)\n5\n"
 
 
-def make_tree(root: Path, sleep: float, letters: str = LETTERS) -> Path:
+def make_tree(root: Path, sleep: float, heavy: bool, letters: str = LETTERS) -> Path:
     package = root / "tree" / "slowwalk"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text(INIT)
+    (package / "__init__.py").write_text(INIT + (HEAVY if heavy else ""))
     (package / "core.py").write_text(CORE)
     for letter in letters:
         (package / f"{letter}_slow.py").write_text(SLOW.format(seconds=sleep, letter=letter))
@@ -65,8 +90,8 @@ def make_tree(root: Path, sleep: float, letters: str = LETTERS) -> Path:
     return root / "tree"
 
 
-def run_probe(root: Path, budget: float | None) -> tuple[CodeReport, float]:
-    tree = make_tree(root, sleep=0.5)
+def run_probe(root: Path, budget: float | None, heavy: bool = False) -> tuple[CodeReport, float]:
+    tree = make_tree(root, sleep=0.5, heavy=heavy)
     argv = [sys.executable, "-I", str(PROBE), "--output", str(root / "report.json")]
     argv += ["--path", str(tree), "--guides", str(root / "guides.json")]
     if budget is not None:
@@ -78,20 +103,35 @@ def run_probe(root: Path, budget: float | None) -> tuple[CodeReport, float]:
     return CodeReport.model_validate_json((root / "report.json").read_text()), elapsed
 
 
-def test_a_spent_budget_still_reads_what_the_guides_call(tmp_path: Path) -> None:
-    """With no time at all, the function the guide calls is still read (whatever the
-    budget), nothing else is, no slow module is imported, and the report says what was
-    left: the documented modules' other callables and the walk of the others."""
+def test_a_spent_budget_reads_nothing_more_and_says_what_it_left(tmp_path: Path) -> None:
+    """With no time at all nothing is described and no slow module imported, and the
+    report says what was left: the documented modules' callables and the walk's modules."""
     report, elapsed = run_probe(tmp_path, budget=0)
 
-    assert [c.target for c in report.candidates] == ["slowwalk:add"]
-    assert report.candidates[0].aliases == ["slowwalk.core:add"]  # met first, then read
+    assert report.candidates == []
     assert elapsed < 3  # the twelve modules that sleep were not imported
-    reasons = [u.reason for u in report.unread]
     assert all(u.target == "slowwalk" for u in report.unread)
-    assert any(r.startswith("modules from slowwalk.a_slow on not walked") for r in reasons)
-    assert any("slowwalk:scale" in r and "slowwalk.core:unused" in r for r in reasons)
-    assert all("0 s budget was spent" in r for r in reasons)
+    walk, read = (u.reason for u in report.unread)
+    assert walk == "modules from slowwalk.a_slow on not walked (2 walked): " + SPENT.format(0)
+    assert read == (
+        "3 (slowwalk:add, slowwalk:scale, slowwalk.core:unused) public callables not "
+        "described: " + SPENT.format(0)
+    )
+
+
+def test_what_the_guides_call_is_read_first(tmp_path: Path) -> None:
+    """Six classes that take half a second each to read come first in walk order, but the
+    function the guide calls is read before them, and the budget runs out among them."""
+    report, _ = run_probe(tmp_path, budget=1.5, heavy=True)
+
+    targets = [c.target for c in report.candidates]
+    assert "slowwalk:add" in targets
+    assert report.candidates[-1].target == "slowwalk:add"  # in walk order: after Heavy1...
+    assert len(targets) < 6  # add and the few classes read before the budget was spent
+    walk, read = (u.reason for u in report.unread)
+    assert walk.startswith("modules from slowwalk.a_slow on not walked")
+    assert all(f"slowwalk:{name}" in read for name in ("Heavy6", "scale"))
+    assert "slowwalk.core:unused" in read and "slowwalk:add" not in read
 
 
 def test_a_budget_stops_a_slow_walk_between_modules(tmp_path: Path) -> None:
