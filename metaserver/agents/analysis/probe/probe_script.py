@@ -237,7 +237,8 @@ def main():
             list_members(listing, module, package_name, skipped)
         walks.append(walk)
     # In order of value (probe_order.py), while time is left: what the guides call, the
-    # rest of the documented modules, then the other modules, walked, the same way.
+    # rest of the documented modules, then the other modules, walked, the same way (with
+    # several top-level packages, all their documented modules come before any walk).
     words = guide_words(GUIDES)
     read = {}  # a member's place in walk order: its candidates and its skipped entries
     describe_members(listing.unread(words), read, budget)
@@ -263,9 +264,8 @@ def main():
             described[0]["aliases"] = list(member.aliases)
     name_steps(candidates, seen)
     report = {"packages": packages, "candidates": candidates, "skipped": skipped}
-    report["unread"] = budget.unread
     with open(options.output, "w", encoding="utf-8") as handle:
-        json.dump(report, handle)
+        json.dump({**report, "unread": budget.unread}, handle)
 
 
 def list_members(listing, module, package_name, skipped):
