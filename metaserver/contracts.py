@@ -342,6 +342,11 @@ class CodeReport(BaseModel):
     packages: list[str]
     candidates: list[Candidate]
     skipped: list[SkippedCallable] = Field(default_factory=list)
+    unread: list[SkippedCallable] = Field(
+        default_factory=list,
+        description="What the probe left unread when its time budget was spent (modules not "
+        "walked, callables not described), per package.",
+    )
 
 
 class ToolSpec(BaseModel):
@@ -569,6 +574,12 @@ class ConversionReport(BaseModel):
     )
     coverage: Coverage = Field(
         default_factory=Coverage, description="README coverage of the passed tools."
+    )
+    analysis_unread: list[SkippedCallable] = Field(
+        default_factory=list,
+        description="What the analysis probe left unread because its time budget was spent "
+        "(a very large library): modules not walked, callables not described, per package. "
+        "Empty when it read everything.",
     )
 
 

@@ -237,6 +237,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             file_parameters(code),
         )
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
+        report.analysis_unread = code.unread
         conversion.max_tools = tool_budget(
             code, usage, conversion.max_tools, conversion.documented_cap
         )

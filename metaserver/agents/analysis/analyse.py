@@ -7,9 +7,11 @@ the sandbox; metaserver never imports target code into its own process.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -24,6 +26,14 @@ from metaserver.sandbox import Policy, Sandbox
 from metaserver.settings import Settings
 
 PROBE = Path(__file__).with_name("probe") / "probe_script.py"
+# The probe's own budget, as a share of its sandbox limit (``timeouts.probe``): past it the
+# probe stops reading and writes what it has (probe/probe_budget.py). The rest of the limit
+# is for finishing the callable at hand and writing the report (sympy's 35k candidates are
+# a few seconds of JSON), so that a very large library gives a partial candidate list
+# rather than a failed conversion; the limit itself stays the last guard.
+PROBE_BUDGET_SHARE = 0.75
+
+logger = logging.getLogger(__name__)
 
 
 # Install the distributions of these missing top-level modules; True when it did.
@@ -86,6 +96,7 @@ async def _probe(
     try:
         output = workdir / "report.json"
         argv = [str(environment.python_path), "-I", str(PROBE), "--output", str(output)]
+        argv += ["--budget", f"{settings.timeouts.probe * PROBE_BUDGET_SHARE:.1f}"]
         guides = guide_sessions(workspace.path)
         if guides:  # README sessions: examples of methods on receivers the README builds
             (workdir / "guides.json").write_text(json.dumps(guides))
@@ -105,7 +116,15 @@ async def _probe(
             # The conversion's own uid: its environment and server directory share this name.
             tenant=environment.venv.name,
         )
+        started = time.monotonic()
         result = await sandbox.run(argv, policy)
+        # Its time against its limit: how near a large library runs to its budget.
+        logger.info(
+            "analysis: the probe took %.1f s (budget %s s, limit %.0f s)",
+            time.monotonic() - started,
+            argv[argv.index("--budget") + 1],
+            policy.timeout,
+        )
         if result.timed_out:
             raise SandboxTimeout(f"importing the package took over {policy.timeout:.0f}s")
         if not result.ok or not output.exists():
@@ -116,6 +135,8 @@ async def _probe(
             raise AnalysisError(f"the analysis probe wrote an unreadable report: {exc}") from exc
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    for unread in report.unread:
+        logger.warning("analysis: %s: %s", unread.target, unread.reason)
     return report
 
 

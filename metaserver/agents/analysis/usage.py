@@ -58,6 +58,12 @@ _GUIDE_PAGE = re.compile(
     re.I,
 )
 _DOC_DIRS = {"doc", "docs", "documentation"}
+# A docs folder that holds guide pages whatever their names: a tutorial's chapters
+# (``doc/src/tutorials/intro-tutorial/calculus.rst``). Not "example" or "index": a
+# gallery or an API index folder holds pages of every kind.
+_GUIDE_FOLDER = re.compile(r"quick|start|tutorial|intro|overview|usage|guide|basics|howto", re.I)
+# A contributors' guide shows how to build and test the project, not how to use it.
+_NOT_USE = re.compile(r"contribut|develop", re.I)
 MAX_DOCUMENTED = 60
 MAX_GUIDE_FILES = 200
 
@@ -221,10 +227,19 @@ def _guide_files(root: Path) -> list[Path]:
         is_text = path.suffix.lower() in _TEXT_SUFFIXES
         if path.name.lower().startswith("readme") and (is_text or not path.suffix):
             readmes.append(path)
-        elif is_text and folders & _DOC_DIRS and _GUIDE_PAGE.search(path.stem):
+        elif is_text and folders & _DOC_DIRS and _guide_page(path.stem, folders):
             guides.append(path)
     readmes.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
     return readmes + guides
+
+
+def _guide_page(stem: str, folders: set[str]) -> bool:
+    """Whether a docs page is a guide: by its name, or by a folder of guides it is in."""
+    if _GUIDE_PAGE.search(stem):
+        return True
+    return any(_GUIDE_FOLDER.search(f) for f in folders) and not any(
+        _NOT_USE.search(f) for f in folders
+    )
 
 
 def _small_file(path: Path) -> bool:

@@ -149,6 +149,32 @@ async def test_an_import_that_hangs_times_out(tmp_path: Path, isolated_home: Pat
         await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
 
 
+async def test_a_walk_past_the_limit_stops_at_the_probes_budget(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Twenty submodules that take half a second each to import, under a 6 s limit: the
+    probe stops walking at its budget (a share of the limit) and writes what it has."""
+    settings = Settings(home=isolated_home, timeouts={"probe": 6})
+    files = {
+        "slowwalk/__init__.py": "def add(a: int, b: int) -> int:\n    return a + b\n",
+        "README.md": "```python\n>>> from slowwalk import add\n>>> add(2, 3)\n5\n```\n",
+    }
+    for n in range(20):
+        files[f"slowwalk/m{n:02d}.py"] = (
+            f"import time\ntime.sleep(0.5)\ndef f{n}(a):\n    return a\n"
+        )
+    space = tree_with(tmp_path, files)
+
+    report = await analyse(
+        space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox)
+    )
+
+    assert "slowwalk:add" in {c.target for c in report.candidates}
+    assert [u.target for u in report.unread][:1] == ["slowwalk"]
+    assert report.unread[0].reason.startswith("modules from slowwalk.m")
+    assert "the probe's 4.5 s budget was spent" in report.unread[0].reason
+
+
 def test_missing_modules_are_those_a_package_itself_could_not_import() -> None:
     report = CodeReport(
         packages=["loud", "quiet"],

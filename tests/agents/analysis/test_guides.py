@@ -44,6 +44,23 @@ def test_blocks_become_prompted_lines_and_sessions_keep_their_output(tmp_path: P
     assert texts[1] == ">>> x = Dot(0.0, 0.0)"
 
 
+def test_a_page_in_a_folder_of_guides_is_a_guide(tmp_path: Path) -> None:
+    # A tutorial's chapters are named for their topic, not "tutorial": their folder says it.
+    chapters = tmp_path / "doc" / "src" / "tutorials" / "intro-tutorial"
+    chapters.mkdir(parents=True)
+    (chapters / "calculus.rst").write_text(".. code-block:: python\n\n    diff(x)\n")
+    api = tmp_path / "doc" / "src" / "modules"
+    api.mkdir(parents=True)
+    (api / "calculus.rst").write_text(".. code-block:: python\n\n    internal(x)\n")
+    helping = tmp_path / "doc" / "src" / "contributing" / "new-contributors-guide"
+    helping.mkdir(parents=True)
+    (helping / "writing-tests.md").write_text("```python\ndef test_it():\n    check(x)\n```\n")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "calculus.md").write_text("```python\nloose(x)\n```\n")
+
+    assert guide_sessions(tmp_path) == [">>> diff(x)"]
+
+
 def test_a_statement_continued_without_prompts_is_one_statement(tmp_path: Path) -> None:
     """``>>> h = Dot(1,`` then an indented line without ``...``: doctest reads the rest as
     output of a line that does not parse; it is the statement's continuation."""

@@ -471,7 +471,9 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
     found = []
     mentioned = re.compile(rf"\.\s*{re.escape(method)}\b") if method else None
     texts = [(doc, False), (_class_doc(owner), False)]
-    texts += [(t, True) for t in GUIDES]
+    # The guides are asked by the names they write after a dot, found once: a search of
+    # every guide for every method of every class is a tenth of a large library's probe.
+    texts += [(t, True) for t in GUIDES if method in _after_dots(t) or not method.isidentifier()]
     for text, built_only in texts:
         # Only an attribute (``x.method(...)``, ``f = x.method``) makes an example of it: a
         # text that never writes one is not read (a class's long docstring, once per method).
@@ -484,6 +486,16 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
                 found.append(example)
     found.sort(key=lambda e: not e["has_expected"])
     return found[:MAX_EXAMPLES]
+
+
+_AFTER_DOTS = {}
+
+
+def _after_dots(text):
+    """Every name ``text`` writes after a dot (``x.method``, ``x . method``), once per text."""
+    if text not in _AFTER_DOTS:
+        _AFTER_DOTS[text] = frozenset(re.findall(r"\.\s*(\w+)", text))
+    return _AFTER_DOTS[text]
 
 
 def _typed_by_examples(params, examples, signature, hints, constructors):

@@ -69,7 +69,23 @@ def _class_factory(builder, owner):
     return inspect.ismethod(builder) and builder.__self__ is owner
 
 
+_RETURNED = {}
+
+
 def returned_class(builder):
+    """What ``builder`` says it returns (``_returned_class``), read once per function: a
+    guide's every assignment asks it for every method the guide calls."""
+    try:
+        return _RETURNED[builder]
+    except KeyError:
+        found = _returned_class(builder)
+    except TypeError:  # an unhashable callable
+        return _returned_class(builder)
+    _RETURNED[builder] = found
+    return found
+
+
+def _returned_class(builder):
     """What ``builder`` says it returns: its return annotation, else the package's class its
     docstring's ``Returns`` names (``response : `FrequencyResponseData```: without it, every
     class with a ``plot`` method would take ``resp.plot()`` as its own); None when neither

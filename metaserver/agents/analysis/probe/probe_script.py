@@ -1,29 +1,34 @@
 """The analysis probe: runs INSIDE the target environment, never in metaserver's process.
 
 Usage: ``python -I probe_script.py --output FILE [--distribution NAME] [--path DIR]
-[--guides FILE]``
+[--guides FILE] [--budget SECONDS]``
 
 It imports the package, lists its public functions and classes (constructors, methods) with
 signatures, JSON Schemas and codecs for their parameters, docstrings, doctest examples and
 risk flags, and writes one JSON document to FILE (not to stdout, which the imported code may
 print on). Standard library only: the target environment holds nothing of metaserver. Its
-helpers (``probe_types``, ``probe_docs``, ``probe_scan``, ``probe_members``) sit beside it.
+helpers (``probe_types``, ``probe_docs``, ``probe_scan``, ``probe_members``, ``probe_order``,
+``probe_budget``) sit beside it. With a budget it reads the most valuable part first and stops
+when the budget is spent, noting what it left unread (``unread``), rather than running into
+the sandbox's limit, which fails the conversion.
 """
 
 import argparse
 import importlib
 import importlib.metadata
-import inspect
-import itertools
 import json
 import os
 import re
 import sys
+import time
 import warnings
+
+STARTED = time.monotonic()  # the budget counts from here: the imports below are the probe's
 
 if not __package__:  # run as a script (``-I`` leaves the script's folder off sys.path)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from probe_assign import setter_candidates
+    from probe_budget import Budget, named
     from probe_docs import parameter_docs, summary_of
     from probe_members import (
         GUIDES,
@@ -33,9 +38,11 @@ if not __package__:  # run as a script (``-I`` leaves the script's folder off sy
         set_guides,
         spread_keywords,
     )
+    from probe_order import Listing, guide_words
     from probe_types import Unsupported, json_safe, schema_for
 else:
     from .probe_assign import setter_candidates
+    from .probe_budget import Budget, named
     from .probe_docs import parameter_docs, summary_of  # noqa: F401
     from .probe_members import (
         GUIDES,
@@ -45,6 +52,7 @@ else:
         set_guides,
         spread_keywords,
     )
+    from .probe_order import Listing, guide_words
     from .probe_types import Unsupported, json_safe, schema_for  # noqa: F401
 
 MAX_MODULES = 200
@@ -103,34 +111,83 @@ def walk_modules(package_name, errors, guides=()):
     guide imports it from (``from pkg.io import write``) comes before one that merely
     re-exports it (``pkg.calculators.aims``), and within the module budget.
     """
-    try:
-        package = importlib.import_module(package_name)
-    except BaseException as exc:  # import-time code may raise anything, even SystemExit
-        errors.append({"target": package_name, "reason": f"import failed: {describe(exc)}"})
-        return []
-    modules = [package]
-    if hasattr(package, "__path__"):
+    walk = ModuleWalk(package_name, errors, guides)
+    return walk.documented() + list(walk.others())
+
+
+class ModuleWalk:
+    """One package's modules in walk order: the package and the submodules its guides
+    import from first (``documented``), then the others (``others``), imported one at a
+    time as they are asked for, so that a caller whose budget is spent stops importing."""
+
+    def __init__(self, package_name, errors, guides=()):
+        self.package_name = package_name
+        self.errors = errors
+        self.guides = guides
+        self.package = None
+        self.count = 0  # modules imported, within MAX_MODULES
+        self.seen = {package_name}
+
+    def documented(self):
+        try:
+            self.package = importlib.import_module(self.package_name)
+        except BaseException as exc:  # import-time code may raise anything, even SystemExit
+            reason = f"import failed: {describe(exc)}"
+            self.errors.append({"target": self.package_name, "reason": reason})
+            return []
+        self.count = 1
+        modules = [self.package]
+        if hasattr(self.package, "__path__"):
+            for name in guide_modules(self.guides, self.package_name):
+                if self.count >= MAX_MODULES or not self._wanted(name):
+                    continue
+                # A guide's import line may name a class, not a module: no error then.
+                module = self._import(name, quiet=True)
+                if module is not None:
+                    modules.append(module)
+        return modules
+
+    def others(self, budget=None):
+        """The package's other public submodules, imported; none once ``budget`` is spent
+        (its note names the module the walk stopped at)."""
+        if self.package is None or not hasattr(self.package, "__path__"):
+            return
         import pkgutil
 
-        documented = guide_modules(guides, package_name)
-        walked = (i.name for i in pkgutil.walk_packages(package.__path__, package_name + "."))
-        seen = {package_name}
-        for name in itertools.chain(documented, walked):
-            if len(modules) >= MAX_MODULES:
-                break
-            if name in seen or any(part.startswith("_") for part in name.split(".")):
+        prefix = self.package_name + "."
+        for info in pkgutil.walk_packages(self.package.__path__, prefix):
+            if self.count >= MAX_MODULES:
+                return
+            if not self._wanted(info.name):
                 continue
-            seen.add(name)
-            if re.search(r"\.(tests?|testing|conftest|_?vendor(ed)?)(\.|$)", name):
-                continue
-            try:
-                modules.append(importlib.import_module(name))
-            except ModuleNotFoundError as exc:
-                if exc.name != name or name not in documented:  # a guide's line, not a module
-                    errors.append({"target": name, "reason": f"import failed: {describe(exc)}"})
-            except BaseException as exc:
-                errors.append({"target": name, "reason": f"import failed: {describe(exc)}"})
-    return modules
+            if budget is not None and budget.spent():
+                budget.note(
+                    self.package_name,
+                    f"modules from {info.name} on not walked ({self.count} walked)",
+                )
+                return
+            module = self._import(info.name)
+            if module is not None:
+                yield module
+
+    def _wanted(self, name):
+        if name in self.seen or any(part.startswith("_") for part in name.split(".")):
+            return False
+        self.seen.add(name)
+        return not re.search(r"\.(tests?|testing|conftest|_?vendor(ed)?)(\.|$)", name)
+
+    def _import(self, name, quiet=False):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name or not quiet:
+                self.errors.append({"target": name, "reason": f"import failed: {describe(exc)}"})
+            return None
+        except BaseException as exc:
+            self.errors.append({"target": name, "reason": f"import failed: {describe(exc)}"})
+            return None
+        self.count += 1
+        return module
 
 
 _IMPORT_LINE = re.compile(
@@ -167,6 +224,7 @@ def main():
     parser.add_argument("--distribution")
     parser.add_argument("--path")
     parser.add_argument("--guides", help="JSON list: the README's and guides' code sessions")
+    parser.add_argument("--budget", type=float, help="seconds to read in (probe_budget.py)")
     options = parser.parse_args()
     if options.guides:
         with open(options.guides, encoding="utf-8") as handle:
@@ -174,39 +232,73 @@ def main():
     if options.path:
         sys.path.insert(0, options.path)
     warnings.simplefilter("ignore")
+    budget = Budget(options.budget, STARTED)
     packages = top_level_modules(options.distribution, options.path)
-    candidates, skipped, seen = [], [], {}
+    skipped, listing, walks = [], Listing(), []
     for package_name in packages:
-        for module in walk_modules(package_name, skipped, GUIDES):
-            try:
-                members = list(public_members(module, package_name))
-            except Exception as exc:  # a module whose attributes raise: report, go on
-                skipped.append({"target": module.__name__, "reason": describe(exc)})
-                continue
-            for name, obj, in_all in members:
-                target = f"{module.__name__}:{name}"
-                if id(obj) in seen:
-                    seen[id(obj)].setdefault("aliases", []).append(target)
-                    continue  # an alias: the first (shallowest) public path wins
-                try:
-                    if isinstance(obj, type):
-                        described = describe_class(obj, name, module, in_all, package_name)
-                    else:
-                        described = [describe_callable(obj, name, module, in_all)]
-                except Exception as exc:
-                    described = [(None, f"probe error: {describe(exc)}", target)]
-                for item, reason, where in described:
-                    if item is None:
-                        skipped.append({"target": where, "reason": reason})
-                    else:
-                        candidates.append(item)
-                found = [d[0] for d in described if d[0] is not None]
-                seen[id(obj)] = found[0] if found else {}
-                if inspect.ismethod(obj):  # the unbound function, met later, is an alias
-                    seen.setdefault(id(obj.__func__), seen[id(obj)])
+        walk = ModuleWalk(package_name, skipped, GUIDES)
+        for module in walk.documented():
+            list_members(listing, module, package_name, skipped)
+        walks.append(walk)
+    # In order of value (probe_order.py), while time is left: what the guides call, the
+    # rest of the documented modules, then the other modules, walked, the same way (with
+    # several top-level packages, all their documented modules come before any walk).
+    words = guide_words(GUIDES)
+    read = {}  # a member's place in walk order: its candidates and its skipped entries
+    describe_members(listing.unread(words), read, budget)
+    describe_members(listing.unread(), read, budget)
+    for walk in walks:
+        for module in walk.others(budget):
+            list_members(listing, module, walk.package_name, skipped)
+    describe_members(listing.unread(words), read, budget)
+    describe_members(listing.unread(), read, budget)
+    for package_name in packages:
+        left = [m.target for m in listing.unread() if m.package == package_name]
+        if left:
+            budget.note(package_name, f"{named(left)} public callables not described")
+    candidates, seen = [], {}
+    for member in listing.members:
+        if member.order not in read:
+            continue
+        described, skips = read[member.order]
+        candidates += described
+        skipped += skips
+        seen[id(member.obj)] = described[0] if described else {}
+        if described and member.aliases:
+            described[0]["aliases"] = list(member.aliases)
     name_steps(candidates, seen)
+    report = {"packages": packages, "candidates": candidates, "skipped": skipped}
     with open(options.output, "w", encoding="utf-8") as handle:
-        json.dump({"packages": packages, "candidates": candidates, "skipped": skipped}, handle)
+        json.dump({**report, "unread": budget.unread}, handle)
+
+
+def list_members(listing, module, package_name, skipped):
+    try:
+        members = list(public_members(module, package_name))
+    except Exception as exc:  # a module whose attributes raise: report, go on
+        skipped.append({"target": module.__name__, "reason": describe(exc)})
+        return
+    listing.add(module, package_name, members)
+
+
+def describe_members(members, read, budget=None):
+    """Each member's candidates (a class: its constructor and methods) and skipped entries,
+    into ``read`` by its place in walk order; until ``budget`` is spent, when given."""
+    for member in members:
+        if budget is not None and budget.spent():
+            return
+        member.read = True
+        obj, name, module, target = member.obj, member.name, member.module, member.target
+        try:
+            if isinstance(obj, type):
+                described = describe_class(obj, name, module, member.in_all, member.package)
+            else:
+                described = [describe_callable(obj, name, module, member.in_all)]
+        except Exception as exc:
+            described = [(None, f"probe error: {describe(exc)}", target)]
+        found = [item for item, _, _ in described if item is not None]
+        skips = [{"target": where, "reason": why} for item, why, where in described if item is None]
+        read[member.order] = (found, skips)
 
 
 def name_steps(candidates, seen):

@@ -78,7 +78,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     classes = {}  # such a variable -> its class, when a constructor built it
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     found = []
-    for example, statement in session_statements(doc, namespace):
+    for example, statement in session_statements(doc, namespace, until=method):
         if len(found) >= MAX_EXAMPLES:
             break
         source = example.source.strip()
@@ -207,14 +207,17 @@ def _parsed_once(doc):
 _SESSIONS = {}
 
 
-def session_statements(doc, namespace):
+def session_statements(doc, namespace, until=None):
     """``doc``'s ``>>>`` statements in order, each with its example, as a session reads
     them: names bound to literals put back into later lines (``data = [1, 2]``), and imports
     (a README's ``from pkg import Grid``) binding their names in ``namespace``, not yielded.
 
     Read once per text and per set of names bound to numpy (the only thing of the namespace
     that the reading depends on, ``Literals._array``): an inherited method's docstring is
-    read for every subclass, and a guide for every method it calls."""
+    read for every subclass, and a guide for every method it calls. With ``until`` (a
+    method's name), the statements end at the last one that calls it: the lines after it
+    cannot be its example, and a long guide is read for every method of every class whose
+    name it writes."""
     numpy = frozenset(
         name
         for name, value in namespace.items()
@@ -223,11 +226,39 @@ def session_statements(doc, namespace):
     key = (doc, numpy)
     if key not in _SESSIONS:
         _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
-    for example, statement in _SESSIONS[key]:
+    statements = _SESSIONS[key]
+    if until is not None:
+        statements = statements[: _last_call(key, statements, until)]
+    for example, statement in statements:
         if example is None:  # an import line: it binds names in the caller's namespace
             _imported(statement, namespace)
             continue
         yield example, statement
+
+
+_CALLED = {}
+
+
+def _last_call(key, statements, method):
+    """How many of ``statements`` it takes to reach the last that writes ``.method``; all
+    of them when a line binds the method to a name that a later line calls
+    (``compare = engine().compare``, then ``compare("egg", "eggs")``: no attribute)."""
+    if key not in _CALLED:
+        last, assigned, called = {}, {}, set()
+        for index, (_, statement) in enumerate(statements):
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Attribute):
+                    last[node.attr] = index + 1
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    called.add(node.func.id)
+                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            assigned.setdefault(target.id, set()).add(node.value.attr)
+        bound = set().union(*(assigned[name] for name in called if name in assigned))
+        _CALLED[key] = (last, bound)
+    last, bound = _CALLED[key]
+    return len(statements) if method in bound else last.get(method, 0)
 
 
 def _read_session(doc, namespace):
@@ -545,6 +576,18 @@ def _reads_only(node):
 
 def _forget(statement, receivers):
     """A statement that uses a receiver otherwise (``acc.x = 3``, ``f(acc)``) may change it."""
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Name) and node.id in receivers:
-            receivers[node.id] = None
+    for name in _names(statement) & receivers.keys():
+        receivers[name] = None
+
+
+_NAMES = {}
+
+
+def _names(node):
+    """The names ``node`` uses, remembered per node: the sessions' statements are read
+    once and then walked for every method of every class (their trees never change)."""
+    if isinstance(node, ast.Expr):  # a loop's call, made an expression anew for each reader
+        return _names(node.value)
+    if node not in _NAMES:
+        _NAMES[node] = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+    return _NAMES[node]

@@ -654,3 +654,17 @@ def test_a_parameter_whose_default_is_a_sentinel_is_optional_without_one() -> No
         assert "default" not in found[name]["json_schema"]
     assert found["strict"]["json_schema"]["default"] is False
     assert "unset_default" not in found["strict"]
+
+
+def test_a_guide_is_read_for_the_names_it_writes_after_a_dot() -> None:
+    """The names a guide writes after a dot, found once, say which methods read it: the
+    same guides as a search for ``.method`` as a whole word."""
+    import re
+
+    from metaserver.agents.analysis.probe.probe_members import _after_dots
+
+    text = ">>> g = Grid('A1')\n>>> g . code()\n>>> g.code_point\n>>> x = 1.5\n>>> g._raw()\n"
+    assert _after_dots(text) == {"code", "code_point", "5", "_raw"}
+    for method in ("code", "code_point", "_raw", "cod", "point", "Grid"):
+        whole = re.search(rf"\.\s*{re.escape(method)}\b", text) is not None
+        assert (method in _after_dots(text)) is whole

@@ -290,7 +290,8 @@ def reasons(report: CodeReport) -> dict[str, str]:
 
 def test_report_is_written_as_valid_json(probe_run: tuple[CodeReport, dict[str, Any]]) -> None:
     report, raw = probe_run
-    assert set(raw) == {"packages", "candidates", "skipped"}
+    assert set(raw) == {"packages", "candidates", "skipped", "unread"}
+    assert raw["unread"] == []  # no budget given: everything is read
     # The document is strict JSON (no NaN or Infinity) so any client can read it.
     json.dumps(raw, allow_nan=False)
     assert report.candidates

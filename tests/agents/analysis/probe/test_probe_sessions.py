@@ -414,3 +414,38 @@ def test_a_printed_method_call_is_an_example_on_its_receiver(tmp_path: Path) -> 
     [step] = example["session"]
     assert step["arguments"] == {"value": 0.2, "error": 0.01}
     assert step["_id"] == id(loaded.reading)
+
+
+def test_a_method_reads_a_text_up_to_its_last_call() -> None:
+    """The lines after a method's last call cannot be its example (a long guide is read for
+    every method of every class it names); a method bound to a name that a later line calls
+    has no attribute there, so that text is read whole."""
+    from metaserver.agents.analysis.probe import probe_sessions
+
+    doc = (
+        ">>> g = Grid('A1')\n>>> g.code()\n4328\n>>> g.name\n'A1'\n>>> h = Grid('B2')\n"
+        ">>> size = h.area\n>>> size()\n4\n>>> h.name\n'B2'\n"
+    )
+
+    def read(method: str | None) -> list[str]:
+        return [ex.source.strip() for ex, _ in probe_sessions.session_statements(doc, {}, method)]
+
+    everything = read(None)
+    assert len(everything) == 7
+    assert read("code") == everything[:2]
+    assert read("name") == everything  # h.name, the last line
+    assert read("area") == everything  # bound to size, called later: no attribute there
+    assert read("never") == []
+
+
+def test_forget_drops_every_receiver_a_statement_uses() -> None:
+    import ast
+
+    from metaserver.agents.analysis.probe import probe_sessions
+
+    statement = ast.parse("f(acc, other.x, [kept_out])").body[0]
+    receivers: dict[str, Any] = {"acc": [1], "other": [2], "kept": [3]}
+    for _ in range(2):  # the second time from the names remembered for the statement
+        probe_sessions._forget(statement, receivers)
+        assert receivers == {"acc": None, "other": None, "kept": [3]}
+        receivers.update(acc=[1], other=[2])
