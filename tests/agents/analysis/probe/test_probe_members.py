@@ -13,6 +13,19 @@ import pytest
 from metaserver.agents.analysis.analyse import PROBE
 from metaserver.contracts import Candidate, CodeReport
 
+
+def probed(root: Path) -> CodeReport:
+    """The probe's report on the packages under ``root``, run as in production."""
+    output = root / "report.json"
+    subprocess.run(
+        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
+        check=True,
+        cwd=root,
+        timeout=60,
+    )
+    return CodeReport.model_validate(json.loads(output.read_text()))
+
+
 PACKAGE = '''\
 """A package with classes, typed parameters and risky functions."""
 
@@ -179,14 +192,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> CodeReport:
     root = tmp_path_factory.mktemp("members")
     (root / "members").mkdir()
     (root / "members" / "__init__.py").write_text(textwrap.dedent(PACKAGE))
-    output = root / "report.json"
-    subprocess.run(
-        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
-        check=True,
-        cwd=root,
-        timeout=60,
-    )
-    return CodeReport.model_validate(json.loads(output.read_text()))
+    return probed(root)
 
 
 @pytest.fixture(scope="module")
@@ -324,14 +330,7 @@ def test_an_untyped_parameter_takes_the_class_its_docs_name(
     root = tmp_path_factory.mktemp("held")
     (root / "held").mkdir()
     (root / "held" / "__init__.py").write_text(HELD_PACKAGE)
-    output = root / "report.json"
-    subprocess.run(
-        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
-        check=True,
-        cwd=root,
-        timeout=60,
-    )
-    report = CodeReport.model_validate(json.loads(output.read_text()))
+    report = probed(root)
     found = {c.target.partition(":")[2]: c for c in report.candidates}
     held_arm = {"attribute": {"enum": ["UNIT"]}}
 
@@ -407,14 +406,7 @@ def test_docstring_types_name_classes_and_functions(
     root = tmp_path_factory.mktemp("typed")
     (root / "typed").mkdir()
     (root / "typed" / "__init__.py").write_text(TYPED_BY_DOCS)
-    output = root / "report.json"
-    subprocess.run(
-        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
-        check=True,
-        cwd=root,
-        timeout=60,
-    )
-    report = CodeReport.model_validate(json.loads(output.read_text()))
+    report = probed(root)
     found = {c.target.partition(":")[2]: c for c in report.candidates}
 
     # a function is no JSON: Model's constructor has no JSON form, so a Model is a handle
@@ -529,14 +521,7 @@ def test_a_parameter_documented_as_an_array_takes_one(
 ) -> None:
     (tmp_path / "arrays").mkdir()
     (tmp_path / "arrays" / "__init__.py").write_text(ARRAYS_BY_DOCS.format(imports=imports))
-    output = tmp_path / "report.json"
-    subprocess.run(
-        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)],
-        check=True,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    report = CodeReport.model_validate(json.loads(output.read_text()))
+    report = probed(tmp_path)
     [candidate] = [c for c in report.candidates if c.target == "arrays:states"]
     found = {p.name: p for p in candidate.parameters}
     # "A : array" in a package that uses numpy: a JSON list arrives as an ndarray
@@ -582,14 +567,7 @@ def test_a_context_method_exported_as_a_function_is_the_function(
     (root / "ctxpkg").mkdir()
     (root / "ctxpkg" / "__init__.py").write_text(CONTEXT_PACKAGE)
     (root / "ctxpkg" / "functions.py").write_text(CONTEXT_FUNCTIONS)
-    output = root / "report.json"
-    subprocess.run(
-        [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(root)],
-        check=True,
-        cwd=root,
-        timeout=60,
-    )
-    report = CodeReport.model_validate(json.loads(output.read_text()))
+    report = probed(root)
     found = {c.target: c for c in report.candidates if c.name == "scaled"}
     # the exported name, without the context parameter; the unbound function is its alias,
     # not a second tool whose first argument would be a guessed context
