@@ -351,9 +351,10 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
             )
             for e in examples
         ]
-        if built and sessions_only:
+        if sessions_only and (built or (handle.codec or "").startswith("new:")):
             # Every example replays a session: when theirs cannot be (a chain through a
-            # result that comes back as data), the constructor's object is a last receiver.
+            # result that comes back as data), the constructor's object is a last receiver
+            # (built by its tool, or from JSON by the ``new`` codec).
             fallback = synthesise_example(candidate.parameters[1:])
             arguments = {**fallback.arguments, handle.name: value}
             examples.append(fallback.model_copy(update={"arguments": arguments, "session": built}))

@@ -165,20 +165,22 @@ def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
 
 
 def _with_receiver(spec: ToolSpec, variants: list[Example]) -> list[Example]:
-    """A method's variants on a receiver one of its own sessions builds: a receiver passed
-    by handle only has no JSON to guess (a made-up handle id is refused by every call),
-    so without such a session its variants are dropped."""
+    """A method's variants on a receiver one of its own sessions builds, when the receiver
+    is passed by handle only: it has no JSON to guess (a made-up handle id is refused by
+    every call), so without such a session its variants are dropped. A receiver JSON
+    builds (the ``new`` codec) is varied as any argument is: a session of the docs may be
+    the very thing that failed."""
     if spec.kind != "method" or not spec.parameters:
         return variants
+    if not (spec.parameters[0].codec or "").startswith("handle:"):
+        return variants  # JSON builds the receiver (the ``new`` codec): vary it as it is
     built = next(
         (e.session for e in spec.examples if e.session and all(s.into is None for s in e.session)),
         None,
     )
-    if built is not None:
-        return [v.model_copy(update={"session": built}) for v in variants]
-    if (spec.parameters[0].codec or "").startswith("handle:"):
+    if built is None:
         return []
-    return variants
+    return [v.model_copy(update={"session": built}) for v in variants]
 
 
 # Values to try for a parameter, by schema type, when the first guess failed.

@@ -178,10 +178,13 @@ def test_a_session_proof_brings_the_tools_it_replays_and_keeps_its_own_receiver(
     # below, before total, and total's proof is not given another receiver.
     specs = design(CodeReport(packages=["pkg"], candidates=[acc, add, total]), max_tools=3)
     assert [s.name for s in specs] == ["acc_new", "acc_add", "acc_total"]
-    (example,) = specs[2].examples
+    example, fallback = specs[2].examples
     assert example.session == session
     assert example.arguments == {}
     assert example.expected == 1.5
+    # should the session fail, the constructor's JSON is a last receiver, with no value
+    assert (fallback.session, fallback.has_expected) == ([], False)
+    assert fallback.arguments == {"handle": {"start": 3.0}}
 
 
 def test_a_session_whose_tools_cannot_all_be_chosen_is_not_used() -> None:
