@@ -217,4 +217,18 @@ def test_a_kept_handle_matches_a_plain_value_by_its_repr_as_a_doctest_does() -> 
     assert not matches(three, "3")  # a doctest would show '3' for the text
     assert matches({"handle": "h_s", "type": "lib.Name", "repr": "'ada'"}, "ada")
     assert matches({"handle": "h_n", "type": "lib.Nothing", "repr": "None"}, None)
-    assert not matches({"handle": "h_l", "type": "lib.Vector", "repr": "[1, 2]"}, [1, 2])
+    # a repr that is a container literal is read as one, as the doctest's text compares
+    assert matches({"handle": "h_l", "type": "lib.Vector", "repr": "[1, 2]"}, [1, 2])
+    assert not matches({"handle": "h_l", "type": "lib.Vector", "repr": "[1, 2]"}, [2, 1])
+
+
+def test_a_handle_whose_repr_is_a_literal_is_compared_by_that_literals_value() -> None:
+    finite = {"handle": "h_s", "type": "sympy.sets.sets.FiniteSet", "repr": "{1, 2, 3, 4}"}
+    # the doctest shows {1, 2, 3, 4}: read as a set (wrapper "set", its sorted items)
+    assert matches(finite, [1, 2, 3, 4], "set")
+    assert not matches(finite, [1, 2, 3], "set")
+    listed = {"handle": "h_l", "type": "pkg.Row", "repr": "[1, 'a']"}
+    assert matches(listed, [1, "a"])
+    # a repr that is no literal (a call, a truncated text) is not read as one
+    truncated = {"handle": "h_t", "type": "pkg.Big", "repr": "{1, 2, 3..."}
+    assert not matches(truncated, [1, 2, 3], "set")
