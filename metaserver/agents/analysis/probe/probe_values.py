@@ -244,8 +244,8 @@ def _with_setups(value, into, item=None, at=0):
 
 def _calls(node, func, namespace, names, guide):
     resolved = _resolve(node.func, namespace)
-    if resolved is not None:
-        return resolved is func
+    if resolved is not None:  # a class method is bound anew at each access: equal, not same
+        return resolved is func or (inspect.ismethod(func) and resolved == func)
     return not guide and isinstance(node.func, ast.Name) and node.func.id in names
 
 

@@ -6,11 +6,17 @@ import ast
 import datetime
 import decimal
 import fractions
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from metaserver.agents.analysis.analyse import PROBE
 from metaserver.agents.analysis.probe.probe_stdlib import stdlib_value
+from metaserver.contracts import CodeReport
 
 NAMESPACE: dict[str, Any] = {
     "datetime": datetime,
@@ -57,3 +63,45 @@ def test_a_value_class_called_with_literals_is_its_json(source: str, json: Any, 
 )
 def test_anything_else_is_no_value(source: str) -> None:
     assert stdlib_value(ast.parse(source, mode="eval").body, resolve) is None
+
+
+SCHEDULES = '''
+"""Schedules: a class method the README calls with a date."""
+
+
+class Schedule:
+    """A schedule."""
+
+    def __init__(self, expr: str) -> None:
+        self.expr = expr
+
+    @classmethod
+    def match(cls, expr, when):
+        """Whether ``when`` falls in the hour ``expr`` names."""
+        return when.hour == int(expr.split()[1])
+'''
+
+README = """>>> from cronpack import Schedule
+>>> from datetime import datetime
+>>> Schedule.match('* 6', datetime(2019, 1, 14, 6))
+True
+"""
+
+
+def test_a_class_methods_guide_call_with_a_date_is_its_example(tmp_path: Path) -> None:
+    (tmp_path / "cronpack").mkdir()
+    (tmp_path / "cronpack" / "__init__.py").write_text(SCHEDULES)
+    guides = tmp_path / "guides.json"
+    guides.write_text(json.dumps([README]))
+    output = tmp_path / "report.json"
+    argv = [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)]
+    subprocess.run([*argv, "--guides", str(guides)], check=True, cwd=tmp_path, timeout=60)
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    [match] = [c for c in report.candidates if c.target == "cronpack:Schedule.match"]
+    # the class method is bound anew at each access: the README's call is still its own
+    [example] = match.examples
+    assert (example.arguments, example.expected) == (
+        {"expr": "* 6", "when": "2019-01-14T06:00:00"},
+        True,
+    )
+    assert {p.name: p.codec for p in match.parameters} == {"expr": None, "when": "datetime"}
