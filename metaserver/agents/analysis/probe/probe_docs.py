@@ -433,13 +433,15 @@ def _imported(statement, namespace):
             continue
         if statement.level or not statement.module or alias.name == "*":
             continue
+        # As ``from X import Y`` does: X's attribute Y first, then the submodule X.Y (the
+        # package ``croniter`` exports the class ``croniter`` over its module of that name).
         module = sys.modules.get(statement.module)
-        value = sys.modules.get(f"{statement.module}.{alias.name}")
-        if value is None and module is not None:
-            try:
-                value = inspect.getattr_static(module, alias.name)
-            except AttributeError:
-                value = None
+        try:
+            value = inspect.getattr_static(module, alias.name) if module is not None else None
+        except AttributeError:
+            value = None
+        if value is None:
+            value = sys.modules.get(f"{statement.module}.{alias.name}")
         if value is not None:
             namespace[alias.asname or alias.name] = value
         else:

@@ -8,6 +8,7 @@ import importlib
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy
 import pytest
@@ -189,3 +190,26 @@ def test_lines_without_continuation_prompts_are_one_statement() -> None:
     # a bracket inside a string opens nothing; an output that completes nothing stays one
     assert assigned.want == ""
     assert (shown.source, shown.want) == ("text\n", "'('\n")
+
+
+def test_an_import_line_binds_the_packages_attribute_before_its_submodule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ast
+
+    from metaserver.agents.analysis.probe.probe_docs import _imported
+
+    # ``from cronpkg import cronpkg``: the package exports a class over its module's name
+    (tmp_path / "cronpkg").mkdir()
+    (tmp_path / "cronpkg" / "__init__.py").write_text("from .cronpkg import cronpkg\n")
+    (tmp_path / "cronpkg" / "cronpkg.py").write_text("class cronpkg:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = importlib.import_module("cronpkg")
+    try:
+        namespace: dict[str, object] = {}
+        _imported(ast.parse("from cronpkg import cronpkg").body[0], namespace)
+        assert namespace["cronpkg"] is package.cronpkg
+        assert isinstance(namespace["cronpkg"], type)
+    finally:
+        for name in ("cronpkg", "cronpkg.cronpkg"):
+            sys.modules.pop(name, None)
