@@ -1259,7 +1259,19 @@ DUE_MODULE = '''\
 their constructors (``datetime(2019, 1, 14, 6)``, ``Decimal("3.10")``), to parameters
 nothing annotates."""
 
-__all__ = ["halve", "is_due", "later"]
+__all__ = ["halve", "is_due", "later", "span"]
+
+
+def span(lower, upper):
+    """How far ``upper`` lies above ``lower``: numbers, or amounts.
+
+    >>> span(0, 3)
+    3
+    >>> from decimal import Decimal
+    >>> span(Decimal("1.5"), Decimal("4"))
+    Decimal('2.5')
+    """
+    return upper - lower
 
 
 def is_due(expr, when):

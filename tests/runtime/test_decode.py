@@ -276,3 +276,15 @@ def test_a_class_attribute_that_holds_an_instance_is_a_receiver() -> None:
     with pytest.raises(CodecError):
         decode({"attribute": "__class__"}, f"new:{HERE}Box", handles)
     assert decode({"attribute": "UNIT"}, None, handles) == {"attribute": "UNIT"}
+
+
+def test_a_lenient_codec_decodes_its_form_and_passes_anything_else() -> None:
+    handles = HandleTable()
+    # typed by a documented example's date: a date's text is a date, a number a number
+    assert decode("2019-01-14T06:00:00", "?datetime", handles) == datetime.datetime(2019, 1, 14, 6)
+    assert decode(3, "?datetime", handles) == 3  # not seconds since 1970: only text decodes
+    assert decode([1, 2], "?decimal", handles) == [1, 2]
+    assert decode("1.50", "?decimal", handles) == Decimal("1.50")
+    assert decode("not a date", "?date", handles) == "not a date"
+    with pytest.raises(CodecError):
+        decode("not a date", "date", handles)  # the strict codec still refuses it

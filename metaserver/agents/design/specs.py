@@ -270,7 +270,7 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
 def _spec(
     candidate: Candidate, constructors: dict[str, Candidate], used: set[str], targets: set[str]
 ) -> ToolSpec:
-    codecs = {p.codec.partition(":")[0] for p in candidate.parameters if p.codec}
+    codecs = {p.codec.lstrip("?").partition(":")[0] for p in candidate.parameters if p.codec}
     if candidate.kind == "constructor":
         codecs.add("handle")
     return ToolSpec(

@@ -28,6 +28,7 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
     from .probe_returns import returned_class
     from .probe_scan import scan
     from .probe_sessions import method_examples
+    from .probe_stdlib import VALUE_CLASSES
     from .probe_textsig import text_signature
     from .probe_types import (
         Unsupported,
@@ -54,6 +55,7 @@ except ImportError:
     from probe_returns import returned_class
     from probe_scan import scan
     from probe_sessions import method_examples
+    from probe_stdlib import VALUE_CLASSES
     from probe_textsig import text_signature
     from probe_types import (
         Unsupported,
@@ -514,6 +516,11 @@ def _typed_by_examples(params, examples, signature, hints, constructors):
                 schema, codec = parameter_schema(cls, constructors)
             except Unsupported:
                 continue
+            if cls in VALUE_CLASSES and codec != "timedelta":
+                # One example's date is not all the parameter takes (portion's ``closed``:
+                # dates, numbers): the codec decodes its form, the rest passes as JSON.
+                schema = {"anyOf": [schema.get("anyOf", [schema])[0], {}]}
+                codec = "?" + codec
             for key in ("default", "description"):
                 if key in param["json_schema"]:
                     schema = dict(schema, **{key: param["json_schema"][key]})
