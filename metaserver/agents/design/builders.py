@@ -73,10 +73,11 @@ class Builders:
     def steps(self, cls: str, variable: str) -> list[SessionStep]:
         """The session steps that may build ``variable`` as an object of ``cls``, best
         first (each alone builds it)."""
-        return [_step(builder, arguments, variable) for builder, arguments in self.of(cls)]
+        return [built_step(builder, arguments, variable) for builder, arguments in self.of(cls)]
 
 
-def _step(builder: Candidate, arguments: dict[str, JSON], variable: str) -> SessionStep:
+def built_step(builder: Candidate, arguments: dict[str, JSON], variable: str) -> SessionStep:
+    """The session step that builds ``variable`` by calling ``builder`` with ``arguments``."""
     shown = ", ".join(f"{name}={json.dumps(value)}" for name, value in arguments.items())
     line = f"{variable} = {builder.name}({shown})"
     return SessionStep(line=line, target=builder.target, arguments=arguments)

@@ -10,7 +10,6 @@ it never changes which callable a tool is bound to.
 
 from __future__ import annotations
 
-import json
 import re
 
 import jsonschema
@@ -18,7 +17,7 @@ from jsonschema import Draft202012Validator
 
 from metaserver.agents.analysis.guide_paths import candidate_paths, pinned_paths
 from metaserver.agents.analysis.usage import Usage, UsageCall
-from metaserver.agents.design.builders import Builders, documented_arguments
+from metaserver.agents.design.builders import Builders, built_step, documented_arguments
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
     rank_key,
@@ -403,17 +402,13 @@ def _built_by_tool(
             documented = dict(plain[0].arguments)
         if documented is None:  # nothing documented: its own best guess, as the new codec's
             documented = synthesise_example(owner.parameters).arguments
-        shown = ", ".join(f"{name}={v!r}" for name, v in documented.items())
-        line = f"{handle.name} = {owner.name}({shown})"
-        return [SessionStep(line=line, target=owner.target, arguments=documented)]
+        return [built_step(owner, documented, handle.name)]
     if not isinstance(value, dict) or not (handle.codec or "").startswith("new:"):
         return []
     coded = {p.name for p in owner.parameters if p.codec}
     if not any(_object_value(value.get(name)) for name in coded):
         return []
-    shown = ", ".join(f"{name}={json.dumps(v)}" for name, v in value.items())
-    line = f"{handle.name} = {owner.name}({shown})"
-    return [SessionStep(line=line, target=owner.target, arguments=value)]
+    return [built_step(owner, value, handle.name)]
 
 
 def _object_value(value: JSON) -> bool:
