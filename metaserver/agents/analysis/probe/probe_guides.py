@@ -16,9 +16,11 @@ import inspect
 import sys
 
 try:  # as metaserver.agents.analysis.probe.probe_guides (tests), or beside probe_script.py
-    from .probe_sessions import PACKAGE, _resolve, returned_class, session_statements
+    from .probe_returns import returned_class
+    from .probe_sessions import PACKAGE, _resolve, session_statements
 except ImportError:
-    from probe_sessions import PACKAGE, _resolve, returned_class, session_statements
+    from probe_returns import returned_class
+    from probe_sessions import PACKAGE, _resolve, session_statements
 
 _TEXTS = []
 _FOUND = {}
