@@ -149,17 +149,20 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def _coverage_cell(coverage: dict[str, Any] | None) -> str:
     """``covered/documented (percent)``, without the names that read files or URLs (``+N
-    files``); ``-`` when the README and guides call nothing; ``n/a (N files/net)`` when every name
-    they call reads a file or a URL or reaches the network (no ratio: nothing to count,
-    which is not 0%)."""
+    files``), need an uninstalled program (``+N programs``) or only take data read from
+    files or the network (``+N read data``); ``-`` when the README and guides call nothing;
+    ``n/a (N files/net)`` when every name they call reads a file or a URL or reaches the
+    network (no ratio: nothing to count, which is not 0%)."""
     if not coverage:
         return "-"
     files = set(coverage.get("reads_files") or [])
     programs = set(coverage.get("needs_programs") or [])
-    apart = files | programs
+    data = set(coverage.get("needs_data") or [])
+    apart = files | programs | data
     documented = [n for n in coverage.get("documented", []) if n not in apart]
     covered = [n for n in coverage.get("covered", []) if n not in apart]
     needs = f" +{len(programs)} programs" if programs else ""
+    needs += f" +{len(data)} read data" if data else ""
     if not documented:
         return f"n/a ({len(files)} files/net){needs}" if apart else "-"
     cell = f"{len(covered)}/{len(documented)} ({100 * len(covered) / len(documented):.0f}%)"

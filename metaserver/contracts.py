@@ -532,10 +532,17 @@ class Coverage(BaseModel):
         "for an external program the library runs that is not installed (``nwchem``): "
         "listed, not counted in ratio (no conversion can install it).",
     )
+    needs_data: list[str] = Field(
+        default_factory=list,
+        description="Documented names not covered whose every call in the guides takes data "
+        "the guide read from a file, an address or the network before (``run(weather)`` "
+        "after ``weather = fetch_tmy(...)``): listed, not counted in ratio (no sandboxed "
+        "tool has that data to show the documented use with).",
+    )
     ratio: float | None = Field(
         default=None,
-        description="covered / documented, both without reads_files and needs_programs; "
-        "null when nothing else is documented.",
+        description="covered / documented, both without reads_files, needs_programs and "
+        "needs_data; null when nothing else is documented.",
     )
 
 

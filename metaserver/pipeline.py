@@ -22,6 +22,7 @@ from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
 from metaserver.agents.analysis.coverage import readme_coverage
+from metaserver.agents.analysis.data_flow import reaching_names
 from metaserver.agents.analysis.file_arguments import file_parameters
 from metaserver.agents.analysis.usage import (
     method_names,
@@ -235,6 +236,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             method_names(code),
             code.packages,
             file_parameters(code),
+            reaching_names(code.candidates),
         )
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         report.analysis_unread = code.unread

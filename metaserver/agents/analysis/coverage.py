@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from metaserver.agents.analysis.data_flow import reaching_names
 from metaserver.agents.analysis.guide_paths import pinned_paths
 from metaserver.agents.analysis.usage import Usage
 from metaserver.contracts import Candidate, Coverage, ToolSpec
@@ -37,18 +38,14 @@ def readme_coverage(
     name the guides' own imports resolve (``Usage.paths``) is covered only by the callable
     listed under that path. ``needs_programs``: the targets of tools whose examples failed
     only for an external program that is not installed (validate/programs.py); a documented
-    name such a tool is bound to, and no passed tool covers, is listed apart, not counted.
+    name such a tool is bound to, and no passed tool covers, is listed apart, not counted;
+    so is one that only takes data its guide read before (``Usage.takes_data``).
     """
     candidates = list(candidates)
     documented = list(usage.documented) if usage is not None else []
     reads_files = list(usage.reads_files) if usage is not None else []
-    kinds: dict[str, list[bool]] = {}
-    for candidate in candidates:
-        name = candidate.name if candidate.kind == "constructor" else short_name(candidate.target)
-        kinds.setdefault(name, []).append(bool(candidate.dangerous))
-    reads_files += [
-        n for n in documented if kinds.get(n) and all(kinds[n]) and n not in reads_files
-    ]
+    reaching = reaching_names(candidates)
+    reads_files += [n for n in documented if n in reaching and n not in reads_files]
     tools = [spec.target for spec in passed if spec.kind != "script"]
     names = {short_name(target) for target in tools}
     # A name the guides import from one module is covered by that callable only, never by
@@ -60,7 +57,12 @@ def readme_coverage(
     covered = [name for name in documented if name in names]
     programs = {short_name(target) for target in needs_programs}
     needing = [n for n in documented if n in programs and n not in names and n not in reads_files]
-    counted = [name for name in documented if name not in reads_files and name not in needing]
+    # A documented use that takes data the guide read first is out of a tool's reach; a
+    # passed tool bound to the name still counts (it runs on other arguments).
+    data = set(usage.takes_data) if usage is not None else set()
+    needs_data = [n for n in documented if n in data and n not in names and n not in reads_files]
+    apart = {*reads_files, *needing, *needs_data}
+    counted = [name for name in documented if name not in apart]
     hits = [name for name in counted if name in names]
     ratio = round(len(hits) / len(counted), 3) if counted else None
     return Coverage(
@@ -68,5 +70,6 @@ def readme_coverage(
         covered=covered,
         reads_files=reads_files,
         needs_programs=needing,
+        needs_data=needs_data,
         ratio=ratio,
     )

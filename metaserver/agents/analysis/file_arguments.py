@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from metaserver.contracts import CodeReport
 
-__all__ = ["FileParameters", "file_parameters", "reads_file", "writes_file"]
+__all__ = ["FileParameters", "file_parameters", "names_file", "reads_file", "writes_file"]
 
 
 # An address, an absolute or relative path, or a name with a data file's extension (a
@@ -77,7 +77,7 @@ def reads_file(call: ast.Call, files: FileParameters | None = None) -> bool:
     for position, keyword, node in arguments:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value.strip()
-            if text and " " not in text and _FILE_OR_URL.search(text):
+            if names_file(text):
                 return True
             takes_file = files is not None and (
                 position in files.positions or keyword in files.keywords
@@ -87,6 +87,13 @@ def reads_file(call: ast.Call, files: FileParameters | None = None) -> bool:
         if isinstance(node, ast.Call) and _callee(node) in ("open", "Path", "urlopen"):
             return True
     return False
+
+
+def names_file(text: str) -> bool:
+    """Whether a literal names a file or an address (``"image.png"``, ``"https://…"``,
+    ``"/data/x"``): a word with no space that looks like one."""
+    text = text.strip()
+    return bool(text) and " " not in text and bool(_FILE_OR_URL.search(text))
 
 
 def writes_file(name: str) -> bool:

@@ -19,9 +19,11 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from metaserver.agents.analysis.data_flow import DataFlow
 from metaserver.agents.analysis.file_arguments import FileParameters, reads_file, writes_file
 from metaserver.agents.analysis.guide_paths import built_names, imported_names, resolved
 from metaserver.contracts import JSON, CodeReport
@@ -98,6 +100,12 @@ class Usage(BaseModel):
         default_factory=list,
         description="Documented names every guide call of which passes a file path or URL.",
     )
+    takes_data: list[str] = Field(
+        default_factory=list,
+        description="Documented names, not among reads_files, every guide call of which "
+        "takes data the guide read from a file, an address or the network before "
+        "(``data_flow.py``): the callable may well run in a tool, but not as documented.",
+    )
     paths: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Documented names every guide call of which resolves through the guide's "
@@ -116,12 +124,14 @@ def mine_usage(
     methods: Iterable[str] = (),
     packages: Iterable[str] = (),
     files: dict[str, FileParameters] | None = None,
+    reaching: Iterable[str] = (),
 ) -> Usage:
     """Count and collect calls of ``names`` in the text and code files under ``root``;
     ``methods`` are the names that are only methods (a bare ``range(3)`` is not theirs);
     ``packages``, the package's top-level modules (a guide's ``np.array(...)`` is numpy's,
     never the package's ``array``); ``files``, where each name takes a file
-    (``file_parameters``)."""
+    (``file_parameters``); ``reaching``, the names that reach the network
+    (``data_flow.reaching_names``): what they return is data no sandboxed tool has."""
     wanted = {n for n in names if n.isidentifier()}
     counts: Counter[str] = Counter()
     calls: dict[str, list[UsageCall]] = {}
@@ -142,15 +152,14 @@ def mine_usage(
                     found.append(call.model_copy(update={"source": relative}))
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
-    documented, reads_files, paths = _documented(
-        root, wanted, set(methods), set(packages), files or {}
-    )
+    documented = _documented(root, wanted, set(methods), set(packages), files or {}, set(reaching))
     return Usage(
         counts=dict(counts),
         calls=calls,
-        documented=documented,
-        reads_files=reads_files,
-        paths=paths,
+        documented=documented.names,
+        reads_files=documented.reads_files,
+        takes_data=documented.takes_data,
+        paths=documented.paths,
     )
 
 
@@ -160,7 +169,7 @@ def documented_names(root: Path, wanted: set[str], methods: set[str] | None = No
     A name in ``methods`` (only a method of the package) counts only when called on an
     object: ``range(3)`` is the builtin, not some class's ``range``.
     """
-    return _documented(root, wanted, methods or set())[0]
+    return _documented(root, wanted, methods or set()).names
 
 
 def _documented(
@@ -169,10 +178,13 @@ def _documented(
     methods: set[str],
     packages: set[str] | None = None,
     files: dict[str, FileParameters] | None = None,
-) -> tuple[list[str], list[str], dict[str, list[str]]]:
-    """``documented_names``, those of them whose every call there reads a file or a URL
-    (a literal path or address among its arguments): out of reach of a sandboxed tool, and
-    the dotted paths of those whose every call resolves through the text's own imports.
+    reaching: set[str] | None = None,
+) -> _Documented:
+    """``documented_names``; those of them whose every call there reads a file or a URL
+    (a literal path or address among its arguments): out of reach of a sandboxed tool;
+    those whose every call takes data the text read from a file, an address or the network
+    before, or reads one itself (``data_flow.py``): not a use a sandboxed tool can show;
+    and the dotted paths of those whose every call resolves through the text's own imports.
 
     A text's imports hold for all its code (a README's ``>>>`` lines are pieces of their
     own): ``from pkg.io import write`` makes a later ``write(...)`` the call of
@@ -180,6 +192,7 @@ def _documented(
     module outside ``packages`` (when known) is another library's and documents nothing.
     """
     found: dict[str, bool] = {}  # name -> every call so far reads a file
+    given: dict[str, bool] = {}  # name -> every call so far reads a file or takes read data
     paths: dict[str, list[str]] = {}
     loose: set[str] = set()  # names called at least once without a resolved path
     for path in _guide_files(root):
@@ -190,8 +203,11 @@ def _documented(
         sources = _code_in_text(text)
         bindings = imported_names(sources)
         built = built_names(sources, bindings, packages or set())
+        flow = DataFlow(reaching or set(), files)
         for source in sources:
-            for name, bare, reads, dotted in _names_called(source, bindings, files, built):
+            for name, bare, reads, data, dotted in _names_called(
+                source, bindings, files, built, flow
+            ):
                 ours = bool(dotted and packages and dotted.partition(".")[0] in packages)
                 if dotted is not None and packages and not ours:
                     continue  # another library's name (``np.array``)
@@ -199,8 +215,9 @@ def _documented(
                     continue
                 if name in found:
                     found[name] = found[name] and reads
+                    given[name] = given[name] and (reads or data)
                 elif len(found) < MAX_DOCUMENTED:
-                    found[name] = reads
+                    found[name], given[name] = reads, reads or data
                 else:
                     continue
                 if dotted is None:
@@ -208,7 +225,19 @@ def _documented(
                 elif dotted not in paths.setdefault(name, []):
                     paths[name].append(dotted)
     resolved = {name: found_paths for name, found_paths in paths.items() if name not in loose}
-    return list(found), [name for name, reads in found.items() if reads], resolved
+    return _Documented(
+        list(found),
+        [name for name, reads in found.items() if reads],
+        [name for name, data in given.items() if data and not found[name]],
+        resolved,
+    )
+
+
+class _Documented(NamedTuple):
+    names: list[str]
+    reads_files: list[str]
+    takes_data: list[str]
+    paths: dict[str, list[str]]
 
 
 def _guide_files(root: Path) -> list[Path]:
@@ -277,18 +306,22 @@ def _names_called(
     bindings: dict[str, str] | None = None,
     files: dict[str, FileParameters] | None = None,
     built: dict[str, str] | None = None,
-) -> list[tuple[str, bool, bool, str | None]]:
-    """(name, called bare, reads a file or URL, dotted path) for each call in ``source``, in
-    source order; the path when the call resolves through ``bindings`` (the text's
-    imports): an imported name (its own name, not its alias) or an attribute of an
-    imported module. The calls of unparsable lines are lost."""
+    flow: DataFlow | None = None,
+) -> list[tuple[str, bool, bool, bool, str | None]]:
+    """(name, called bare, reads a file or URL, takes data read before, dotted path) for
+    each call in ``source``, in source order; the path when the call resolves through
+    ``bindings`` (the text's imports): an imported name (its own name, not its alias) or an
+    attribute of an imported module; read data, as ``flow`` finds it. The calls of
+    unparsable lines are lost."""
     bindings = bindings or {}
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         if source.startswith("assert ("):  # a doctest whose shown output is not Python
-            return _names_called(source[8:].split(") == (", 1)[0], bindings, files, built)
+            shown = source[8:].split(") == (", 1)[0]
+            return _names_called(shown, bindings, files, built, flow)
         return []
+    derived = flow.read(tree) if flow is not None else set()
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
     found = []
@@ -299,8 +332,10 @@ def _names_called(
         dotted = resolved(call.func, bindings, built)
         if dotted is not None:
             name = dotted.rpartition(".")[2]
-        reads = reads_file(call, (files or {}).get(name)) and not writes_file(name)
-        found.append((name, isinstance(call.func, ast.Name), reads, dotted))
+        writer = writes_file(name)  # its file is its output, made in the tool's directory
+        reads = reads_file(call, (files or {}).get(name)) and not writer
+        data = id(call) in derived and not writer
+        found.append((name, isinstance(call.func, ast.Name), reads, data, dotted))
     return found
 
 
