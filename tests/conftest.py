@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,3 +34,26 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 @pytest.fixture
 def settings(isolated_home: Path) -> Settings:
     return Settings(home=isolated_home)
+
+
+SCIENCE_LIBRARIES = ["numpy", "pandas", "sympy", "networkx", "pint"]
+
+
+@pytest.fixture(scope="session")
+def science_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A uv environment's python with the libraries the runtime's domain codecs and the
+    probe's table literals serve (not metaserver dependencies), built once per session
+    from the configured index or uv cache."""
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    venv = tmp_path_factory.mktemp("science") / "venv"
+    subprocess.run([uv, "venv", "-q", "-p", sys.executable, str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    installed = subprocess.run(
+        [uv, "pip", "install", "-q", "-p", str(python), *SCIENCE_LIBRARIES, "hypothesis"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if installed.returncode != 0:
+        pytest.skip(f"cannot install {SCIENCE_LIBRARIES}: {installed.stderr[-300:]}")
+    return python

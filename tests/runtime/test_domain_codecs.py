@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 RUNTIME = Path(__file__).resolve().parents[2] / "metaserver" / "runtime"
-LIBRARIES = ["numpy", "pandas", "sympy", "networkx", "pint"]
 
 SCRIPT = r"""
 import json, math
@@ -83,23 +81,6 @@ out["digraph_equal"] = back.is_directed() and sorted(back.edges) == [(1, 2), (2,
 out["edge_list"] = sorted(decode([[1, 2], [2, 3]], "networkx", handles).edges)
 print(json.dumps(out))
 """
-
-
-@pytest.fixture(scope="session")
-def science_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
-    venv = tmp_path_factory.mktemp("science") / "venv"
-    subprocess.run([uv, "venv", "-q", "-p", sys.executable, str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
-    installed = subprocess.run(
-        [uv, "pip", "install", "-q", "-p", str(python), *LIBRARIES, "hypothesis"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if installed.returncode != 0:
-        pytest.skip(f"cannot install {LIBRARIES}: {installed.stderr[-300:]}")
-    return python
 
 
 @pytest.mark.integration

@@ -13,8 +13,10 @@ import sys
 import typing
 
 try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
+    from .probe_frames import frame_literal
     from .probe_types import Unsupported, json_safe
 except ImportError:
+    from probe_frames import frame_literal
     from probe_types import Unsupported, json_safe
 
 WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
@@ -501,7 +503,11 @@ class Literals:
         return Put().visit(copy.deepcopy(node))
 
     def _array(self, node):
-        """The literal argument of ``np.array(literal)``; None for any other node."""
+        """The literal argument of ``np.array(literal)``, a pandas table built from literals
+        as its JSON form (probe_frames.py); None for any other node."""
+        frame = frame_literal(node, self.namespace)
+        if frame is not None:
+            return frame
         if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
             return None
         func = node.func

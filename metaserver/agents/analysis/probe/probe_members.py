@@ -16,14 +16,12 @@ import typing
 try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside probe_script.py
     from .probe_docs import (
         MAX_EXAMPLES,
-        documented_array,
-        documented_class,
-        documented_type,
         examples_for,
         parameter_docs,
         parameter_types,
         summary_of,
     )
+    from .probe_doctypes import documented_annotation
     from .probe_guides import set_texts, variable_class
     from .probe_returns import returned_class
     from .probe_scan import scan
@@ -43,14 +41,12 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
 except ImportError:
     from probe_docs import (
         MAX_EXAMPLES,
-        documented_array,
-        documented_class,
-        documented_type,
         examples_for,
         parameter_docs,
         parameter_types,
         summary_of,
     )
+    from probe_doctypes import documented_annotation
     from probe_guides import set_texts, variable_class
     from probe_returns import returned_class
     from probe_scan import scan
@@ -170,7 +166,7 @@ class _Constructors:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name.startswith("_"):
                 continue
             annotation = _annotation(hints, p)
-            documented = _documented(p.name, types, docs, home)
+            documented = documented_annotation(p.name, types, docs, home)
             # A function, or an object no JSON builds (only a handle), is no constructor
             # argument either when only the docstring says so; a class JSON can build
             # stays untyped here (a receiver needing one is built by its tool: specs.py).
@@ -197,16 +193,6 @@ class _Constructors:
         except Unsupported:
             return True
         return (codec or "").startswith("handle") and not instance_attributes(cls)
-
-
-def _documented(name, types, docs, home):
-    """What an unannotated parameter's docstring says it takes (probe_docs.documented_type,
-    documented_array, documented_class), as an annotation; ``empty`` when it names no
-    class, function or array."""
-    text = types.get(name)
-    found = documented_type(text, home) or documented_array(text)
-    found = found or documented_class(docs.get(name), home)
-    return found or inspect.Parameter.empty
 
 
 def _annotation(hints, p):
@@ -306,7 +292,7 @@ def describe_callable(
             continue
         annotation = _annotation(hints, p)
         if annotation is inspect.Parameter.empty:  # the docstring's type, if it names a class
-            annotation = _documented(p.name, types, docs, home)
+            annotation = documented_annotation(p.name, types, docs, home)
         if annotation is inspect.Parameter.empty and required and p.name not in types:
             # Nothing says: the class the guides' variable of that name always holds.
             found = variable_class(p.name, module.__name__.partition(".")[0])

@@ -1,0 +1,33 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): the type an
+unannotated parameter's docstring gives it, as an annotation the schema is built from.
+
+In order: a type the words name (probe_docs.documented_type: a class of the package, a
+builtin, a function), an array in words (documented_array: the numpy codec), a pandas table
+(probe_frames.documented_frame), and a class the whole description names
+(documented_class: "a :class:`~pkg.Geodesic` object").
+"""
+
+import inspect
+
+try:  # as metaserver.agents.analysis.probe.probe_doctypes (tests), or beside probe_script.py
+    from .probe_docs import documented_array, documented_class, documented_type
+    from .probe_frames import documented_frame
+except ImportError:
+    from probe_docs import documented_array, documented_class, documented_type
+    from probe_frames import documented_frame
+
+__all__ = ["documented_annotation"]
+
+
+def documented_annotation(name, types, docs, home):
+    """What parameter ``name``'s docstring type (``types``) or description (``docs``) says
+    it takes, for a parameter of a callable in module ``home``; ``empty`` when it names no
+    class, function, array or table. A description that is all type words
+    ("DataFrame or tuple of DataFrame", "ndarray") types a parameter with no type text
+    too: a docstring that writes ``data: DataFrame`` has none."""
+    text = types.get(name)
+    found = documented_type(text, home) or documented_array(text) or documented_frame(text)
+    if text is None:  # "data: DataFrame" (no space before the colon) reads as a description
+        found = found or documented_array(docs.get(name)) or documented_frame(docs.get(name))
+    found = found or documented_class(docs.get(name), home)
+    return found or inspect.Parameter.empty
