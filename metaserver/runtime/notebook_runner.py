@@ -8,14 +8,17 @@ stdout is captured per cell (as UTF-8 text, like a kernel's); a value's text is 
 hook the notebook installed shows (``sympy.init_printing()`` outside IPython installs one that
 pretty-prints, as IPython's formatter would), else its repr; matplotlib figures are saved as
 PNG (Agg backend) at the end of the cell that drew them and closed, as the inline backend
-does. The results go to the file named in the job, as JSON. Standard library only: it runs
-in the target's environment.
+does; pandas gets a kernel's display defaults, not a terminal's. The results go to the file
+named in the job, as JSON. Standard library only: it runs in the target's environment.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import io
 import json
 import math
@@ -95,6 +98,37 @@ def _split(source: str) -> tuple[ast.Module, ast.Expression | None]:
     return tree, None
 
 
+class _KernelDisplay(importlib.abc.MetaPathFinder):
+    """pandas sets its display defaults at import by where it runs: in a terminal (as this
+    process looks to it) ``display.max_columns`` is 0, a table fitted to the terminal's width
+    with its middle columns elided (``...``); in a Jupyter kernel, where stored outputs were
+    made, it is 20, and a wide table wraps its columns (``\\``). Once pandas is imported, its
+    default is made a kernel's; a value the notebook sets itself afterwards stands."""
+
+    KERNEL_MAX_COLUMNS = 20
+
+    def find_spec(
+        self, name: str, path: Any = None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name != "pandas":
+            return None
+        sys.meta_path.remove(self)  # once: the real finders find it
+        spec = importlib.util.find_spec(name)
+        loader = spec.loader if spec is not None else None
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        load = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            load(module)
+            with contextlib.suppress(Exception):
+                if module.get_option("display.max_columns") == 0:
+                    module.set_option("display.max_columns", self.KERNEL_MAX_COLUMNS)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
 def _save_figures(figures: Path, cell: int) -> list[str]:
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
@@ -166,6 +200,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
 def main() -> int:
     job = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     os.environ["MPLBACKEND"] = "Agg"  # figures are files here: no display exists
+    sys.meta_path.insert(0, _KernelDisplay())
     result = run(job)
     Path(job["output"]).write_text(json.dumps(result), encoding="utf-8")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -185,3 +186,35 @@ def test_large_values_give_way_but_their_text_stays(work: Path) -> None:
 def test_json_safe() -> None:
     assert json_safe({"a": (1, 2.5, float("nan"))}) == {"a": [1, 2.5, "nan"]}
     assert json_safe({1: 2}) == "{1: 2}"
+
+
+RUNNER = Path(__file__).resolve().parents[2] / "metaserver" / "runtime" / "notebook_runner.py"
+
+
+@pytest.mark.integration
+def test_pandas_shows_a_wide_table_as_a_kernel_does(science_python: Path, tmp_path: Path) -> None:
+    # A kernel wraps a wide table's columns (max_columns 20); a terminal, which this process
+    # looks like to pandas, elides them with "...". Stored outputs come from a kernel.
+    wide = "pd.DataFrame({name * 12: [1.5] for name in 'abcdef'})"
+    job = {
+        "figures": str(tmp_path / "figures"),
+        "output": str(tmp_path / "out.json"),
+        "cells": [
+            {"cell": 1, "source": f"import pandas as pd\n{wide}"},
+            {"cell": 2, "source": "pd.get_option('display.max_columns')"},
+            {"cell": 3, "source": f"pd.set_option('display.max_columns', 3)\n{wide}"},
+        ],
+    }
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    run = subprocess.run(
+        [str(science_python), "-I", str(RUNNER), str(tmp_path / "job.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    cells = {c["cell"]: c for c in json.loads((tmp_path / "out.json").read_text())["cells"]}
+    assert cells[2]["value"] == 20
+    assert "..." not in cells[1]["text"] and "\\" in cells[1]["text"]
+    assert "ffffffffffff" in cells[1]["text"]
+    assert "..." in cells[3]["text"]  # the notebook's own setting stands
