@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,9 +20,14 @@ def test_the_os_error_of_running_an_absent_program_names_it() -> None:
     assert missing_program(error) == ABSENT
 
 
-def test_a_shell_that_could_not_find_it_exits_127() -> None:
+def test_a_shell_that_could_not_find_it_exits_127(tmp_path: Path) -> None:
+    # The shell makes x.out before it looks for the program: in the test's own directory.
     finished = subprocess.run(
-        ["/bin/sh", "-c", f"{ABSENT} x.in > x.out"], capture_output=True, text=True, check=False
+        ["/bin/sh", "-c", f"{ABSENT} x.in > x.out"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
     )
     assert finished.returncode == 127
     # A library that ran it through a shell, as its own error says it
