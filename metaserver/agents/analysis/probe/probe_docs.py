@@ -13,8 +13,10 @@ import sys
 import typing
 
 try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
+    from .probe_text import shown_as_text
     from .probe_types import Unsupported, json_safe
 except ImportError:
+    from probe_text import shown_as_text
     from probe_types import Unsupported, json_safe
 
 WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
@@ -545,17 +547,18 @@ def examples_for(func, names, doc, signature, exposed):
         literals.note(statement)
         if not isinstance(statement, ast.Expr):
             continue  # an assignment shows nothing
-        match = call_in(statement.value, names)
+        shown, text, want = shown_as_text(statement.value, example.want)  # ``str(f(2))``
+        match = call_in(shown, names)
         if match is None:
             continue
-        wrapper, call = match
+        wrapper, call = match[0] or text, match[1]
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(receiver, ast.Name) and receiver.id in variables:
             continue
         arguments = _bound(literals.inline(call), signature, exposed)
         if arguments is None:
             continue
-        item = _item(arguments, wrapper, example.want.strip(), example.exc_msg)
+        item = _item(arguments, wrapper, want.strip(), example.exc_msg)
         if item is None:
             continue
         if item["has_expected"]:
