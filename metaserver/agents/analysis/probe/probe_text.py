@@ -23,6 +23,8 @@ BUILTINS = {
 }
 """Calls inside a reader that are no call of the package (``str(len(x))``)."""
 
+TRACEBACK = "Traceback (most recent call last)"
+
 
 def shown_as_text(node: ast.expr, want: str) -> tuple[ast.expr, str | None, str]:
     """(the call, the wrapper, the output to read) for a line ``str(CALL)``, ``print(CALL)``
@@ -45,7 +47,7 @@ def shown_as_text(node: ast.expr, want: str) -> tuple[ast.expr, str | None, str]
     if isinstance(inner.func, ast.Name) and inner.func.id in BUILTINS:
         return node, None, want
     reader, text = node.func.id, (want or "").strip()
-    if not text:
+    if not text or text.startswith(TRACEBACK):  # shows nothing, or that the call raised
         return inner, None, ""
     if reader != "print":  # ``str(x)``, ``repr(x)`` show a string literal
         text = _string_literal(text)

@@ -99,6 +99,8 @@ def test_a_reader_of_a_call_gives_the_call_and_its_text() -> None:
     assert shown("repr(f(1))", "'Tag(1)'") == ("f(1)", None, "Tag(1)")
     # str shown without quotes is no doctest's output: the call, and nothing to read
     assert shown("str(f(1))", "2.0") == ("f(1)", None, "")
+    raised = "Traceback (most recent call last):\n  ...\nValueError: no\n"
+    assert shown("print(f(0))", raised) == ("f(0)", None, "")
     # no call inside, or a builtin's: the line as it is
     assert shown("str(v)", "'1'") == ("str(v)", None, "'1'")
     assert shown("str(len(v))", "'1'") == ("str(len(v))", None, "'1'")
