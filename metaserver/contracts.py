@@ -370,6 +370,12 @@ class ToolSpec(BaseModel):
         "constructor's does: a class method that builds its own class's object "
         "(``Version.parse``), whose result is meant for later calls.",
     )
+    keep_text: bool = Field(
+        default=False,
+        description="The docs show its result as text (``str(v.bump())``): an object of the "
+        "package's own class stays a handle, whose ``text`` is that text, even when it has a "
+        "JSON form (the fields would lose it); any other value is returned as JSON.",
+    )
     script: ScriptTarget | None = Field(
         default=None,
         description="For kind script: what the tool runs, and how its "

@@ -8,7 +8,7 @@ refers to its own modules relatively.
 from .call import DEFAULT_MAX_BYTES, invoke, resolve, setter, split_arguments
 from .codecs import HANDLE_KEYS, cap_result, dumps_compact, from_json, json_size_ok, to_json
 from .decode import CodecError, decode, set_work_dir
-from .handles import DEFAULT_CAPACITY, HandleTable, safe_repr, type_name
+from .handles import DEFAULT_CAPACITY, HandleTable, safe_repr, safe_str, type_name
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -24,6 +24,7 @@ __all__ = [
     "json_size_ok",
     "resolve",
     "safe_repr",
+    "safe_str",
     "set_work_dir",
     "setter",
     "split_arguments",

@@ -17,9 +17,12 @@ from .codecs import cap_result, from_json, to_json
 from .decode import decode
 from .handles import HandleTable
 
-__all__ = ["DEFAULT_MAX_BYTES", "invoke", "resolve", "setter", "split_arguments"]
+__all__ = ["DEFAULT_MAX_BYTES", "KEEP_OWN", "invoke", "resolve", "setter", "split_arguments"]
 
 DEFAULT_MAX_BYTES = 1_000_000
+KEEP_OWN = "own"
+"""``keep`` for a tool whose docs show its result as text: only an object of a class of
+the callable's own package stays a handle (whose ``text`` is what the docs show)."""
 
 
 def invoke(
@@ -30,7 +33,7 @@ def invoke(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     codecs: dict[str, str] | None = None,
-    keep: bool = False,
+    keep: bool | str = False,
     unset: list[str] | None = None,
 ) -> Any:
     """Call ``func`` with decoded ``arguments`` and return its capped JSON-safe result.
@@ -46,7 +49,8 @@ def invoke(
     arguments only have their handles replaced. With ``keep`` the result is stored as a
     handle even if it has a JSON form: a constructor's object is meant for later calls. A
     class whose call made an object of another class (sympy's ``acos(1)`` is the number 0)
-    made no such object: that result is returned as any function's.
+    made no such object: that result is returned as any function's. With ``keep`` set to
+    ``KEEP_OWN``, only a result whose class the callable's own package defines is kept.
 
     A parameter in ``unset`` has a default with no JSON form (a sentinel): given as None
     (its tool's default), it is not passed, so the callable's own default applies.
@@ -72,7 +76,7 @@ def _invoke(
     handles: HandleTable,
     max_bytes: int,
     codecs: dict[str, str],
-    keep: bool,
+    keep: bool | str,
 ) -> Any:
     decoded = {
         name: decode(value, codecs[name], handles) if name in codecs else from_json(value, handles)
@@ -80,9 +84,19 @@ def _invoke(
     }
     args, kwargs = split_arguments(func, positional, decoded)
     result = func(*args, **kwargs)
-    if keep and (not isinstance(func, type) or isinstance(result, func)):
+    if keep == KEEP_OWN:
+        if _own_object(func, result):
+            return handles.put(result)
+    elif keep and (not isinstance(func, type) or isinstance(result, func)):
         return handles.put(result)
     return cap_result(to_json(result, handles), max_bytes)
+
+
+def _own_object(func: Callable[..., Any], result: Any) -> bool:
+    """Whether ``result`` is an object of a class that ``func``'s package defines."""
+    package = (getattr(func, "__module__", None) or "").partition(".")[0]
+    module = (getattr(type(result), "__module__", None) or "").partition(".")[0]
+    return bool(package) and module == package
 
 
 def split_arguments(

@@ -37,7 +37,8 @@ from .protocols import NO_PROTOCOL, encode_protocol
 
 __all__ = ["HANDLE_KEYS", "cap_result", "dumps_compact", "from_json", "json_size_ok", "to_json"]
 
-HANDLE_KEYS = frozenset({"handle", "type", "repr"})
+HANDLE_KEYS = frozenset({"handle", "type", "repr", "text"})
+"""The keys of a handle descriptor (``text`` only when its ``str`` differs from its repr)."""
 PREVIEW_CHARS = 1000
 
 _SEQUENCES = (list, tuple, collections.deque, KeysView, ValuesView, ItemsView)
@@ -200,8 +201,8 @@ def from_json(value: Any, handles: HandleTable) -> Any:
     """Replace handle descriptors (``{"handle": id, ...}``) with the stored objects.
 
     A dict counts as a handle when it has a string ``"handle"`` key and no keys beyond
-    ``handle``/``type``/``repr``, so a descriptor returned by ``to_json`` can be passed back
-    unchanged. An unknown or evicted id raises ``KeyError``.
+    ``handle``/``type``/``repr``/``text``, so a descriptor returned by ``to_json`` can be
+    passed back unchanged. An unknown or evicted id raises ``KeyError``.
     """
     if isinstance(value, dict):
         if _is_handle_ref(value):

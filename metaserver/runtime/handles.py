@@ -18,6 +18,7 @@ __all__ = [
     "REPR_LIMIT",
     "HandleTable",
     "safe_repr",
+    "safe_str",
     "type_name",
 ]
 
@@ -50,6 +51,17 @@ def safe_repr(obj: object, limit: int = REPR_LIMIT) -> str:
     return text
 
 
+def safe_str(obj: object, limit: int = REPR_LIMIT) -> str | None:
+    """``str(obj)`` capped like ``safe_repr``; None when it fails (or gives no text)."""
+    try:
+        text = str(obj)
+    except Exception:  # a failing __str__: the handle has its repr
+        return None
+    if not isinstance(text, str):  # pragma: no cover - defensive, str() enforces str
+        return None
+    return text[: max(limit - 3, 0)] + "..." if len(text) > limit else text
+
+
 class HandleTable:
     """Thread-safe LRU mapping of handle ids to live Python objects.
 
@@ -71,8 +83,13 @@ class HandleTable:
         return self._capacity
 
     def put(self, obj: object) -> dict[str, Any]:
-        """Store ``obj`` and return its public descriptor ``{"handle", "type", "repr"}``."""
+        """Store ``obj`` and return its public descriptor ``{"handle", "type", "repr"}``,
+        with ``"text"`` (its ``str``) when that differs from its repr: what ``print`` shows
+        of it (a version ``3.4.5`` whose repr is ``Version(major=3, ...)``)."""
         description = {"type": type_name(obj), "repr": safe_repr(obj)}
+        text = safe_str(obj)
+        if text is not None and text != description["repr"]:
+            description["text"] = text
         with self._lock:
             handle_id = self._new_id()
             self._items[handle_id] = obj

@@ -187,6 +187,39 @@ def test_a_constructor_keeps_only_an_object_of_its_own_class() -> None:
     assert set(invoke(lambda: 0, [], {}, handles, keep=True)) == {"handle", "type", "repr"}
 
 
+class _Tag:
+    """An object whose text is not its repr, with a JSON form of its own."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def to_dict(self) -> dict[str, str]:
+        return {"text": self.text}
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def test_a_tool_whose_docs_show_text_keeps_only_its_packages_objects() -> None:
+    from metaserver.runtime.call import KEEP_OWN
+
+    handles = HandleTable()
+
+    def bump(text: str) -> _Tag:
+        return _Tag(text)
+
+    def plain(text: str) -> str:
+        return text
+
+    bump.__module__ = plain.__module__ = _Tag.__module__  # one package's
+    kept = invoke(bump, [], {"text": "2.0"}, handles, keep=KEEP_OWN)
+    assert kept["text"] == "2.0" and handles.get(kept["handle"]).text == "2.0"
+    # a builtin value, or an object of another package, is returned as JSON
+    assert invoke(plain, [], {"text": "2.0"}, handles, keep=KEEP_OWN) == "2.0"
+    bump.__module__ = "other"
+    assert invoke(bump, [], {"text": "2.0"}, handles, keep=KEEP_OWN) == {"text": "2.0"}
+
+
 SERVER = """
 import sys
 sys.path.insert(0, sys.argv[1])

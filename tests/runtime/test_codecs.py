@@ -98,6 +98,19 @@ def test_handles_round_trip_to_identical_objects(objects: list[object]) -> None:
     assert back["first"] is objects[0]
 
 
+def test_a_handle_with_its_text_round_trips_as_it_came() -> None:
+    class Version:
+        def __str__(self) -> str:
+            return "1.4"
+
+    table = HandleTable()
+    version = Version()
+    wire = json.loads(dumps(to_json([version], table)))
+    assert wire[0]["text"] == "1.4"
+    assert from_json(wire, table)[0] is version  # the descriptor, ``text`` and all
+    assert from_json({**wire[0], "other": 1}, table) != version  # not a handle: a dict
+
+
 # -- scalars ------------------------------------------------------------------------------
 
 

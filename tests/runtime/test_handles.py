@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from metaserver.runtime.handles import HandleTable, safe_repr, type_name
+from metaserver.runtime.handles import HandleTable, safe_repr, safe_str, type_name
 
 
 class Widget:
@@ -37,6 +37,26 @@ def test_put_returns_descriptor_and_get_returns_same_object() -> None:
     assert desc["repr"] == "Widget()"
     assert table.get(desc["handle"]) is obj
     assert len(table) == 1
+
+
+def test_a_handle_carries_its_text_when_str_is_not_its_repr() -> None:
+    class Version:
+        def __str__(self) -> str:
+            return "1.4"
+
+        def __repr__(self) -> str:
+            return "Version(1, 4)"
+
+    class BadStr:
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    table = HandleTable()
+    desc = table.put(Version())
+    assert (desc["repr"], desc["text"]) == ("Version(1, 4)", "1.4")
+    assert "text" not in table.put(Widget())  # str is its repr: nothing more to say
+    assert "text" not in table.put(BadStr())
+    assert safe_str("a" * 500) == "a" * 197 + "..."
 
 
 def test_type_name_uses_qualname() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from metaserver.agents.analysis.probe.probe_docs import repr_shaped
+from metaserver.agents.analysis.probe.probe_text import shown_as_text
 from metaserver.contracts import JSON, Example, Parameter
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt")
@@ -77,9 +78,10 @@ def _example(
         node = ast.parse(source.strip(), mode="eval").body
     except SyntaxError:
         return None
-    wrapper = None
+    node, wrapper, want = shown_as_text(node, want)  # ``print(f(2))``: the text of f(2)
     if (
-        isinstance(node, ast.Call)
+        wrapper is None
+        and isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id in WRAPPERS
         and len(node.args) == 1

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from metaserver.agents.analysis.data_flow import DataFlow
 from metaserver.agents.analysis.file_arguments import FileParameters, reads_file, writes_file
 from metaserver.agents.analysis.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.analysis.probe.probe_text import TEXT_READERS, shown_as_text
 from metaserver.contracts import JSON, CodeReport
 
 MAX_FILES = 600
@@ -384,6 +385,20 @@ def doctest_examples(text: str) -> list[doctest.Example]:
     return examples
 
 
+def _shown(source: str, want: str) -> tuple[str, str]:
+    """A line that shows a call's result as text (``print(f(2))``, ``str(f(2))``): the
+    line and its text as a string literal, which ``_unwrap`` reads (wrapper ``"str"``); for
+    ``repr(f(2))``, the call and the output it would have shown (probe_text.py)."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source, want
+    inner, wrapper, text = shown_as_text(node, want)
+    if inner is node or wrapper == "str" or not text:
+        return source, text
+    return ast.unparse(inner), text
+
+
 def _parses(source: str) -> bool:
     try:
         ast.parse(source)
@@ -396,8 +411,7 @@ def _code_in_text(text: str) -> list[str]:
     """Doctest sessions and fenced Python blocks of a README or a docs page, as code."""
     pieces: list[str] = []
     for example in doctest_examples(text):
-        want = example.want.strip()
-        source = example.source.strip()
+        source, want = _shown(example.source.strip(), example.want.strip())
         # A shown result becomes an assertion, which the miner turns into an expected value.
         pieces.append(f"assert ({source}) == ({want})" if want and "\n" not in source else source)
     for block in _fenced_blocks(text):
@@ -516,6 +530,8 @@ def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
                 value = ast.literal_eval(value_side)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
+            if wrapper == "str" and not isinstance(value, str):
+                continue  # ``str(f(2))`` shown as no string: not a doctest's output
             if isinstance(value, (set, frozenset)):
                 wrapper = "set"
             try:
@@ -526,7 +542,17 @@ def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
 
 
 def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:
-    """The call inside ``list(f(...))`` (and the wrapper), or the call itself."""
+    """The call inside ``list(f(...))`` (and the wrapper), or the call itself; inside
+    ``str(f(...))`` or ``print(f(...))``, the call whose text is compared (``"str"``)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and TEXT_READERS.get(node.func.id) == "str"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Call)
+    ):
+        return node.args[0], "str"
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)

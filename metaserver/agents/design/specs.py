@@ -281,6 +281,7 @@ def _spec(
         codecs=sorted(codecs),
         kind=candidate.kind,
         keep=_builds_its_class(candidate),
+        keep_text=any(e.has_expected and e.wrapper == "str" for e in candidate.examples),
         script=candidate.script,
         notebook=candidate.notebook,
         assigns=candidate.assigns,

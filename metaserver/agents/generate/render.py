@@ -25,6 +25,7 @@ from metaserver.contracts import (
     Workspace,
 )
 from metaserver.exceptions import GenerationError
+from metaserver.runtime.call import KEEP_OWN
 
 RUNTIME_SOURCE = Path(__file__).resolve().parents[2] / "runtime"
 RUNTIME_PACKAGE = "metaserver_runtime"
@@ -172,6 +173,8 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
         extra += f"        codecs={codecs!r},\n"
     if spec.kind == "constructor" or spec.keep:
         extra += "        keep=True,\n"
+    elif spec.keep_text:  # its docs show the object's text: a handle carries it
+        extra += f"        keep={KEEP_OWN!r},\n"
     unset = [p.name for p in spec.parameters if p.unset_default]
     if unset:
         extra += f"        unset={unset!r},\n"

@@ -5,7 +5,10 @@ exactly as written: the line whose output the docstring shows, unchanged, and fo
 the receiver that line's own session built, with its setup calls (and an argument's setup
 calls, ``G.add_edge("A", "B")``, every one replayed). An example we assembled
 (arguments found by name elsewhere, a receiver from another example, a guessed value, our
-reading of a repr) that disagrees is our mistake (``api_inference_error``). So is an
+reading of a repr) that disagrees is our mistake (``api_inference_error``). So is a text
+(``str(...)``, ``print(...)``) compared with a result that came back as JSON: our codecs
+made it so (a date as ISO text, an enum as its value), and its ``str`` is no longer the
+object's own; only a handle carries the object's own text. So is an
 object a step built and handed on as data (a graph its codec made a list of nodes): the
 call received our copy of it, not the object the example passed.
 """
@@ -42,6 +45,16 @@ def exact_replay(
     if not lines or lines[-1] != example.line:  # ``Grid("A1").code()`` is both
         lines.append(example.line)
     return lines
+
+
+def text_of_itself(example: Example, result: JSON) -> bool:
+    """Whether a result compared by its text (wrapper ``"str"``) was the object's own text:
+    a handle's (its ``str`` on the server), or a value whose JSON is itself (None, a bool)."""
+    if example.wrapper != "str":
+        return True
+    if isinstance(result, dict):
+        return isinstance(result.get("handle"), str) and "repr" in result
+    return result is None or isinstance(result, bool)
 
 
 def _as_itself(value: JSON | None, items: bool) -> bool:

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 
 from metaserver.agents.generate.documents import MANIFEST
 from metaserver.agents.repair.classify import classify
-from metaserver.agents.validate.attribution import exact_replay
+from metaserver.agents.validate.attribution import exact_replay, text_of_itself
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.programs import missing_program
@@ -240,7 +240,9 @@ async def _check(
             example,
             f"expected {json.dumps(normalise(example.expected))[:200]}, "
             f"got {json.dumps(evidence.result, default=str)[:200]}",
-            "repo_internal_bug",
+            "repo_internal_bug"
+            if text_of_itself(example, evidence.result)
+            else "api_inference_error",
         )
     return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
 

@@ -3,7 +3,9 @@
 Results come as ``to_json`` made them: a real that a float would round is
 ``{"number", "text"}``, an object without a JSON form a handle whose ``repr`` is the text a
 doctest prints. A documented value in repr style (wrapper ``"repr"``: ``real('3.14')``,
-``Fraction(1, 3)``, ``array([1, 2])``) is compared by what it shows (``reprs.py``).
+``Fraction(1, 3)``, ``array([1, 2])``) is compared by what it shows (``reprs.py``); one
+shown as text (wrapper ``"str"``: ``str(v.bump())``, ``print(f(2))``) by the result's text,
+a handle's ``text`` (its ``str``, when that is not its repr) or a plain value's ``str``.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from fractions import Fraction
 
 from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
 from metaserver.contracts import JSON
+from metaserver.runtime.handles import REPR_LIMIT
 
 REAL_KEYS = frozenset({"number", "text"})
 HANDLE_KEYS = frozenset({"handle", "type", "repr"})
+"""A handle's keys; it may also carry ``text``, its ``str`` when that is not its repr."""
+HANDLE_TEXT = "text"
 
 
 def normalise(value: JSON) -> JSON:
@@ -27,6 +32,8 @@ def normalise(value: JSON) -> JSON:
 
 def matches(result: JSON, expected: JSON, wrapper: str | None = None) -> bool:
     """Whether ``result`` equals ``expected``, floats compared to their shown precision."""
+    if wrapper == "str" and isinstance(expected, str):
+        return _matches_text(result, expected)
     if _is_handle(result) and wrapper != "repr":
         # An object with no JSON form whose repr is a literal (sympy's FiniteSet prints
         # ``{1, 2, 3, 4}``): what a doctest compares is that text, so its value is what
@@ -80,7 +87,33 @@ def _plain(value: object) -> JSON:
 
 
 def _is_handle(result: JSON) -> bool:
-    return isinstance(result, dict) and set(result) == HANDLE_KEYS
+    return isinstance(result, dict) and HANDLE_KEYS <= set(result) <= HANDLE_KEYS | {HANDLE_TEXT}
+
+
+def _matches_text(result: JSON, text: str) -> bool:
+    """A result against the text ``str`` (or ``print``) showed of it: a handle's ``text``
+    (else its repr, which then is its ``str``), a real's digits, a plain value's ``str``,
+    or, when the text is a literal (``(1, 2)`` of a tuple that travels as a list), its
+    value."""
+    if _is_handle(result):
+        got = str(result.get(HANDLE_TEXT, result["repr"]))  # type: ignore[union-attr]
+        if got.endswith("...") and len(got) >= REPR_LIMIT:  # capped: the part it kept
+            return _same_text(got[:-3], text[: len(got) - 3])
+        return _same_text(got, text)
+    if isinstance(result, dict) and set(result) == REAL_KEYS:
+        return _same_text(str(result["text"]), text) or _equal(result, text)
+    if isinstance(result, str):
+        return _same_text(result, text)
+    if _same_text(str(result), text):
+        return True
+    try:
+        shown = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    try:
+        return _equal(normalise(result), normalise(_plain(shown)))
+    except (TypeError, ValueError):
+        return False
 
 
 def _same_text(got: str, shown: str) -> bool:
@@ -90,12 +123,12 @@ def _same_text(got: str, shown: str) -> bool:
 def _matches_repr(result: JSON, text: str) -> bool:
     """A result against a value shown in repr style."""
     shown_record = record_fields(text)
-    if isinstance(result, dict) and set(result) == HANDLE_KEYS:
+    if _is_handle(result):
         got_record = record_fields(str(result["repr"])) if shown_record is not None else None
         if shown_record is not None and got_record is not None:  # field by field
             name, fields = got_record
             return name == shown_record[0] and _equal(fields, shown_record[1])
-        return _same_text(str(result["repr"]), text)
+        return _same_text(str(result["repr"]), text)  # type: ignore[index]
     if shown_record is not None:  # a record that travels as the object of its fields
         return isinstance(result, dict) and _equal(result, shown_record[1])
     shown = repr_value(text)

@@ -40,3 +40,15 @@ def test_a_method_call_on_a_session_variable_is_not_the_function(tmp_path: Path)
     ]
     # Found by name elsewhere, never the line as written for this callable.
     assert all(e.line is None for e in examples)
+
+
+def test_a_text_shown_by_print_or_str_is_the_expected_text(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        ">>> print(root(2))\n1.41\n\n>>> str(root(4))\n'2.0'\n\n"
+        ">>> print(root(-1))\nTraceback (most recent call last):\nValueError: math domain error\n"
+    )
+    shown = {
+        e.arguments["x"]: (e.expected, e.has_expected, e.wrapper)
+        for e in find_examples(tmp_path, "root", [X])
+    }
+    assert shown == {2: ("1.41", True, "str"), 4: ("2.0", True, "str"), -1: (None, False, None)}

@@ -161,3 +161,30 @@ def test_rst_literal_blocks_and_executed_directives_are_code(tmp_path: Path) -> 
     assert ">>> params = demo.Parameters()" in session
     assert ">>> model.guess([1, 2, 1], x=[0, 1, 2])" in session
     assert "pip install" not in session and "Done." not in session
+
+
+def test_a_result_shown_as_text_is_compared_as_text(tmp_path: Path) -> None:
+    readme = """\
+>>> print(label(3, 1))
+3.1.0-rc
+>>> str(label(2))
+'2.0'
+>>> repr(label(5))
+"'5.0'"
+>>> str(label(4))
+4.0
+>>> print(label(6), label(7))
+6.0 7.0
+"""
+    tests = "def test_label():\n    assert str(label(9)) == '9.0'\n"
+    write(tmp_path, {"README.md": readme, "tests/test_label.py": tests})
+    usage = mine_usage(tmp_path, {"label"})
+    shown = {tuple(c.args): (c.wrapper, c.expected) for c in usage.calls["label"]}
+    # print shows the bare text, str a string literal, a test asserts the text
+    assert shown[(3, 1)] == ("str", "3.1.0-rc")
+    assert shown[(2,)] == ("str", "2.0")
+    assert shown[(9,)] == ("str", "9.0")
+    # repr(...) reads as the line would have shown: here a string
+    assert shown[(5,)] == (None, "5.0")
+    # a str shown as no string, and two results on one line: the calls alone
+    assert shown[(4,)] == (None, None) and shown[(6,)] == (None, None)

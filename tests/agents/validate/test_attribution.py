@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metaserver.agents.validate.attribution import exact_replay
+from metaserver.agents.validate.attribution import exact_replay, text_of_itself
 from metaserver.contracts import Example, Parameter, SessionStep, ToolSpec
 
 HANDLE = Parameter(name="handle", kind="positional_only")
@@ -77,3 +77,15 @@ def test_an_arguments_setup_calls_are_part_of_the_replayed_example() -> None:
         {"net": {"handle": "h1"}},
     )
     assert replay == ["net = Net()", 'net.link("A", "B")', 'route(net, "A", "B")']
+
+
+def test_a_text_is_the_objects_own_only_when_a_handle_brought_it() -> None:
+    shown = example(wrapper="str", expected="2.0", line="str(v.bump())")
+    handle = {"handle": "h_v", "type": "v.Version", "repr": "Version(2, 0)", "text": "2.1"}
+    assert text_of_itself(shown, handle)
+    # a value our codecs made JSON (a date as ISO text): its str is no longer the object's
+    assert not text_of_itself(shown, "2020-01-01T00:00:00")
+    assert not text_of_itself(shown, 2)
+    assert text_of_itself(shown, None)
+    # any other comparison is not about text
+    assert text_of_itself(example(), 5)

@@ -232,3 +232,26 @@ def test_a_handle_whose_repr_is_a_literal_is_compared_by_that_literals_value() -
     # a repr that is no literal (a call, a truncated text) is not read as one
     truncated = {"handle": "h_t", "type": "pkg.Big", "repr": "{1, 2, 3..."}
     assert not matches(truncated, [1, 2, 3], "set")
+
+
+def test_a_text_shown_by_str_or_print_is_compared_with_the_results_text() -> None:
+    # A handle carries ``text`` (its str) when that is not its repr: str(v.bump()) -> '2.0'
+    version = {"handle": "h_v", "type": "v.Version", "repr": "Version(2, 0)", "text": "2.0"}
+    assert matches(version, "2.0", "str")
+    assert not matches(version, "2.1", "str")
+    assert not matches(version, "Version(2, 0)", "str")  # the repr is not what str shows
+    # without ``text`` its repr is its str
+    assert matches({"handle": "h_p", "type": "p.Pt", "repr": "<1, 2>"}, "<1,  2>", "str")
+    # a capped text: the part it kept
+    long = {"handle": "h_l", "type": "p.Big", "repr": "Big()", "text": "x" * 197 + "..."}
+    assert matches(long, "x" * 300, "str") and not matches(long, "y" * 300, "str")
+    # a plain result: a text without quotes, a number by its str (or a literal's value,
+    # to the shown precision), None and booleans as print shows them
+    assert matches("3.4.5-pre.3", "3.4.5-pre.3", "str")
+    assert not matches("3.4.5", "'3.4.5'", "str")
+    assert matches(2.0, "2.0", "str") and matches(-2.9999999999999982, "-3.0", "str")
+    assert not matches(2.5, "2.0", "str")
+    assert matches(None, "None", "str") and matches(True, "True", "str")
+    assert matches([1, "a"], "[1, 'a']", "str") and matches([1, 2], "(1, 2)", "str")
+    assert not matches([1, 2], "(2, 1)", "str")
+    assert matches({"number": 0.1, "text": "0.1000000000000000000001"}, "0.1", "str")

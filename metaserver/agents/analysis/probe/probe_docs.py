@@ -14,9 +14,11 @@ import typing
 
 try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
     from .probe_frames import frame_literal
+    from .probe_text import shown_as_text
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_frames import frame_literal
+    from probe_text import shown_as_text
     from probe_types import Unsupported, json_safe
 
 WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
@@ -173,32 +175,6 @@ def documented_type(text, module):
     match = _CLASS_ROLE.fullmatch(text) or _TYPE_NAME.fullmatch(text)
     found = _package_class(match.group(1), module) if match else None
     return found or named_class(text, module)
-
-
-# An array in words: "ndarray", "np.array", "array_like", "(n, m) array", "2d array",
-# "numpy.ndarray of shape (n,)", "np.array(dim_x, 1)", "ArrayLike", "npt.NDArray[float]".
-_ARRAY_TYPE = re.compile(
-    r"(?:\([^)]*\)\s*)?"  # a shape written first: "(n, m) array"
-    r"(?:(?:\d|n)[- ]?d(?:imensional)?\s+|numpy\s+|square\s+)*"  # "2d", "2 dimensional"
-    r"(?:(?:numpy|np|npt|numpy\.typing)\.)?"
-    r"(?:nd)?array(?:[_ -]?like)?"
-    r"(?:\s*[(\[][^)\]]*[)\]])?"  # "np.array(dim_x, 1)", "NDArray[float]"
-    r"(?:\s+(?:of|with)\b.*)?",  # "of shape (n,)", "of floats"
-    re.I,
-)
-
-
-def documented_array(text):
-    """``numpy.ndarray`` when a parameter's docstring type is an array in words, first of
-    its alternatives ("array_like, optional", "ndarray or None"; never "float or array"):
-    a JSON list then arrives as an array (codec ``numpy``), as it would annotated. Only
-    when the package has imported numpy itself: a package without it takes plain lists."""
-    numpy = sys.modules.get("numpy")
-    first = re.split(r",(?![^(\[]*[)\]])|\s+or\s+|\|", (text or "").strip())[0]
-    first = re.sub(r":\w+:|[`~*]", "", first).strip()
-    if numpy is None or not first or not _ARRAY_TYPE.fullmatch(first):
-        return None
-    return numpy.ndarray
 
 
 def documented_class(description, module):
@@ -551,17 +527,18 @@ def examples_for(func, names, doc, signature, exposed):
         literals.note(statement)
         if not isinstance(statement, ast.Expr):
             continue  # an assignment shows nothing
-        match = call_in(statement.value, names)
+        shown, text, want = shown_as_text(statement.value, example.want)  # ``str(f(2))``
+        match = call_in(shown, names)
         if match is None:
             continue
-        wrapper, call = match
+        wrapper, call = match[0] or text, match[1]
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(receiver, ast.Name) and receiver.id in variables:
             continue
         arguments = _bound(literals.inline(call), signature, exposed)
         if arguments is None:
             continue
-        item = _item(arguments, wrapper, example.want.strip(), example.exc_msg)
+        item = _item(arguments, wrapper, want.strip(), example.exc_msg)
         if item is None:
             continue
         if item["has_expected"]:

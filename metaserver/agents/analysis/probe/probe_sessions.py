@@ -37,6 +37,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _returns,
         returned_class,
     )
+    from .probe_text import shown_as_text
     from .probe_textsig import text_signature
     from .probe_types import Unsupported, json_safe
 except ImportError:
@@ -58,6 +59,7 @@ except ImportError:
         _returns,
         returned_class,
     )
+    from probe_text import shown_as_text
     from probe_textsig import text_signature
     from probe_types import Unsupported, json_safe
 
@@ -134,17 +136,17 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             continue
         elif _reads_only(statement.value):
             continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
-        node, wrapper, printed = statement.value, None, False
+        # ``str(v.next_version("minor"))``, ``print(...)``: the call, its result as text
+        node, wrapper, shown_want = shown_as_text(statement.value, example.want)
         if (
-            isinstance(node, ast.Call)
+            wrapper is None
+            and isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
-            and node.func.id in WRAPPERS | {"print"}
+            and node.func.id in WRAPPERS
             and len(node.args) == 1
             and not node.keywords
         ):
             wrapper, node = node.func.id, node.args[0]
-            if wrapper == "print":  # ``print(x.std_score(0.17))``: the call, shown as text
-                wrapper, printed = None, True  # (str, not repr: no expected value)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in bound:
             key, member = bound[node.func.id]  # compare("egg", "eggs"): a call of that method
             method_call = ast.Attribute(value=ast.Name(id=key, ctx=ast.Load()), attr=member)
@@ -165,8 +167,8 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             if arguments is None:
                 _forget(statement, receivers)
                 continue
-            shown = steps is not None and assigned is None and not looped and not printed
-            want = example.want.strip() if shown else ""
+            shown = steps is not None and assigned is None and not looped
+            want = shown_want.strip() if shown else ""
             item = _item(arguments, wrapper, want, example.exc_msg)
             if item is not None and (steps is not None or not built_only):
                 if steps is not None:

@@ -37,6 +37,7 @@ try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside prob
     from .probe_guides import variable_class
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_stdlib import StdlibValue, stdlib_value
+    from .probe_text import shown_as_text
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assigned, assignment, literal
@@ -44,6 +45,7 @@ except ImportError:
     from probe_guides import variable_class
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_stdlib import StdlibValue, stdlib_value
+    from probe_text import shown_as_text
     from probe_types import Unsupported, json_safe
 
 
@@ -103,17 +105,16 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
 
     def example_of(node, want, source):
         """The example when ``node`` calls ``func`` with an argument a step builds."""
-        wrapper = None
+        node, wrapper, want = shown_as_text(node, want)  # ``str(f(x))``: the result as text
         if (
-            isinstance(node, ast.Call)
+            wrapper is None
+            and isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
-            and node.func.id in WRAPPERS | {"print"}
+            and node.func.id in WRAPPERS
             and len(node.args) == 1
             and not node.keywords
         ):
             wrapper, node = node.func.id, node.args[0]
-            if wrapper == "print":  # shown as text: the call, without an expected value
-                wrapper, want = None, ""
         if not isinstance(node, ast.Call) or not _calls(node, func, namespace, names, guide):
             return None
         bound = _arguments(node, signature, namespace, package, values, source, 0, state, classes)

@@ -15,12 +15,12 @@ import pytest
 
 from metaserver.agents.analysis.probe.probe_docs import (
     _parsed,
-    documented_array,
     documented_class,
     documented_type,
     parameter_types,
     returned_type,
 )
+from metaserver.agents.analysis.probe.probe_doctypes import documented_array
 
 NUMPY = """Respond.
 

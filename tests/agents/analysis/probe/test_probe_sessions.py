@@ -407,10 +407,10 @@ def test_a_printed_method_call_is_an_example_on_its_receiver(tmp_path: Path) -> 
     (found,) = [c for c, _, t in described if t == "printedfx:Reading.score"]
     assert found is not None
     # print(r.score(0.17)): the call on the receiver reading(0.20, 0.01) built; the text
-    # print shows is str(), not the value's repr: no expected value
+    # print shows is str(): the expected text (probe_text.py), compared as text
     (example,) = found["examples"]
     assert example["arguments"] == {"value": 0.17}
-    assert not example["has_expected"]
+    assert (example["wrapper"], example["expected"]) == ("str", "-3.0")
     [step] = example["session"]
     assert step["arguments"] == {"value": 0.2, "error": 0.01}
     assert step["_id"] == id(loaded.reading)

@@ -98,8 +98,8 @@ def test_an_unbound_alias_of_the_package_and_a_printed_call(module: ModuleType) 
     signature = inspect.signature(module.far)
     exposed = {"a", "b", "scale"}
     (found,) = value_examples(module.far, None, text, signature, exposed, "valuefx", True)
-    # printed: the call is an example, its text no expected value
-    assert not found["has_expected"]
+    # printed: the call is an example, its text the expected text (probe_text.py)
+    assert (found["wrapper"], found["expected"]) == ("str", "2.0")
     assert [s["into"] for s in found["session"]] == ["a", "b"]
 
 
