@@ -20,6 +20,7 @@ import types
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
     from .probe_assign import assignment, set_up
+    from .probe_constants import constants_key
     from .probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
@@ -30,6 +31,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _parsed,
         _statement,
     )
+    from .probe_held import held_arguments
     from .probe_returns import (
         _class_factory,
         _factory_of,
@@ -41,6 +43,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assignment, set_up
+    from probe_constants import constants_key
     from probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
@@ -51,6 +54,7 @@ except ImportError:
         _parsed,
         _statement,
     )
+    from probe_held import held_arguments
     from probe_returns import (
         _class_factory,
         _factory_of,
@@ -223,7 +227,7 @@ def session_statements(doc, namespace, until=None):
         for name, value in namespace.items()
         if isinstance(value, types.ModuleType) and value.__name__ == "numpy"
     )
-    key = (doc, numpy)
+    key = (doc, numpy, constants_key(doc, namespace))  # and the constants it may name
     if key not in _SESSIONS:
         _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
     statements = _SESSIONS[key]
@@ -371,6 +375,9 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
             return None
     exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
+    if arguments is None:  # ``Money('19.50', USD)``: an instance a module holds, by name
+        package = getattr(namespace.get(PACKAGE), "__name__", None)
+        arguments = held_arguments(node, signature, exposed, namespace, package)
     earlier, takes = [], {}
     if arguments is None and receivers:
         found = _bound_objects(node, signature, exposed, receivers)

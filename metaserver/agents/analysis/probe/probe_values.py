@@ -35,6 +35,7 @@ try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside prob
     from .probe_assign import assigned, assignment, literal
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from .probe_guides import variable_class
+    from .probe_held import module_held
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_stdlib import StdlibValue, stdlib_value
     from .probe_types import Unsupported, json_safe
@@ -42,6 +43,7 @@ except ImportError:
     from probe_assign import assigned, assignment, literal
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from probe_guides import variable_class
+    from probe_held import module_held
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_stdlib import StdlibValue, stdlib_value
     from probe_types import Unsupported, json_safe
@@ -439,11 +441,13 @@ def _parameter_classes(func, signature, module, package):
 
 def _held(node, namespace, package):
     """``Cls.NAME`` where ``Cls`` is a class of the package and ``Cls.NAME`` one of its
-    instances (``Geodesic.WGS84``), as a ``_Held``; None for anything else."""
-    if not isinstance(node, ast.Attribute) or node.attr.startswith("_"):
-        return None
-    owner = _resolve(node.value, namespace)
+    instances (``Geodesic.WGS84``), or an instance a module of the package holds (``USD``:
+    probe_held.py), as a ``_Held``; None for anything else."""
+    owner = _resolve(node.value, namespace) if isinstance(node, ast.Attribute) else None
     if not (inspect.isclass(owner) and _own(owner, package)):
+        found = module_held(node, namespace, package)
+        return _Held(*found) if found is not None else None
+    if node.attr.startswith("_"):
         return None
     value = _resolve(node, namespace)
     return _Held(owner, node.attr) if isinstance(value, owner) else None
