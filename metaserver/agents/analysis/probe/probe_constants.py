@@ -69,10 +69,17 @@ def inline_constants(node, namespace, bound=()):
         def visit(self, inner):  # top down: the outermost path that is a constant wins
             literal = constant_literal(inner, namespace, bound)
             if literal is not None:
+                literal.constant = True  # ``inlined``: a line of a constant's, not literals
                 return ast.copy_location(literal, inner)
             return self.generic_visit(inner)
 
     return ast.fix_missing_locations(Put().visit(copy.deepcopy(node)))
+
+
+def inlined(node):
+    """Whether ``node`` holds a constant's value that ``inline_constants`` wrote in: a README's
+    call of literals alone is the host's to read (analysis/usage.py), one of constants is not."""
+    return any(getattr(n, "constant", False) for n in ast.walk(node))
 
 
 def _named(node, namespace):

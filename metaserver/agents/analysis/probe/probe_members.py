@@ -328,8 +328,8 @@ def describe_callable(
             except Unsupported:
                 # A default with no JSON form (a sentinel: ``val=UNDEFINED``, ``inf``): a
                 # typed argument is still one the tool takes; left out, the callable's own
-                # default applies. Untyped, nothing says what to send (``cb=print``).
-                if not schema:
+                # default applies. Untyped, nothing says what to send (``cb=print``);
+                if not schema and annotation is not object:  # ``object``: anything, typed
                     hidden.append(p.name)
                     continue
                 unset = True

@@ -33,6 +33,7 @@ import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
     from .probe_assign import assigned, assignment, literal
+    from .probe_constants import inlined
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from .probe_guides import variable_class
     from .probe_held import module_held
@@ -41,6 +42,7 @@ try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside prob
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assigned, assignment, literal
+    from probe_constants import inlined
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from probe_guides import variable_class
     from probe_held import module_held
@@ -123,10 +125,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             return None
         arguments, steps, held, exact = bound
         if (
-            not (steps or held)
+            not (steps or held or (guide and inlined(node)))
             or not set(arguments) | {s["into"] for s in steps if "into" in s} <= exposed
         ):
-            return None  # literal calls alone: probe_docs.examples_for has them
+            return None  # literal calls alone: probe_docs.examples_for (usage.py) has them
         item = _item(arguments, wrapper, want if exact else "", None)
         if item is None:
             return None
