@@ -67,12 +67,12 @@ def worth(amount, coin):
     return amount * coin.cents
 '''
 
-COINS = '''
+COINS = """
 from .classes import Coin
 
 EUR = Coin("EUR", 200)
 USD = Coin("USD", 100)
-'''
+"""
 
 
 @pytest.fixture
