@@ -29,9 +29,20 @@ def holders(cls):
 def module_instances(cls, skip=()):
     """Public names of ``holders(cls)`` bound to instances of ``cls``, the first holder's
     first; ``skip``: names the class itself holds (decoded as those). Empty when more than
-    ``MAX_HELD``."""
+    ``MAX_HELD``. Remembered per class and holders' sizes: every parameter asks."""
+    modules = holders(cls)
+    key = (id(cls), tuple(skip), tuple((m.__name__, len(vars(m))) for m in modules))
+    if key not in _INSTANCES:
+        _INSTANCES[key] = _instances(cls, modules, skip)
+    return list(_INSTANCES[key])
+
+
+_INSTANCES = {}
+
+
+def _instances(cls, modules, skip):
     found = {}
-    for module in holders(cls):
+    for module in modules:
         try:
             items = list(vars(module).items())
         except TypeError:
