@@ -59,7 +59,10 @@ def _instances(cls, modules, skip):
 
 
 def _instance(value, cls):
-    return isinstance(value, cls) and not inspect.isroutine(value) and not inspect.isclass(value)
+    """An instance of ``cls`` by its class's own bases (a metaclass that decides
+    ``isinstance`` for values, ``Number``'s, does not make a module's ``5`` one)."""
+    mro = getattr(type(value), "__mro__", ())
+    return cls in mro and not inspect.isroutine(value) and not inspect.isclass(value)
 
 
 def held_by_name(name, cls):

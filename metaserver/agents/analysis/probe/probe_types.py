@@ -169,16 +169,17 @@ def _union(args, ctor_schema):
             schema, codec = parameter_schema(arg, ctor_schema)
         except Unsupported:
             continue
-        if codec and codec.partition(":")[0] in ("new", "handle"):
-            classes.append(arg)
         if codec and codec.startswith("handle"):
             handles.append(schema)
+            classes.append(arg)
             continue
         if codec and codec.startswith("new:") and _checks_only(arg, schema):
             # A class built from no argument only checks values (an arm of ``Number | Word``
             # whose metaclass tests isinstance): beside other arms it decodes nothing.
             schemas.append({})
             continue
+        if codec and codec.startswith("new:"):
+            classes.append(arg)
         schemas.append(schema.get("anyOf", [schema])[0] if codec else schema)
         if codec:
             codecs.append(codec)
