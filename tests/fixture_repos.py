@@ -1310,3 +1310,72 @@ def halve(amount):
 def make_due_repo(root: Path) -> Path:
     """Documented arguments that are standard library values built by their constructors."""
     return make_package_repo(root, "duepack", "duepack", DUE_MODULE)
+
+
+CONSTANT_MODULE = '''\
+"""Coins, purses and delivery plans: a metaserver test fixture whose README passes the
+package's module-level constants (an instance of its class, a table of plain data)."""
+
+from __future__ import annotations
+
+__all__ = ["EUR", "PLANS", "USD", "Coin", "Purse", "fee", "worth"]
+
+
+class Coin:
+    """A currency."""
+
+    def __init__(self, code: str = "XXX", cents: int = 100) -> None:
+        self.code, self.cents = code, cents
+
+    def __repr__(self) -> str:
+        return self.code
+
+
+class Purse:
+    """Some coins of one currency."""
+
+    def __init__(self, amount: int = 0, coin: str | Coin | None = None) -> None:
+        self.amount = amount
+        self.coin = COINS[coin] if isinstance(coin, str) else coin
+
+    def total(self) -> int:
+        """The purse's worth in cents."""
+        return self.amount * self.coin.cents
+
+
+def worth(amount: int, coin: Coin) -> int:
+    """``amount`` coins in cents."""
+    return amount * coin.cents
+
+
+def fee(plan: dict) -> int:
+    """What a delivery plan costs."""
+    return plan["fee"] * plan["days"]
+
+
+EUR = Coin("EUR", 200)
+USD = Coin("USD", 100)
+COINS = {"EUR": EUR, "USD": USD}
+PLANS = {"fast": {"fee": 2, "days": 1}, "slow": {"fee": 1, "days": 5}}
+'''
+
+CONSTANT_README = """\
+# constpack
+
+>>> from constpack import Purse, EUR, PLANS, fee, worth
+>>> p = Purse(3, EUR)
+>>> p.total()
+600
+>>> worth(2, EUR)
+400
+>>> fee(PLANS['slow'])
+5
+"""
+
+
+def make_constant_repo(root: Path) -> Path:
+    """A README whose calls pass module-level constants: ``EUR`` (a ``Coin`` the module
+    holds) and ``PLANS['slow']`` (plain data)."""
+    return make_package_repo(
+        root, "constpack", "constpack", CONSTANT_MODULE, files={"README.md": CONSTANT_README}
+    )

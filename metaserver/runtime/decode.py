@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+import inspect
 import os
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
@@ -89,22 +90,37 @@ def decode(value: Any, codec: str | None, handles: HandleTable) -> Any:
 
 
 def _class_attribute(value: Any, codec: str | None) -> bool:
-    """``{"attribute": NAME}`` for a class of the package (codecs new and handle)."""
+    """``{"attribute": NAME}`` for a class of the package (codecs new, handle and held)."""
     return (
         isinstance(value, dict)
         and set(value) == {"attribute"}
         and isinstance(value["attribute"], str)
         and codec is not None
-        and codec.partition(":")[0] in ("new", "handle")
+        and codec.partition(":")[0] in ("new", "handle", "held")
     )
 
 
 def _attribute(name: str, target: str) -> Any:
-    """The instance a class holds as a public attribute (``Geodesic.WGS84``), nothing else."""
+    """The instance a class holds as a public attribute (``Geodesic.WGS84``), else the one
+    the module defining the class, then the package's top module, holds (``USD``, a
+    ``Currency`` of ``moneyed``): the order the probe offers them in (probe_held.py)."""
     cls = _resolve(target)
     value = getattr(cls, name, None) if not name.startswith("_") else None
-    if not _already(value, cls):
-        raise CodecError(f"{target} has no instance attribute {name!r}")
+    if _already(value, cls):
+        return value
+    module = target.partition(":")[0]
+    for holder in dict.fromkeys([module, module.partition(".")[0]]):
+        value = getattr(importlib.import_module(holder), name, None)
+        if name.startswith("_") or isinstance(value, type) or inspect.isroutine(value):
+            continue
+        if _already(value, cls):
+            return value
+    raise CodecError(f"{target} has no instance attribute {name!r}")
+
+
+def _plain(value: Any, target: str) -> Any:
+    """Codec ``held``: a parameter of plain JSON that also takes a held instance by name
+    (``currency: str | Currency``, decoded above); anything else passes as it is."""
     return value
 
 
@@ -347,6 +363,7 @@ def _hashable(value: Any) -> Any:
 CODECS: dict[str, Callable[[Any, str], Any]] = {
     "handle": _handle,
     "new": _new,
+    "held": _plain,
     "datetime": _datetime,
     "date": _date,
     "time": _time,

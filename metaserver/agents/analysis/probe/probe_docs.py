@@ -13,10 +13,12 @@ import sys
 import typing
 
 try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
+    from .probe_constants import inline_constants, stored
     from .probe_frames import frame_literal
     from .probe_text import shown_as_text
     from .probe_types import Unsupported, json_safe
 except ImportError:
+    from probe_constants import inline_constants, stored
     from probe_frames import frame_literal
     from probe_text import shown_as_text
     from probe_types import Unsupported, json_safe
@@ -432,14 +434,16 @@ ARRAY_BUILDERS = ("array", "asarray")
 
 class Literals:
     """Names a session bound to a literal (``data = [1, 2, 3]``), put back into the calls
-    that use them (``mean(data)`` is ``mean([1, 2, 3])``)."""
+    that use them (``mean(data)`` is ``mean([1, 2, 3])``), as are the package's constants
+    whose values are JSON (probe_constants.py), unless the session bound their names."""
 
     def __init__(self, namespace=None):
-        self.nodes = {}
+        self.nodes, self.bound = {}, set()
         self.namespace = namespace if namespace is not None else {}
 
     def note(self, statement):
         """Remember what ``statement`` binds to a literal; forget what it rebinds."""
+        self.bound |= stored(statement)
         for name in _assigned(statement):
             self.nodes.pop(name, None)
         if (
@@ -459,6 +463,7 @@ class Literals:
         built from a literal (``np.array([[1, 2], [3, 4]])``) are that literal, the array
         codec's own JSON form (``node`` itself when there is neither: parsed lines are
         shared and never changed)."""
+        node = inline_constants(node, self.namespace, self.bound)
         if not any(
             (isinstance(n, ast.Name) and n.id in self.nodes) or self._array(n) is not None
             for n in ast.walk(node)

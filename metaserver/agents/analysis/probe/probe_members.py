@@ -314,8 +314,9 @@ def describe_callable(
             except Unsupported:
                 # A default with no JSON form (a sentinel: ``val=UNDEFINED``, ``inf``): a
                 # typed argument is still one the tool takes; left out, the callable's own
-                # default applies. Untyped, nothing says what to send (``cb=print``).
-                if not schema:
+                # default applies. Untyped, nothing says what to send (``cb=print``); typed
+                # ``object``, anything goes, but a bare ``object()`` default is a marker.
+                if not schema and (annotation is not object or type(p.default) is object):
                     hidden.append(p.name)
                     continue
                 unset = True

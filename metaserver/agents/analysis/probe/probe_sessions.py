@@ -20,6 +20,7 @@ import types
 
 try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside probe_script.py
     from .probe_assign import assignment, set_up
+    from .probe_constants import constants_key
     from .probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
@@ -30,6 +31,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _parsed,
         _statement,
     )
+    from .probe_held import held_arguments
     from .probe_returns import (
         _class_factory,
         _factory_of,
@@ -37,11 +39,12 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _returns,
         returned_class,
     )
-    from .probe_text import shown_as_text
+    from .probe_text import reads_only, shown_as_text
     from .probe_textsig import text_signature
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assignment, set_up
+    from probe_constants import constants_key
     from probe_docs import (
         MAX_EXAMPLES,
         WRAPPERS,
@@ -52,6 +55,7 @@ except ImportError:
         _parsed,
         _statement,
     )
+    from probe_held import held_arguments
     from probe_returns import (
         _class_factory,
         _factory_of,
@@ -59,12 +63,11 @@ except ImportError:
         _returns,
         returned_class,
     )
-    from probe_text import shown_as_text
+    from probe_text import reads_only, shown_as_text
     from probe_textsig import text_signature
     from probe_types import Unsupported, json_safe
 
 MAX_STEPS = 12
-READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
 
 
 def method_examples(owner, owner_target, method, doc, signature, exposed, built_only=False):
@@ -134,7 +137,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         elif not isinstance(statement, ast.Expr):
             _forget(statement, receivers)
             continue
-        elif _reads_only(statement.value):
+        elif reads_only(statement.value):
             continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
         # ``str(v.next_version("minor"))``, ``print(...)``: the call, its result as text
         node, wrapper, shown_want = shown_as_text(statement.value, example.want)
@@ -225,7 +228,7 @@ def session_statements(doc, namespace, until=None):
         for name, value in namespace.items()
         if isinstance(value, types.ModuleType) and value.__name__ == "numpy"
     )
-    key = (doc, numpy)
+    key = (doc, numpy, constants_key(doc, namespace))  # and the constants it may name
     if key not in _SESSIONS:
         _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
     statements = _SESSIONS[key]
@@ -373,6 +376,9 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
             return None
     exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
+    if arguments is None:  # ``Money('19.50', USD)``: an instance a module holds, by name
+        package = getattr(namespace.get(PACKAGE), "__name__", None)
+        arguments = held_arguments(node, signature, exposed, namespace, package)
     earlier, takes = [], {}
     if arguments is None and receivers:
         found = _bound_objects(node, signature, exposed, receivers)
@@ -548,32 +554,6 @@ def _method_signature(owner, name):
         if not isinstance(static, (staticmethod, classmethod)):
             return text_signature(static, name, method=True)
     return None
-
-
-def _reads_only(node):
-    """An expression that shows a value without calling anything of it but builtins that
-    only read (``acc``, ``acc.size``, ``acc[0]``, ``acc[2:4]``, ``len(acc)``, ``list(acc)``)."""
-    if isinstance(node, ast.Call):
-        return (
-            isinstance(node.func, ast.Name)
-            and node.func.id in READERS
-            and not node.keywords
-            and all(_reads_only(a) for a in node.args)
-        )
-    if isinstance(node, (ast.Name, ast.Constant)):
-        return True
-    if isinstance(node, ast.Attribute):
-        return _reads_only(node.value)
-    if isinstance(node, ast.Subscript):
-        return _reads_only(node.value) and _reads_only(node.slice)
-    if isinstance(node, ast.Slice):  # ``acc[2:4]``, ``acc[-6:]``
-        parts = (node.lower, node.upper, node.step)
-        return all(part is None or _reads_only(part) for part in parts)
-    if isinstance(node, ast.UnaryOp):
-        return _reads_only(node.operand)
-    if isinstance(node, ast.Tuple):
-        return all(_reads_only(element) for element in node.elts)
-    return False
 
 
 def _forget(statement, receivers):

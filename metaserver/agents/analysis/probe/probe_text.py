@@ -24,6 +24,8 @@ BUILTINS = {
 """Calls inside a reader that are no call of the package (``str(len(x))``)."""
 
 TRACEBACK = "Traceback (most recent call last)"
+READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
+"""Builtins that show a value without changing it (``reads_only``)."""
 
 
 def shown_as_text(node: ast.expr, want: str) -> tuple[ast.expr, str | None, str]:
@@ -65,3 +67,29 @@ def _string_literal(text: str) -> str | None:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     return value.strip() if isinstance(value, str) else None
+
+
+def reads_only(node: ast.expr | None) -> bool:
+    """An expression that shows a value without calling anything of it but builtins that
+    only read (``acc``, ``acc.size``, ``acc[0]``, ``acc[2:4]``, ``len(acc)``, ``list(acc)``)."""
+    if isinstance(node, ast.Call):
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id in READERS
+            and not node.keywords
+            and all(reads_only(a) for a in node.args)
+        )
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return reads_only(node.value)
+    if isinstance(node, ast.Subscript):
+        return reads_only(node.value) and reads_only(node.slice)
+    if isinstance(node, ast.Slice):  # ``acc[2:4]``, ``acc[-6:]``
+        parts = (node.lower, node.upper, node.step)
+        return all(part is None or reads_only(part) for part in parts)
+    if isinstance(node, ast.UnaryOp):
+        return reads_only(node.operand)
+    if isinstance(node, ast.Tuple):
+        return all(reads_only(element) for element in node.elts)
+    return False

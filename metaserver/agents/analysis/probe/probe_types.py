@@ -19,6 +19,11 @@ import pathlib
 import types
 import typing
 
+try:  # as metaserver.agents.analysis.probe.probe_types (tests), or beside probe_script.py
+    from .probe_held import module_instances
+except ImportError:
+    from probe_held import module_instances
+
 JSON_SCALARS = (type(None), bool, int, float, str)
 HANDLE_SCHEMA = {
     "type": "object",
@@ -70,19 +75,33 @@ def with_handle(schema, cls):
 
 def with_attributes(schema, cls):
     """``schema``, or one of the instances the class itself holds: ``{"attribute": "WGS84"}``
-    for ``Geodesic.WGS84`` (the receiver a doctest session may use; runtime/decode.py)."""
-    named = instance_attributes(cls)
-    if not named:
+    for ``Geodesic.WGS84`` (the receiver a doctest session may use; runtime/decode.py), or
+    that a module of the package holds (``{"attribute": "USD"}``: probe_held.py)."""
+    arm = held_arm(cls)
+    if arm is None:
         return schema
-    arm = {
-        "type": "object",
-        "properties": {"attribute": {"enum": named}},
-        "required": ["attribute"],
-        "additionalProperties": False,
-        "description": f"An instance {cls.__qualname__} holds as a class attribute.",
-    }
     arms = schema["anyOf"] if set(schema) == {"anyOf"} else [schema]
     return {"anyOf": [*arms, arm]}
+
+
+def held_arm(cls):
+    """The schema arm ``{"attribute": NAME}`` of the instances of ``cls`` that the class or
+    a module of its package holds; None when there are none."""
+    named = instance_attributes(cls)
+    held = module_instances(cls, skip=named)
+    if not named and not held:
+        return None
+    description = f"An instance {cls.__qualname__} holds as a class attribute."
+    if held:
+        where = " or ".join(dict.fromkeys([cls.__module__, cls.__module__.partition(".")[0]]))
+        description = f"An instance of {cls.__qualname__} held by {cls.__qualname__} or {where}."
+    return {
+        "type": "object",
+        "properties": {"attribute": {"enum": named + held}},
+        "required": ["attribute"],
+        "additionalProperties": False,
+        "description": description,
+    }
 
 
 def instance_attributes(cls, limit=20):
@@ -142,7 +161,7 @@ def _union(args, ctor_schema):
         # numpy's ArrayLike and `ndarray | float`: an array (or scalar) from nested lists.
         if (getattr(arg, "__module__", None) or "").partition(".")[0] == "numpy":
             return NUMPY_SCHEMA, "numpy"
-    schemas, codecs, handles, plain, objects = [], [], [], [], []
+    schemas, codecs, handles, plain, objects, classes = [], [], [], [], [], []
     for arg in args:
         if _sentinel(arg):
             continue  # ``val: str | UndefinedType = UNDEFINED``: the default, never sent
@@ -152,12 +171,15 @@ def _union(args, ctor_schema):
             continue
         if codec and codec.startswith("handle"):
             handles.append(schema)
+            classes.append(arg)
             continue
         if codec and codec.startswith("new:") and _checks_only(arg, schema):
             # A class built from no argument only checks values (an arm of ``Number | Word``
             # whose metaclass tests isinstance): beside other arms it decodes nothing.
             schemas.append({})
             continue
+        if codec and codec.startswith("new:"):
+            classes.append(arg)
         schemas.append(schema.get("anyOf", [schema])[0] if codec else schema)
         if codec:
             codecs.append(codec)
@@ -171,17 +193,29 @@ def _union(args, ctor_schema):
         # several such classes): no codec decodes the documented text, which reaches the
         # callable as it is; a handle is replaced by its object, as beside classes only a
         # handle gives.
-        return {"anyOf": [*plain, HANDLE_SCHEMA]}, None
+        return _held_too({"anyOf": [*plain, HANDLE_SCHEMA]}, classes)
     if len(distinct) > 1 or (not schemas and not handles):
         raise Unsupported(" | ".join(getattr(a, "__name__", repr(a)) for a in args))
     if handles and not distinct and any(s.get("type") != "null" for s in schemas):
         # A plain arm beside classes only a handle gives (``tz: tzinfo | str``): JSON builds
         # the documented value, and a handle is replaced by its object as for any plain
         # parameter. A "handle" codec refused the string, and the parameter with it.
-        return {"anyOf": [*schemas, HANDLE_SCHEMA]}, None
+        return _held_too({"anyOf": [*schemas, HANDLE_SCHEMA]}, classes)
     plain = not handles and all(c.startswith("enum:") for c in distinct)
     options = schemas if plain else [*schemas, HANDLE_SCHEMA]
     return {"anyOf": options}, (distinct[0] if distinct else ("handle" if handles else None))
+
+
+def _held_too(schema, classes):
+    """(schema, None) of a plain parameter, or, when one class arm of it has held instances
+    (``currency: str | Currency``, ``USD``), that arm too, with the codec ``held`` that
+    decodes ``{"attribute": NAME}`` and passes anything else as plain JSON."""
+    arms = [(cls, held_arm(cls)) for cls in classes]
+    arms = [(cls, arm) for cls, arm in arms if arm is not None]
+    if len(arms) != 1:
+        return schema, None
+    cls, arm = arms[0]
+    return {"anyOf": [*schema["anyOf"], arm]}, f"held:{target_of(cls)}"
 
 
 def _sentinel(cls):

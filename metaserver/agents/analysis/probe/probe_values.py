@@ -33,16 +33,20 @@ import typing
 
 try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside probe_script.py
     from .probe_assign import assigned, assignment, literal
+    from .probe_constants import inlined
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from .probe_guides import variable_class
+    from .probe_held import module_held
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_stdlib import StdlibValue, stdlib_value
     from .probe_text import shown_as_text
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assigned, assignment, literal
+    from probe_constants import inlined
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from probe_guides import variable_class
+    from probe_held import module_held
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_stdlib import StdlibValue, stdlib_value
     from probe_text import shown_as_text
@@ -122,10 +126,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             return None
         arguments, steps, held, exact = bound
         if (
-            not (steps or held)
+            not (steps or held or (guide and inlined(node)))
             or not set(arguments) | {s["into"] for s in steps if "into" in s} <= exposed
         ):
-            return None  # literal calls alone: probe_docs.examples_for has them
+            return None  # literal calls alone: probe_docs.examples_for (usage.py) has them
         item = _item(arguments, wrapper, want if exact else "", None)
         if item is None:
             return None
@@ -440,11 +444,13 @@ def _parameter_classes(func, signature, module, package):
 
 def _held(node, namespace, package):
     """``Cls.NAME`` where ``Cls`` is a class of the package and ``Cls.NAME`` one of its
-    instances (``Geodesic.WGS84``), as a ``_Held``; None for anything else."""
-    if not isinstance(node, ast.Attribute) or node.attr.startswith("_"):
-        return None
-    owner = _resolve(node.value, namespace)
+    instances (``Geodesic.WGS84``), or an instance a module of the package holds (``USD``:
+    probe_held.py), as a ``_Held``; None for anything else."""
+    owner = _resolve(node.value, namespace) if isinstance(node, ast.Attribute) else None
     if not (inspect.isclass(owner) and _own(owner, package)):
+        found = module_held(node, namespace, package)
+        return _Held(*found) if found is not None else None
+    if node.attr.startswith("_"):
         return None
     value = _resolve(node, namespace)
     return _Held(owner, node.attr) if isinstance(value, owner) else None
