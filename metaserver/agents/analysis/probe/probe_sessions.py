@@ -14,6 +14,7 @@ never an expected value.
 """
 
 import ast
+import functools
 import inspect
 import sys
 import types
@@ -30,6 +31,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _parsed,
         _statement,
     )
+    from .probe_objargs import bound_objects, object_arguments
     from .probe_returns import (
         _class_factory,
         _factory_of,
@@ -38,7 +40,6 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         returned_class,
     )
     from .probe_textsig import text_signature
-    from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assignment, set_up
     from probe_docs import (
@@ -51,6 +52,7 @@ except ImportError:
         _parsed,
         _statement,
     )
+    from probe_objargs import bound_objects, object_arguments
     from probe_returns import (
         _class_factory,
         _factory_of,
@@ -59,7 +61,6 @@ except ImportError:
         returned_class,
     )
     from probe_textsig import text_signature
-    from probe_types import Unsupported, json_safe
 
 MAX_STEPS = 12
 READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "bool", "type"}
@@ -161,7 +162,12 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         else:
             steps = None  # a name the session never bound here: the module, or unknown
         if name == method:
-            arguments = _bound(node, signature, exposed)
+            arguments, built, held = _bound(node, signature, exposed), [], {}
+            if arguments is None and steps is not None:  # ``a.is_compatible(b)``: objects
+                known = {**objects, **{k: v for k, v in receivers.items() if v is not None}}
+                arguments, built, held = object_arguments(
+                    node, signature, exposed, namespace, known, source, len(steps)
+                ) or (None, [], {})
             if arguments is None:
                 _forget(statement, receivers)
                 continue
@@ -170,7 +176,9 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             item = _item(arguments, wrapper, want, example.exc_msg)
             if item is not None and (steps is not None or not built_only):
                 if steps is not None:
-                    item["session"] = [dict(step) for step in steps]
+                    item["session"] = [dict(step) for step in steps] + built
+                    if held:  # the class each such argument is an instance of
+                        item["_held"] = held
                     if item["has_expected"]:
                         item["line"] = source
                 found.append(item)
@@ -372,8 +380,10 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
     exposed = {p.name for p in signature.parameters.values()}
     arguments = _bound(node, signature, exposed)
     earlier, takes = [], {}
-    if arguments is None and receivers:
-        found = _bound_objects(node, signature, exposed, receivers)
+    if arguments is None:  # ``Array(FixedMount(30, 90))``: objects built before it, or inline
+        known = receivers or {}
+        build = functools.partial(_built_object, namespace=namespace, source=source, known=known)
+        found = bound_objects(node, signature, exposed, known, build)
         if found is None:
             return None
         arguments, earlier, takes = found
@@ -419,7 +429,8 @@ def _built_object(node, namespace, source, known):
     exposed = {p.name for p in signature.parameters.values()}
     arguments, earlier, takes = _bound(node, signature, exposed), [], {}
     if arguments is None:
-        found = _bound_objects(node, signature, exposed, known)
+        build = functools.partial(_built_object, namespace=namespace, source=source, known=known)
+        found = bound_objects(node, signature, exposed, known, build)
         if found is None:
             return None
         arguments, earlier, takes = found
@@ -427,47 +438,6 @@ def _built_object(node, namespace, source, known):
     if takes:
         step["takes"] = takes
     return [*earlier, step]
-
-
-def _bound_objects(call, signature, exposed, receivers):
-    """(literal arguments, the steps that built the others, each such parameter's index
-    of the step after which the session holds its object) when every argument of ``call``
-    is a literal or a variable the session built; None otherwise."""
-    if any(k.arg is None for k in call.keywords) or any(
-        isinstance(a, ast.Starred) for a in call.args
-    ):
-        return None
-    built = {}
-
-    def value(node):
-        if isinstance(node, ast.Name) and receivers.get(node.id) is not None:
-            marker = object()
-            built[id(marker)] = receivers[node.id]
-            return marker
-        return ast.literal_eval(node)
-
-    try:
-        args = [value(a) for a in call.args]
-        kwargs = {k.arg: value(k.value) for k in call.keywords}
-        bound = signature.bind(*args, **kwargs)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None
-    arguments, steps, takes = {}, [], {}
-    for name, given in bound.arguments.items():
-        if id(given) in built:
-            offset = len(steps)  # a nested ``takes`` counts from its own list's start
-            for step in built[id(given)]:
-                moved = {k: i + offset for k, i in step.get("takes", {}).items()}
-                steps.append(dict(step, takes=moved) if moved else dict(step))
-            takes[name] = len(steps) - 1
-            continue
-        try:
-            arguments[name] = json_safe(given)
-        except Unsupported:
-            return None  # an object inside a list or ``*args``: not replayable
-    if not takes or len(steps) >= MAX_STEPS or not set(arguments) | set(takes) <= exposed:
-        return None
-    return arguments, steps, takes
 
 
 def _receiver(node, owner, owner_target, namespace, receivers, source):
