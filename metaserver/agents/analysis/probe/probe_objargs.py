@@ -49,6 +49,26 @@ def object_arguments(call, signature, exposed, namespace, known, source, at):
     return arguments, steps, held
 
 
+def changed(statement, objects, stale):
+    """Add to ``stale`` each object the session built (``objects``: variable -> its steps)
+    that ``statement`` may change otherwise than by a step: a method called on it
+    (``span.grow(2)``), an attribute or item of it set; its steps would rebuild it as it
+    was, so a later call given it is no replay of the example. A name the statement binds
+    anew is no longer stale."""
+    for node in ast.walk(statement):
+        base = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            base = node.func.value
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                base = base.value
+        if isinstance(base, ast.Name) and base.id in objects:
+            stale.add(base.id)
+    if isinstance(statement, ast.Assign):
+        stale -= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+
+
 def _single(entry):
     """(variable, the one step that built it) when one call of a builder did, with no
     object among its arguments and no setup since; (variable, None) otherwise."""

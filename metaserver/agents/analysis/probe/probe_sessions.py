@@ -31,7 +31,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _parsed,
         _statement,
     )
-    from .probe_objargs import bound_objects, object_arguments
+    from .probe_objargs import bound_objects, changed, object_arguments
     from .probe_returns import (
         _class_factory,
         _factory_of,
@@ -52,7 +52,7 @@ except ImportError:
         _parsed,
         _statement,
     )
-    from probe_objargs import bound_objects, object_arguments
+    from probe_objargs import bound_objects, changed, object_arguments
     from probe_returns import (
         _class_factory,
         _factory_of,
@@ -78,6 +78,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     objects = {}  # variable -> the steps that built another object of the package
     classes = {}  # such a variable -> its class, when a constructor built it
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
+    stale = set()  # such variables a line changed since (``span.grow(2)``): no arguments
     found = []
     for example, statement in session_statements(doc, namespace, until=method):
         if len(found) >= MAX_EXAMPLES:
@@ -97,6 +98,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             built = (receivers, objects, classes)
             set_up(setting, owner, owner_target, built, _built_object, namespace, source)
             continue
+        changed(statement, objects, stale)  # ``span.grow(2)``: no step replays it
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -164,7 +166,8 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         if name == method:
             arguments, built, held = _bound(node, signature, exposed), [], {}
             if arguments is None and steps is not None:  # ``a.is_compatible(b)``: objects
-                known = {**objects, **{k: v for k, v in receivers.items() if v is not None}}
+                known = [*objects.items(), *receivers.items()]
+                known = {k: v for k, v in known if v is not None and k not in stale}
                 arguments, built, held = object_arguments(
                     node, signature, exposed, namespace, known, source, len(steps)
                 ) or (None, [], {})

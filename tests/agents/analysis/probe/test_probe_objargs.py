@@ -35,6 +35,13 @@ class Version:
     True
     >>> Version(1, 1).distance(Span(3))
     4
+    >>> s = Span(2)
+    >>> t = Span(2)
+    >>> s.grow(5)
+    >>> Version(1, 2).distance(s)
+    9
+    >>> Version(1, 0).distance(t)
+    2
     """
 
     def __init__(self, major, minor=0):
@@ -53,6 +60,9 @@ class Version:
 class Span:
     def __init__(self, width):
         self.width = width
+
+    def grow(self, by):
+        self.width += by
 
 
 class Mount:
@@ -135,9 +145,13 @@ def test_an_argument_built_inline_is_a_step_of_its_own_line(module: ModuleType) 
     assert argument["arguments"] == {"major": 1, "minor": 4}
     assert argument["line"] == proof["line"]
     # An untyped parameter given another class's object: built by that class's step.
-    (span,) = examples(module, "Version", "distance").values()
+    distances = examples(module, "Version", "distance")
+    span = distances["Version(1, 1).distance(Span(3))"]
     assert span["expected"] == 4
     assert span["session"][-1]["into"] == "span" and span["session"][-1]["_id"] == id(module.Span)
+    # ``s.grow(5)`` changed ``s`` since ``Span(2)`` built it: no step replays that line.
+    assert set(distances) == {"Version(1, 1).distance(Span(3))", "Version(1, 0).distance(t)"}
+    assert distances["Version(1, 0).distance(t)"]["session"][-1]["line"] == "t = Span(2)"
 
 
 def test_a_receiver_built_with_an_object_built_inline_takes_it(module: ModuleType) -> None:
