@@ -779,6 +779,10 @@ class Signal:
     def __repr__(self) -> str:
         return "Signal(" + ", ".join(repr(s) for s in self.samples) + ")"
 
+    def louder(self, other: "Signal") -> bool:
+        """Whether its largest sample is larger than the ``other`` signal's."""
+        return max(self.samples) > max(other.samples)
+
 
 def gain(signal, factor: float = 2.0) -> float:
     """The largest sample times ``factor``.
@@ -872,6 +876,13 @@ A response is measured from a signal:
 >>> resp = measure(quiet, scale=2.0)
 >>> resp.peak()
 10.0
+
+One signal is louder than another:
+
+>>> loud = Signal(1.0, 9.0)
+>>> soft = Signal(2.0, 3.0)
+>>> loud.louder(soft)
+True
 """
 
 

@@ -1,5 +1,6 @@
 """Object arguments through MCP: one the docs never build, built by its type's constructor
-tool from that constructor's own documented arguments; and a list of built objects."""
+tool from that constructor's own documented arguments; a list of built objects; and a
+method's argument the session built (``loud.louder(soft)``)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,20 @@ async def test_object_arguments_are_built_by_constructor_tools(tmp_path: Path) -
         ("quiet = Signal(1.0, 5.0)", signal.name, {}),
         ("resp = measure(quiet, scale=2.0)", tools["measure"].name, {"signal": 0}),
     ]
-    assert {"gain", "spread", "Signal", "peak"} <= set(report.coverage.covered)
+    # loud.louder(soft) -> True: a method whose argument is an object the session built,
+    # by its own step (``into``) after the receiver's, checked by value.
+    louder = tools["Signal.louder"]
+    assert louder.status == "passed", louder.error
+    assert louder.evidence is not None
+    assert (louder.evidence.check, louder.evidence.result) == ("expected-value", True)
+    steps = [(s.line, s.into, s.tool) for s in louder.evidence.session]
+    assert steps == [
+        ("loud = Signal(1.0, 9.0)", None, signal.name),
+        ("soft = Signal(2.0, 3.0)", "other", signal.name),
+    ]
+    other = louder.evidence.arguments["other"]
+    assert isinstance(other, dict) and isinstance(other.get("handle"), str)
+    assert {"gain", "spread", "Signal", "peak", "louder"} <= set(report.coverage.covered)
 
     # Source.level is defined on Source, whose own instance raises "not implemented" and
     # whose constructor the docs never call: its receiver is Tone(2.5), the subclass's

@@ -123,10 +123,14 @@ def collapse_duplicates(
 ) -> list[Candidate]:
     """``ranked`` with one candidate per duplicate key, at the best rank any of them had.
 
-    The one kept is the member of the class the README and guides build first, when they
-    build one of them (``hamming.distance`` is what users call, not the abstract base's);
-    else the member of the class that defines it when that class is listed (its own class
-    makes the receiver); else the best-ranked one.
+    The one kept is, among the members a documented session proves (its example built its
+    receiver and shows the call's value: ``LineString(...).equals(LineString(...))`` ->
+    ``True``, listed under LineString, proves an ``equals`` that BaseGeometry defines) or
+    all when none is, the member of the class the README and guides build first, when
+    they build one of them (``hamming.distance`` is what users call, not the abstract
+    base's); else the member of the class that defines it when that class is listed (its
+    own class makes the receiver); else the best-ranked one. Before, a proof that ranked
+    the group was lost to a member without it.
     """
     constructors = constructors or {}
 
@@ -145,15 +149,16 @@ def collapse_duplicates(
         if key is None:
             kept.append(candidate)
             continue
-        group = groups[key]
-        if group[0] is not candidate:
+        if groups[key][0] is not candidate:
             continue  # the group takes the place of its best-ranked member
+        proven = [c for c in groups[key] if any(e.has_expected and e.session for e in c.examples)]
+        group = proven or groups[key]
         shown = [c for c in group if shown_at(c) is not None]
         own = [c for c in group if c.defined_in and c.owner == c.defined_in]
         if shown:
             kept.append(min(shown, key=lambda c: shown_at(c) or 0))
         else:
-            kept.append(own[0] if own else candidate)
+            kept.append(own[0] if own else group[0])
     return kept
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from metaserver.agents.analysis.usage import Usage
 from metaserver.agents.design.ranking import rank_score
 from metaserver.agents.design.specs import design
-from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter
+from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, SessionStep
 
 PROVEN = Example(arguments={}, expected=1, has_expected=True)
 
@@ -87,6 +87,19 @@ def test_an_inherited_method_is_kept_on_the_class_the_readme_builds() -> None:
     usage = Usage(documented=["distance", "Hamming"])
     chosen = names(candidates, max_tools=4, usage=usage)
     assert [n for n in chosen if n.endswith("distance")] == ["hamming_distance"]
+
+
+def test_an_inherited_method_is_kept_on_the_class_whose_session_proves_it() -> None:
+    base = "pkg.mod:Shape"
+    session = [SessionStep(line="Line(2).equals(Line(2))", target="pkg.mod:Line")]
+    proof = PROVEN.model_copy(update={"session": session})
+    candidates = [klass("Shape"), klass("Line"), klass("Dot")]
+    candidates.append(method("Shape", "equals", defined_in=base))
+    candidates.append(method("Line", "equals", defined_in=base, examples=[proof]))
+    candidates.append(method("Dot", "equals", defined_in=base, examples=[PROVEN]))
+    usage = Usage(documented=["Dot", "Shape"])
+    chosen = names(candidates, max_tools=4, usage=usage)
+    assert [n for n in chosen if n.endswith("equals")] == ["line_equals"]
 
 
 def test_the_same_docstring_across_generated_classes_is_one_tool() -> None:

@@ -14,6 +14,7 @@ never an expected value.
 """
 
 import ast
+import functools
 import inspect
 import sys
 import types
@@ -32,6 +33,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _statement,
     )
     from .probe_held import held_arguments
+    from .probe_objargs import bound_objects, changed, object_arguments
     from .probe_returns import (
         _class_factory,
         _factory_of,
@@ -41,7 +43,6 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
     )
     from .probe_text import reads_only, shown_as_text
     from .probe_textsig import text_signature
-    from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_assign import assignment, set_up
     from probe_constants import constants_key
@@ -56,6 +57,7 @@ except ImportError:
         _statement,
     )
     from probe_held import held_arguments
+    from probe_objargs import bound_objects, changed, object_arguments
     from probe_returns import (
         _class_factory,
         _factory_of,
@@ -65,7 +67,6 @@ except ImportError:
     )
     from probe_text import reads_only, shown_as_text
     from probe_textsig import text_signature
-    from probe_types import Unsupported, json_safe
 
 MAX_STEPS = 12
 
@@ -82,6 +83,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     objects = {}  # variable -> the steps that built another object of the package
     classes = {}  # such a variable -> its class, when a constructor built it
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
+    stale = set()  # such variables a line changed since (``span.grow(2)``): no arguments
     found = []
     for example, statement in session_statements(doc, namespace, until=method):
         if len(found) >= MAX_EXAMPLES:
@@ -101,6 +103,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             built = (receivers, objects, classes)
             set_up(setting, owner, owner_target, built, _built_object, namespace, source)
             continue
+        changed(statement, objects, stale)  # ``span.grow(2)``: no step replays it
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -166,7 +169,13 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         else:
             steps = None  # a name the session never bound here: the module, or unknown
         if name == method:
-            arguments = _bound(node, signature, exposed)
+            arguments, built, held = _bound(node, signature, exposed), [], {}
+            if arguments is None and steps is not None:  # ``a.is_compatible(b)``: objects
+                known = [*objects.items(), *receivers.items()]
+                known = {k: v for k, v in known if v is not None and k not in stale}
+                arguments, built, held = object_arguments(
+                    node, signature, exposed, namespace, known, source, len(steps)
+                ) or (None, [], {})
             if arguments is None:
                 _forget(statement, receivers)
                 continue
@@ -175,7 +184,9 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             item = _item(arguments, wrapper, want, example.exc_msg)
             if item is not None and (steps is not None or not built_only):
                 if steps is not None:
-                    item["session"] = [dict(step) for step in steps]
+                    item["session"] = [dict(step) for step in steps] + built
+                    if held:  # the class each such argument is an instance of
+                        item["_held"] = held
                     if item["has_expected"]:
                         item["line"] = source
                 found.append(item)
@@ -380,8 +391,10 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
         package = getattr(namespace.get(PACKAGE), "__name__", None)
         arguments = held_arguments(node, signature, exposed, namespace, package)
     earlier, takes = [], {}
-    if arguments is None and receivers:
-        found = _bound_objects(node, signature, exposed, receivers)
+    if arguments is None:  # ``Array(FixedMount(30, 90))``: objects built before it, or inline
+        known = receivers or {}
+        build = functools.partial(_built_object, namespace=namespace, source=source, known=known)
+        found = bound_objects(node, signature, exposed, known, build)
         if found is None:
             return None
         arguments, earlier, takes = found
@@ -427,7 +440,8 @@ def _built_object(node, namespace, source, known):
     exposed = {p.name for p in signature.parameters.values()}
     arguments, earlier, takes = _bound(node, signature, exposed), [], {}
     if arguments is None:
-        found = _bound_objects(node, signature, exposed, known)
+        build = functools.partial(_built_object, namespace=namespace, source=source, known=known)
+        found = bound_objects(node, signature, exposed, known, build)
         if found is None:
             return None
         arguments, earlier, takes = found
@@ -435,47 +449,6 @@ def _built_object(node, namespace, source, known):
     if takes:
         step["takes"] = takes
     return [*earlier, step]
-
-
-def _bound_objects(call, signature, exposed, receivers):
-    """(literal arguments, the steps that built the others, each such parameter's index
-    of the step after which the session holds its object) when every argument of ``call``
-    is a literal or a variable the session built; None otherwise."""
-    if any(k.arg is None for k in call.keywords) or any(
-        isinstance(a, ast.Starred) for a in call.args
-    ):
-        return None
-    built = {}
-
-    def value(node):
-        if isinstance(node, ast.Name) and receivers.get(node.id) is not None:
-            marker = object()
-            built[id(marker)] = receivers[node.id]
-            return marker
-        return ast.literal_eval(node)
-
-    try:
-        args = [value(a) for a in call.args]
-        kwargs = {k.arg: value(k.value) for k in call.keywords}
-        bound = signature.bind(*args, **kwargs)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None
-    arguments, steps, takes = {}, [], {}
-    for name, given in bound.arguments.items():
-        if id(given) in built:
-            offset = len(steps)  # a nested ``takes`` counts from its own list's start
-            for step in built[id(given)]:
-                moved = {k: i + offset for k, i in step.get("takes", {}).items()}
-                steps.append(dict(step, takes=moved) if moved else dict(step))
-            takes[name] = len(steps) - 1
-            continue
-        try:
-            arguments[name] = json_safe(given)
-        except Unsupported:
-            return None  # an object inside a list or ``*args``: not replayable
-    if not takes or len(steps) >= MAX_STEPS or not set(arguments) | set(takes) <= exposed:
-        return None
-    return arguments, steps, takes
 
 
 def _receiver(node, owner, owner_target, namespace, receivers, source):
