@@ -243,12 +243,28 @@ def _complex(value: Any, target: str) -> complex:
 
 
 def _path(value: Any, target: str) -> Path:
-    """A path inside the work directory; anything that leaves it is refused."""
+    """A path inside the work directory; anything that leaves it is refused.
+
+    A relative path stays as written where the process runs in the work directory (a
+    generated server does): it names the same file, and a callable that reads the path
+    itself sees what the client wrote (``path_splitter("this/thing.ext")`` splits
+    ``this/thing.ext``, not the server's own folders)."""
     root = work_dir()
-    candidate = (root / _text(value)).resolve()
+    text = _text(value)
+    candidate = (root / text).resolve()
     if candidate != root and root not in candidate.parents:
         raise CodecError(f"path {value!r} is outside the server's work directory")
+    written = Path(text)
+    if not written.is_absolute() and ".." not in written.parts and _runs_in(root):
+        return written
     return candidate
+
+
+def _runs_in(root: Path) -> bool:
+    try:
+        return Path.cwd().resolve() == root
+    except OSError:  # the current directory was removed
+        return False
 
 
 def _text(value: Any) -> str:

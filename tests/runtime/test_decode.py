@@ -224,6 +224,24 @@ def test_paths_are_confined_to_the_work_directory(tmp_path: Path) -> None:
             decode(escape, "path", handles)
 
 
+def test_a_relative_path_stays_as_written_where_the_process_runs_in_the_work_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_work_dir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # as a generated server runs: in its work directory
+    handles = HandleTable()
+    # what a callable that reads the path itself sees is what the client wrote
+    assert decode("this/thing.ext", "path", handles) == Path("this/thing.ext")
+    (tmp_path / "data.txt").write_text("same file")
+    assert decode("data.txt", "path", handles).read_text() == "same file"
+    # an absolute path inside, or one that climbs back in, is resolved as before
+    inside = str(tmp_path / "a.txt")
+    assert decode(inside, "path", handles) == tmp_path.resolve() / "a.txt"
+    assert decode("a/../b.txt", "path", handles) == tmp_path.resolve() / "b.txt"
+    with pytest.raises(CodecError, match="outside"):
+        decode("../outside.txt", "path", handles)
+
+
 @pytest.mark.parametrize(
     ("codec", "value"),
     [
