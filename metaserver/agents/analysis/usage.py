@@ -371,11 +371,19 @@ def doctest_examples(text: str) -> list[doctest.Example]:
     """The ``>>>`` examples of a text, as doctest parses them, except that a statement
     continued on lines without the ``...`` prompt (``>>> h2 = Atoms('H2',`` then an indented
     ``positions=[...])``, as READMEs write it) is one statement with no output: doctest
-    would read its continuation as the output of a line that does not parse."""
+    would read its continuation as the output of a line that does not parse; and that a
+    Markdown fence closing the block under an output is not part of the output."""
     try:
         examples = doctest.DocTestParser().get_examples(text)
     except ValueError:
         return []
+    for example in examples:
+        # A Markdown block's closing fence right under a shown output is no part of it
+        # (doctest reads up to a blank line): ``1 + x**2/2 + O(x**4)`` then ```.
+        lines = example.want.splitlines(keepends=True)
+        while lines and _FENCE.match(lines[-1]) and not lines[-1].strip().strip("`~"):
+            lines.pop()
+        example.want = "".join(lines)
     for index, example in enumerate(examples):
         if not example.want or _parses(example.source):
             continue

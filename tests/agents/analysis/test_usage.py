@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from metaserver.agents.analysis.usage import mine_usage
+from metaserver.agents.analysis.usage import doctest_examples, mine_usage
 
 README = """\
 # demo
@@ -188,3 +188,9 @@ def test_a_result_shown_as_text_is_compared_as_text(tmp_path: Path) -> None:
     assert shown[(5,)] == (None, "5.0")
     # a str shown as no string, and two results on one line: the calls alone
     assert shown[(4,)] == (None, None) and shown[(6,)] == (None, None)
+
+
+def test_a_closing_fence_under_an_output_is_not_part_of_it() -> None:
+    text = "```python\n>>> print(series(x))\n1 + x + O(x**2)\n```\n\nMore.\n"
+    (example,) = doctest_examples(text)
+    assert example.want == "1 + x + O(x**2)\n"

@@ -26,8 +26,8 @@ try:  # as metaserver.agents.analysis.probe.probe_members (tests), or beside pro
     from .probe_returns import returned_class
     from .probe_scan import scan
     from .probe_sessions import method_examples
-    from .probe_stdlib import VALUE_CLASSES
     from .probe_textsig import text_signature
+    from .probe_typed import typed_by_examples
     from .probe_types import (
         Unsupported,
         _sentinel,
@@ -51,8 +51,8 @@ except ImportError:
     from probe_returns import returned_class
     from probe_scan import scan
     from probe_sessions import method_examples
-    from probe_stdlib import VALUE_CLASSES
     from probe_textsig import text_signature
+    from probe_typed import typed_by_examples
     from probe_types import (
         Unsupported,
         _sentinel,
@@ -349,7 +349,12 @@ def describe_callable(
     if spread is not None and any(spread in e["arguments"] for e in examples):
         spread_keywords(params, hidden, spread)
         spread = None
-    _typed_by_examples(params, examples, signature, hints, constructors)
+    annotated = {
+        name
+        for name, declared in signature.parameters.items()
+        if _annotation(hints, declared) is not inspect.Parameter.empty
+    }
+    typed_by_examples(params, examples, annotated, constructors)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
         "target": target,
@@ -485,33 +490,6 @@ def _after_dots(text):
     if text not in _AFTER_DOTS:
         _AFTER_DOTS[text] = frozenset(re.findall(r"\.\s*(\w+)", text))
     return _AFTER_DOTS[text]
-
-
-def _typed_by_examples(params, examples, signature, hints, constructors):
-    """An untyped parameter an example passes a class's own instance (``Geodesic.WGS84``,
-    shown as ``{"attribute": "WGS84"}``) takes that class: its schema and codec become the
-    class's, so that the codecs decode the name into the instance."""
-    for example in examples:
-        for name, cls in example.pop("_held", {}).items():
-            param = next((p for p in params if p["name"] == name), None)
-            declared = signature.parameters.get(name)
-            if param is None or param["codec"] is not None or declared is None:
-                continue
-            if _annotation(hints, declared) is not inspect.Parameter.empty:
-                continue
-            try:
-                schema, codec = parameter_schema(cls, constructors)
-            except Unsupported:
-                continue
-            if cls in VALUE_CLASSES and codec != "timedelta":
-                # One example's date is not all the parameter takes (portion's ``closed``:
-                # dates, numbers): the codec decodes its form, the rest passes as JSON.
-                schema = {"anyOf": [schema.get("anyOf", [schema])[0], {}]}
-                codec = "?" + codec
-            for key in ("default", "description"):
-                if key in param["json_schema"]:
-                    schema = dict(schema, **{key: param["json_schema"][key]})
-            param["json_schema"], param["codec"] = schema, codec
 
 
 def _param(name, kind, schema, required, default, description, codec):

@@ -119,7 +119,8 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             and not node.keywords
         ):
             wrapper, node = node.func.id, node.args[0]
-        if not isinstance(node, ast.Call) or not _calls(node, func, namespace, names, guide):
+        called = isinstance(node, ast.Call) and _calls(node, func, namespace, names, guide, state)
+        if not called:
             return None
         bound = _arguments(node, signature, namespace, package, values, source, 0, state, classes)
         if bound is None:
@@ -247,7 +248,12 @@ def _with_setups(value, into, item=None, at=0):
     return [built, *(dict(s, on=at) for s in value.setups)]
 
 
-def _calls(node, func, namespace, names, guide):
+def _calls(node, func, namespace, names, guide, state):
+    root = node.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if root is not node.func and isinstance(root, ast.Name) and root.id in state["assigned"]:
+        return False  # ``e.series(x, 0)``: a method of a value the session made, not ours
     resolved = _resolve(node.func, namespace)
     if resolved is not None:  # a class method is bound anew at each access: equal, not same
         return resolved is func or (inspect.ismethod(func) and resolved == func)

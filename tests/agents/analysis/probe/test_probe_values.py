@@ -103,6 +103,15 @@ def test_an_unbound_alias_of_the_package_and_a_printed_call(module: ModuleType) 
     assert [s["into"] for s in found["session"]] == ["a", "b"]
 
 
+def test_a_method_of_a_value_the_session_made_is_not_the_function(module: ModuleType) -> None:
+    # ``e.series(x, 0, 10)`` after ``e = ...``: the expression's own method, never the
+    # package's function of that name reached through an unbound alias.
+    text = ">>> e = vf.Dot(0, 0)\n>>> print(e.far(vf.Dot(0, 2)))\n2.0\n"
+    signature = inspect.signature(module.far)
+    exposed = {"a", "b", "scale"}
+    assert value_examples(module.far, None, text, signature, exposed, "valuefx", True) == []
+
+
 def test_names_bound_to_literals_are_put_back_into_the_calls(module: ModuleType) -> None:
     from metaserver.agents.analysis.probe.probe_docs import examples_for
 
