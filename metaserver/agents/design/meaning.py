@@ -55,7 +55,7 @@ RULES: tuple[Meaning, ...] = (
     # Date and time together before either alone: "date-time", "timestamp", "dt", "when".
     Meaning(
         "datetime",
-        _stems("datetime", "date_time", "dt", "timestamp", "ts", "when", "moment", "instant"),
+        _stems("datetime", "date_time", "dt", "timestamp", "when", "moment", "instant"),
         r"date[- ]?times?\b|\btimestamps?\b|\bdatetime\b",
         (_ISO_DATETIME, "2024-01-02 03:04:05", "2024-01-02T03:04:05+00:00"),
     ),
@@ -194,11 +194,14 @@ def words(name: str) -> str:
     return "_" + "_".join(w for w in re.split(r"[^a-z0-9]+", split) if w) + "_"
 
 
-def values_meant(name: str, description: str | None = "", context: str = "") -> list[JSON]:
+def values_meant(
+    name: str, description: str | None = "", context: str = "", text: bool = False
+) -> list[JSON]:
     """Text values the parameter ``name`` means, best first; [] when nothing says.
 
     ``context`` is the callable's name, then its summary (``"parse_date: Parse an ISO
-    8601 date string"``)."""
+    8601 date string"``). The summary speaks for a generic name only when the schema says
+    ``text``: an untyped ``value`` of a summary that says "over its domain" is no host."""
     described = description or ""
     own = words(name)
     callable_name, _, summary = context.partition(":")
@@ -207,8 +210,9 @@ def values_meant(name: str, description: str | None = "", context: str = "") -> 
     found: list[Meaning] = [r for r in RULES if re.search(r.described, described, re.I)]
     by_name = [r for r in RULES if re.search(r.named, own)]
     by_callable = [r for r in RULES if re.search(r.named, called)]
-    if generic:
+    if generic and text:
         by_callable += [r for r in RULES if re.search(r.described, summary, re.I)]
+    if generic:
         found += by_callable + by_name
     else:
         found += by_name
@@ -226,6 +230,10 @@ def values_meant(name: str, description: str | None = "", context: str = "") -> 
     return values
 
 
+# A callable word that says it renders an object as text (``date_isoformat``, ``strftime``).
+_FORMATTER = re.compile(r"\w*isoformat|format(?:ted|s)?|strftime|humani[sz]e|natural\w*")
+
+
 def object_codec(name: str, description: str | None, context: str) -> str | None:
     """``date``, ``datetime`` or ``time`` for an untyped parameter that takes such an
     object, not its text: its description says "object" or "instance" of it, or its
@@ -233,13 +241,20 @@ def object_codec(name: str, description: str | None, context: str) -> str | None
     parser's parameter (``parse_date(datestring)``) takes the text, and gets none."""
     described = description or ""
     called = words(context.partition(":")[0])
-    formats = re.search(r"_(?:\w*format\w*|strftime|humani[sz]e\w*|natural\w*)_", called)
+    formats = any(_FORMATTER.fullmatch(word) for word in called.strip("_").split("_"))
     said = re.search(r"\b(?:object|instance)s?\b", described, re.I)
-    if not (formats or said) or re.search(r"_(?:parse|from)\w*_|_strptime_", called):
+    # "dt: The datetime on which to replace the time zone": the thing, not its text (a
+    # bare "the time" is as often a number of seconds, so only dates and datetimes).
+    noun = re.search(r"\b(?:a|an|the)\s+(datetime|date)\b(?![-.])", described, re.I)
+    if noun and re.search(r"\b(?:strings?|text|str|iso|formatt?(?:ed)?)\b", described, re.I):
+        noun = None
+    if not (formats or said or noun) or re.search(r"_(?:parse|from)\w*_|_strptime_", called):
         return None
     named = re.search(r"\bdatetime\.(datetime|date|time)\b", described)
     if said and named:  # "a datetime.date object": the module's name is not the kind
         return named.group(1)
+    if noun:
+        return noun.group(1).lower()
     kinds = {"datetime": "datetime", "date": "date", "time": "time"}
     for rule in RULES:
         if rule.kind not in kinds:
@@ -255,6 +270,8 @@ def typed_by_meaning(candidate: Candidate) -> Candidate:
     """The candidate with each untyped parameter that takes a date, datetime or time
     object (``object_codec``) given that codec, leniently as the probe types a parameter
     by its example (probe_typed.py): ISO text is decoded, any other value passes as it is."""
+    if candidate.kind in ("script", "notebook"):
+        return candidate  # command-line words and notebook parameters are text as given
     context = callable_context(candidate.name, candidate.summary)
     parameters = []
     for parameter in candidate.parameters:

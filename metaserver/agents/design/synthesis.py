@@ -96,7 +96,8 @@ def value_for(
         return formats[str(schema["format"])]
     if kind in ("string", None):  # text or anything: what the parameter means, if known
         said = description or schema.get("description")
-        meant = values_meant(name, said if isinstance(said, str) else None, context)
+        said = said if isinstance(said, str) else None
+        meant = values_meant(name, said, context, text=kind == "string")
         if meant:
             return meant[0]
     by_type: dict[str, JSON] = {

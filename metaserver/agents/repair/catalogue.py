@@ -224,7 +224,8 @@ def _meant(parameter: Parameter, context: str) -> list[JSON]:
         return []
     if "anyOf" in schema or "format" in schema:
         return []
-    return values_meant(parameter.name, parameter.description, context)
+    text = schema.get("type") == "string"
+    return values_meant(parameter.name, parameter.description, context, text)
 
 
 def _values_for(schema: dict[str, JSON]) -> list[JSON]:

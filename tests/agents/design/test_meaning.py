@@ -90,6 +90,12 @@ def test_the_description_beats_the_name() -> None:
     assert _first("date", "A duration such as P1D.") == "P1DT2H30M"
 
 
+def test_a_summary_speaks_for_a_generic_name_only_when_it_is_text() -> None:
+    context = "check: Return whether the given value is a valid e-mail address."
+    assert values_meant("value", None, context, text=True) == ["user@example.com"]
+    assert values_meant("value", None, "evaluate: Evaluate over its domain.") == []
+
+
 def test_its_own_name_beats_its_callable_unless_generic() -> None:
     # ``combine(date, time)`` in a date callable: ``time`` is a time, not the callable's date.
     assert _first("time", None, "combine_date: x") == "03:04:05"
@@ -143,6 +149,9 @@ def test_synthesis_precedence_codec_then_schema_then_meaning_then_name() -> None
 def test_synthesis_of_a_list_of_dates_and_a_generic_text() -> None:
     params = [_param("dates", {"type": "array", "items": {"type": "string"}}), _param("s")]
     arguments = synthesise_example(params, "is_url: Check a URL.").arguments
+    assert synthesise_example([_param("s", {"type": "string"})], "check: A URL?").arguments == {
+        "s": "https://example.com/index.html?q=1"
+    }
     assert arguments["dates"] == ["2024-01-02"] * 3
     assert arguments["s"] == "https://example.com/index.html?q=1"
 
@@ -169,6 +178,11 @@ def test_repair_tries_the_other_meaningful_values_first() -> None:
         ("datestring", None, "format_date: x", None),  # its name says text
         ("tdate", None, "shift: x", None),  # nothing says object
         ("value", None, "format_number: x", None),  # a formatter of no date
+        ("dt", "The datetime on which to replace the time zone", "default_tz: x", "datetime"),
+        ("dt", "The datetime string to read.", "default_tz: x", None),  # its text
+        ("dt", "The date to parse.", "parse: x", None),
+        ("wait", "The time to wait.", "sleep: x", None),  # seconds as often as a time
+        ("tdate", None, "get_information: x", None),  # "format" inside another word
     ],
 )
 def test_object_codec(name: str, description: str | None, context: str, codec: str | None) -> None:
