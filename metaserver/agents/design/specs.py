@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from metaserver.agents.analysis.guide_paths import candidate_paths, pinned_paths
 from metaserver.agents.analysis.usage import Usage, UsageCall
 from metaserver.agents.design.builders import Builders, built_step, documented_arguments
+from metaserver.agents.design.meaning import callable_context, typed_by_meaning
 from metaserver.agents.design.ranking import (
     collapse_duplicates,
     rank_key,
@@ -74,7 +75,9 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
     builders = Builders(candidates)
     candidates = [
-        built_parameters(documented_receiver(fill_typed_steps(c, builders), builders), builders)
+        typed_by_meaning(
+            built_parameters(documented_receiver(fill_typed_steps(c, builders), builders), builders)
+        )
         for c in candidates
     ]
     usable_ranked = sorted(
@@ -195,7 +198,7 @@ def _with_usage(
     if hints and not examples:
         # ``write('H2.xyz', h2)``, h2 no literal: the guide's file name beats one we make
         # up (a format read from its extension), the rest is synthesised as usual.
-        guessed = synthesise_example(candidate.parameters)
+        guessed = synthesise_example(candidate.parameters, _context(candidate))
         examples.append(guessed.model_copy(update={"arguments": {**guessed.arguments, **hints}}))
     examples.sort(key=lambda e: not e.has_expected)
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
@@ -328,7 +331,7 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
         e
         for e in candidate.examples
         if all(s.attribute is not None or s.target in targets for s in e.session)
-    ] or [synthesise_example(candidate.parameters)]
+    ] or [synthesise_example(candidate.parameters, _context(candidate))]
     if candidate.kind == "method" and candidate.parameters:
         # A method's first parameter is the instance. A session example's receiver is the
         # one its session built (validation replays it); any other example, which never
@@ -355,7 +358,7 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
             # Every example replays a session: when theirs cannot be (a chain through a
             # result that comes back as data), the constructor's object is a last receiver
             # (built by its tool, or from JSON by the ``new`` codec).
-            fallback = synthesise_example(candidate.parameters[1:])
+            fallback = synthesise_example(candidate.parameters[1:], _context(candidate))
             arguments = {**fallback.arguments, handle.name: value}
             examples.append(fallback.model_copy(update={"arguments": arguments, "session": built}))
     # Arguments the tool's own schema refuses cannot pass: keep the ones it accepts first
@@ -402,7 +405,7 @@ def _built_by_tool(
         if documented is None and plain:
             documented = dict(plain[0].arguments)
         if documented is None:  # nothing documented: its own best guess, as the new codec's
-            documented = synthesise_example(owner.parameters).arguments
+            documented = synthesise_example(owner.parameters, _context(owner)).arguments
         return [built_step(owner, documented, handle.name)]
     if not isinstance(value, dict) or not (handle.codec or "").startswith("new:"):
         return []
@@ -421,7 +424,8 @@ def _instance_value(handle: Parameter, owner: Candidate | None) -> JSON:
     """JSON the ``new`` codec turns into an instance: the constructor's best arguments."""
     if owner is None or not (handle.codec or "").startswith("new:"):
         return value_for_parameter(handle)
-    best = (owner.examples or [synthesise_example(owner.parameters)])[0].arguments
+    first = (owner.examples or [synthesise_example(owner.parameters, _context(owner))])[0]
+    best = first.arguments
     varargs = [p.name for p in owner.parameters if p.kind == "var_positional"]
     if varargs and best.get(varargs[0]):
         ordered = [p.name for p in owner.parameters if p.kind != "keyword_only"]
@@ -442,3 +446,7 @@ def _description(candidate: Candidate) -> str:
         handle = candidate.parameters[0].name
         prose = f"{candidate.name} on the {owner} given by `{handle}`. {prose}"
     return prose[:MAX_DESCRIPTION]
+
+
+def _context(candidate: Candidate) -> str:
+    return callable_context(candidate.name, candidate.summary)

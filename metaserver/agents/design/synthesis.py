@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from metaserver.agents.design.meaning import values_meant
 from metaserver.contracts import JSON, Example, Parameter
 
 # A value of each codec's JSON form that the libraries concerned accept.
@@ -36,23 +37,27 @@ _TWO_AXES = re.compile(
 )
 
 
-def synthesise_example(parameters: list[Parameter]) -> Example:
-    """Arguments that fit the schema, for a callable whose sources show no call."""
+def synthesise_example(parameters: list[Parameter], context: str = "") -> Example:
+    """Arguments that fit the schema, for a callable whose sources show no call.
+
+    ``context`` is the callable's name and summary (meaning.callable_context): what a
+    parameter named only ``value`` means (``url(value)``)."""
     arguments: dict[str, JSON] = {}
     for parameter in parameters:
         if parameter.required:
-            arguments[parameter.name] = value_for_parameter(parameter)
+            arguments[parameter.name] = value_for_parameter(parameter, context)
     spread = [p for p in parameters if p.kind == "var_positional"]
     if not arguments and spread:
         # ``cos(*args, **kwargs)`` (a wrapper) called with nothing says nothing: one item.
         items = spread[0].json_schema.get("items")
         schema = items if isinstance(items, dict) else {}
-        arguments[spread[0].name] = [value_for(spread[0].name, schema)]
+        arguments[spread[0].name] = [value_for(spread[0].name, schema, None, context)]
     return Example(arguments=arguments, origin="synthesised")
 
 
-def value_for_parameter(parameter: Parameter) -> JSON:
-    """A value for one parameter: from its codec's JSON form, else from its schema."""
+def value_for_parameter(parameter: Parameter, context: str = "") -> JSON:
+    """A value for one parameter: from its codec's JSON form, else from its schema, else
+    from what it means (meaning.py)."""
     codec = (parameter.codec or "").partition(":")[0]
     if codec == "pint" and (parameter.codec or "").endswith("Unit"):
         return "meter"
@@ -66,16 +71,19 @@ def value_for_parameter(parameter: Parameter) -> JSON:
         return held
     if codec and "anyOf" in schema:  # the JSON form comes first, the handle object last
         schema = schema["anyOf"][0]
-    return value_for(parameter.name, schema)
+    return value_for(parameter.name, schema, parameter.description, context)
 
 
-def value_for(name: str, schema: dict[str, JSON]) -> JSON:
-    """A value of ``schema``; for an unconstrained one, a value its name suggests."""
+def value_for(
+    name: str, schema: dict[str, JSON], description: str | None = None, context: str = ""
+) -> JSON:
+    """A value of ``schema``: its enum, format or type's; for text or an unconstrained one,
+    a value of what it means (meaning.values_meant), else one its name suggests."""
     if schema.get("enum"):
         return schema["enum"][0]
     if "anyOf" in schema:
         options = [s for s in schema["anyOf"] if s.get("type") != "null"] or schema["anyOf"]
-        return value_for(name, options[0])
+        return value_for(name, options[0], description, context)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = kind[0] if kind else None
@@ -86,6 +94,12 @@ def value_for(name: str, schema: dict[str, JSON]) -> JSON:
     }
     if kind == "string" and schema.get("format") in formats:
         return formats[str(schema["format"])]
+    if kind in ("string", None):  # text or anything: what the parameter means, if known
+        said = description or schema.get("description")
+        said = said if isinstance(said, str) else None
+        meant = values_meant(name, said, context, text=kind == "string")
+        if meant:
+            return meant[0]
     by_type: dict[str, JSON] = {
         "integer": 2,
         "number": 1.5,
@@ -95,13 +109,15 @@ def value_for(name: str, schema: dict[str, JSON]) -> JSON:
     }
     if kind == "object" and isinstance(schema.get("properties"), dict):
         required = schema.get("required", list(schema["properties"]))
-        return {k: value_for(k, s) for k, s in schema["properties"].items() if k in required}
+        fields = schema["properties"].items()
+        return {k: value_for(k, s, None, context) for k, s in fields if k in required}
     if kind == "object":
         return {}
     if kind == "array" and "prefixItems" in schema:  # a tuple: one value per position
-        return [value_for(name, item) for item in schema["prefixItems"]]
+        return [value_for(name, item, description, context) for item in schema["prefixItems"]]
     if kind == "array":
-        return [value_for(name, schema.get("items", {"type": "integer"})) for _ in range(3)]
+        items = schema.get("items", {"type": "integer"})
+        return [value_for(name, items, description, context) for _ in range(3)]
     if isinstance(kind, str) and kind in by_type:
         return by_type[kind]
     return _by_name(name)

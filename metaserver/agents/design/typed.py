@@ -15,6 +15,7 @@ subclass's documented construction, as a one-step session.
 from __future__ import annotations
 
 from metaserver.agents.design.builders import Builders, documented_arguments
+from metaserver.agents.design.meaning import callable_context
 from metaserver.agents.design.synthesis import synthesise_example
 from metaserver.contracts import Candidate, Example, SessionStep
 
@@ -70,7 +71,8 @@ def built_parameters(candidate: Candidate, builders: Builders) -> Candidate:
     if not steps:
         return candidate
     plain = [p for p in candidate.parameters if p.name not in steps]
-    examples = list(candidate.examples) or [synthesise_example(plain)]
+    context = callable_context(candidate.name, candidate.summary)
+    examples = list(candidate.examples) or [synthesise_example(plain, context)]
     filled: list[Example] = []
     for example in examples:
         given = {s.into for s in example.session if s.into}
@@ -112,7 +114,11 @@ def documented_receiver(candidate: Candidate, builders: Builders) -> Candidate:
     # example when one fails, and a base's method may need what only some subclasses define.
     plain = next(
         (e for e in candidate.examples if not e.session and handle not in e.arguments),
-        None if candidate.examples else synthesise_example(candidate.parameters[1:]),
+        None
+        if candidate.examples
+        else synthesise_example(
+            candidate.parameters[1:], callable_context(candidate.name, candidate.summary)
+        ),
     )
     if plain is not None:
         if not candidate.examples:

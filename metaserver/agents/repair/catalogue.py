@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from metaserver.agents.analysis.doc_examples import find_examples
+from metaserver.agents.design.meaning import callable_context, values_meant
 from metaserver.agents.design.synthesis import value_for
 from metaserver.agents.environment.distributions import distribution_of
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
@@ -156,7 +157,8 @@ def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
         found += find_examples(
             workspace, spec.target.rsplit(":", 1)[-1].split(".")[-1], spec.parameters
         )
-    found += _with_receiver(spec, synthesised_variants(spec.parameters))
+    context = callable_context(spec.target.rpartition(":")[2], spec.description)
+    found += _with_receiver(spec, synthesised_variants(spec.parameters, context))
     unique: dict[str, Example] = {}
     for example in found:
         unique.setdefault(_key(example.arguments), example)
@@ -195,12 +197,17 @@ _VARIANTS: dict[str, list[JSON]] = {
 _UNTYPED: list[JSON] = [[1, 2, 3], "abc", 3, 1.5, [[1, 2], [3, 4]], {"a": 1}]
 
 
-def synthesised_variants(parameters: list[Parameter], limit: int = 6) -> list[Example]:
-    """A few argument sets that vary the required parameters' values, type by type."""
+def synthesised_variants(
+    parameters: list[Parameter], context: str = "", limit: int = 6
+) -> list[Example]:
+    """A few argument sets that vary the required parameters' values, type by type; a
+    text (or untyped) parameter's meaningful values come first (meaning.values_meant:
+    ``parse_duration(datestring)`` tries a duration after the date that failed)."""
     required = [p for p in parameters if p.required]
     if not required:
         return [Example(arguments={}, origin="synthesised")]
-    columns = [_values_for(p.json_schema) for p in required]
+    columns = [_meant(p, context) + _values_for(p.json_schema) for p in required]
+    columns = [[v for i, v in enumerate(c) if v not in c[:i]] for c in columns]
     variants = []
     for row in range(limit):
         arguments = {
@@ -208,6 +215,17 @@ def synthesised_variants(parameters: list[Parameter], limit: int = 6) -> list[Ex
         }
         variants.append(Example(arguments=arguments, origin="synthesised"))
     return variants
+
+
+def _meant(parameter: Parameter, context: str) -> list[JSON]:
+    """The values a text or untyped parameter means, when nothing narrower constrains it."""
+    schema = parameter.json_schema
+    if parameter.codec or schema.get("enum") or schema.get("type") not in ("string", None):
+        return []
+    if "anyOf" in schema or "format" in schema:
+        return []
+    text = schema.get("type") == "string"
+    return values_meant(parameter.name, parameter.description, context, text)
 
 
 def _values_for(schema: dict[str, JSON]) -> list[JSON]:
