@@ -11,6 +11,7 @@ a handle's ``text`` (its ``str``, when that is not its repr) or a plain value's 
 from __future__ import annotations
 
 import ast
+import datetime
 import json
 import math
 from fractions import Fraction
@@ -103,7 +104,7 @@ def _matches_text(result: JSON, text: str) -> bool:
     if isinstance(result, dict) and set(result) == REAL_KEYS:
         return _same_text(str(result["text"]), text) or _equal(result, text)
     if isinstance(result, str):
-        return _same_text(result, text)
+        return _same_text(result, text) or _same_moment(result, text)
     if _same_text(str(result), text):
         return True
     try:
@@ -118,6 +119,17 @@ def _matches_text(result: JSON, text: str) -> bool:
 
 def _same_text(got: str, shown: str) -> bool:
     return " ".join(got.split()) == " ".join(shown.split())
+
+
+def _same_moment(got: str, shown: str) -> bool:
+    """A date, time or datetime that travels as ISO text (``2014-01-01T12:30:00+00:00``)
+    against the ``str`` a page printed of it (``2014-01-01 12:30:00+00:00``)."""
+    for kind in (datetime.datetime, datetime.date, datetime.time):
+        try:
+            return kind.fromisoformat(got) == kind.fromisoformat(shown.strip())
+        except (ValueError, TypeError):
+            continue
+    return False
 
 
 def _matches_repr(result: JSON, text: str) -> bool:

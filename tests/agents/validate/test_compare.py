@@ -255,3 +255,7 @@ def test_a_text_shown_by_str_or_print_is_compared_with_the_results_text() -> Non
     assert matches([1, "a"], "[1, 'a']", "str") and matches([1, 2], "(1, 2)", "str")
     assert not matches([1, 2], "(2, 1)", "str")
     assert matches({"number": 0.1, "text": "0.1000000000000000000001"}, "0.1", "str")
+    # a datetime travels as ISO text; print shows it with a space (dateutil's default_tzinfo)
+    assert matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+00:00", "str")
+    assert not matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+01:00", "str")
+    assert matches("12:30:00", "12:30", "str") and not matches("2024-01-02", "2024-01-03", "str")
