@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from metaserver.agents.analysis.data_flow import DataFlow
 from metaserver.agents.analysis.file_arguments import FileParameters, reads_file, writes_file
 from metaserver.agents.analysis.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.analysis.probe.probe_fold import literal_value
 from metaserver.agents.analysis.probe.probe_text import TEXT_READERS, shown_as_text
 from metaserver.contracts import JSON, CodeReport
 
@@ -535,7 +536,7 @@ def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
             if call is None:
                 continue
             try:
-                value = ast.literal_eval(value_side)
+                value = literal_value(value_side)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
             if wrapper == "str" and not isinstance(value, str):
@@ -583,8 +584,10 @@ def _literal_or_none(node: ast.expr, place: str, unknown: list[str]) -> JSON:
 
 
 def _literal(node: ast.expr) -> JSON:
+    """The literal ``node`` is, its arithmetic over numbers folded (``area(2*3)``,
+    ``rotate(math.pi/4)``: probe_fold.py, names known as written, nothing imported)."""
     try:
-        value = ast.literal_eval(node)
+        value = literal_value(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise _NotLiteral from None
     return _json(value)

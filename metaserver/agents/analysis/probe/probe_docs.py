@@ -14,11 +14,13 @@ import typing
 
 try:  # imported as metaserver.agents.analysis.probe.probe_docs (tests), or beside probe_script.py
     from .probe_constants import inline_constants, stored
+    from .probe_fold import folded
     from .probe_frames import frame_literal
     from .probe_text import shown_as_text
     from .probe_types import Unsupported, json_safe
 except ImportError:
     from probe_constants import inline_constants, stored
+    from probe_fold import folded
     from probe_frames import frame_literal
     from probe_text import shown_as_text
     from probe_types import Unsupported, json_safe
@@ -461,9 +463,11 @@ class Literals:
     def inline(self, node):
         """A copy of ``node`` whose names of literals are those literals, and whose arrays
         built from a literal (``np.array([[1, 2], [3, 4]])``) are that literal, the array
-        codec's own JSON form (``node`` itself when there is neither: parsed lines are
-        shared and never changed)."""
+        codec's own JSON form, and whose arithmetic over numbers is the number it makes
+        (``math.pi/4``: probe_fold.py); ``node`` itself when there is none of these: parsed
+        lines are shared and never changed."""
         node = inline_constants(node, self.namespace, self.bound)
+        node = folded(node, self.namespace, self.bound)
         if not any(
             (isinstance(n, ast.Name) and n.id in self.nodes) or self._array(n) is not None
             for n in ast.walk(node)

@@ -32,6 +32,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
         _parsed,
         _statement,
     )
+    from .probe_fold import fold_key
     from .probe_held import held_arguments
     from .probe_objargs import bound_objects, changed, object_arguments
     from .probe_returns import (
@@ -56,6 +57,7 @@ except ImportError:
         _parsed,
         _statement,
     )
+    from probe_fold import fold_key
     from probe_held import held_arguments
     from probe_objargs import bound_objects, changed, object_arguments
     from probe_returns import (
@@ -239,7 +241,8 @@ def session_statements(doc, namespace, until=None):
         for name, value in namespace.items()
         if isinstance(value, types.ModuleType) and value.__name__ == "numpy"
     )
-    key = (doc, numpy, constants_key(doc, namespace))  # and the constants it may name
+    # and the constants it may name, and the names of math's that it may fold (probe_fold)
+    key = (doc, numpy, constants_key(doc, namespace), fold_key(namespace))
     if key not in _SESSIONS:
         _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
     statements = _SESSIONS[key]

@@ -8,9 +8,11 @@ shows it by name, ``{"attribute": "WGS84"}``, which the class's codec decodes.
 
 try:  # as metaserver.agents.analysis.probe.probe_typed (tests), or beside probe_script.py
     from .probe_stdlib import VALUE_CLASSES
+    from .probe_symtext import TEXT_CODEC, symbol_class
     from .probe_types import Unsupported, parameter_schema
 except ImportError:
     from probe_stdlib import VALUE_CLASSES
+    from probe_symtext import TEXT_CODEC, symbol_class
     from probe_types import Unsupported, parameter_schema
 
 __all__ = ["typed_by_examples"]
@@ -21,7 +23,9 @@ def typed_by_examples(params, examples, annotated, constructors):
     shown as ``{"attribute": "WGS84"}``) takes that class: its schema and codec become the
     class's, so that the codecs decode the name into the instance. An example whose name
     lands on a parameter that does not offer it (sympy's ``cos(pi)``: a text codec) is no
-    example: the codec would turn ``{"attribute": "pi"}`` into something else."""
+    example: the codec would turn ``{"attribute": "pi"}`` into something else; nor is one
+    that passes arithmetic over symbols as text (``"x**2 + 1"``: probe_symtext.py) to a
+    parameter whose codec does not parse it (one annotated ``str``, say)."""
     held = [(example, example.pop("_held", {})) for example in examples]
     for _, found in held:
         for name, cls in found.items():
@@ -42,8 +46,13 @@ def typed_by_examples(params, examples, annotated, constructors):
                     schema = dict(schema, **{key: param["json_schema"][key]})
             param["json_schema"], param["codec"] = schema, codec
     schemas = {p["name"]: p["json_schema"] for p in params}
+    codecs = {p["name"]: p["codec"] for p in params}
+    text = symbol_class()
     examples[:] = [
-        e for e, found in held if all(_offers(schemas.get(n), e["arguments"].get(n)) for n in found)
+        e
+        for e, found in held
+        if all(_offers(schemas.get(n), e["arguments"].get(n)) for n in found)
+        and all(codecs.get(n) == TEXT_CODEC for n, cls in found.items() if cls is text)
     ]
 
 

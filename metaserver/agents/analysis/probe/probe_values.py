@@ -39,8 +39,9 @@ try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside prob
     from .probe_held import module_held
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_stdlib import StdlibValue, stdlib_value
+    from .probe_symtext import TEXT_CODEC, plain_symbols, symbol_class, symbol_text
     from .probe_text import shown_as_text
-    from .probe_types import Unsupported, json_safe
+    from .probe_types import Unsupported, class_schema, json_safe
 except ImportError:
     from probe_assign import assigned, assignment, literal
     from probe_constants import inlined
@@ -49,8 +50,9 @@ except ImportError:
     from probe_held import module_held
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_stdlib import StdlibValue, stdlib_value
+    from probe_symtext import TEXT_CODEC, plain_symbols, symbol_class, symbol_text
     from probe_text import shown_as_text
-    from probe_types import Unsupported, json_safe
+    from probe_types import Unsupported, class_schema, json_safe
 
 
 class _Built:
@@ -59,8 +61,17 @@ class _Built:
     which the replay does not repeat; ``setups`` are the calls of its own methods that set
     it up after it was built, which the replay does repeat."""
 
-    def __init__(self, step, exact=True, setups=()):
+    def __init__(self, step, exact=True, setups=(), text=None):
         self.step, self.exact, self.setups = step, exact, list(setups)
+        self.text = text  # a plain symbol's name: its text where a parameter parses text
+
+
+class _Text:
+    """Arithmetic over plain symbols (``x**2 + 1``), passed as the text the ``sympy`` codec
+    parses (probe_symtext.py)."""
+
+    def __init__(self, text):
+        self.text = text
 
 
 class _Items:
@@ -102,7 +113,8 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     # Names bound at all; bound to built values' sums; built values a later line may have
     # changed (a method called on them, an attribute set, passed to another call).
     # ``setups``: the setup calls of each built value; ``builders``: the class built it.
-    state = {"assigned": set(), "derived": set(), "changed": set(), "setups": {}}
+    # ``symbols``: the names bound to plain symbols (``x = Symbol('x')``: probe_symtext).
+    state = {"assigned": set(), "derived": set(), "changed": set(), "setups": {}, "symbols": {}}
     builders = {}
     classes = _parameter_classes(func, signature, module, package)
     found = []
@@ -167,8 +179,14 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
                         state["assigned"].add(node.id)
                         state["derived"].discard(node.id)
                         state["changed"].discard(node.id)
+                        state["symbols"].pop(node.id, None)
                         if derived:  # ``total = u + 2*v``: a value we do not follow
                             state["derived"].add(node.id)
+            state["symbols"].update(plain_symbols(statement, lambda n: _resolve(n, namespace)))
+            if step is None and isinstance(statement.targets[0], ast.Name):
+                text = symbol_text(statement.value, state["symbols"], namespace, state["assigned"])
+                if len(statement.targets) == 1 and text is not None:  # ``f = x**2 + 1``
+                    state["symbols"][statement.targets[0].id] = text
             if step is not None:
                 values[statement.targets[0].id] = step
                 builders[statement.targets[0].id] = _resolve(statement.value.func, namespace)
@@ -308,6 +326,12 @@ def _arguments(
         return None
     arguments, steps, held, exact = {}, [], {}, True
     for name, value in bound.arguments.items():
+        if isinstance(value, _Built) and value.text and _parses_text((classes or {}).get(name)):
+            arguments[name], held[name] = value.text, symbol_class()  # ``x``: "x"
+            continue
+        if isinstance(value, _Text):  # the parameter is typed by it (probe_typed.py)
+            arguments[name], held[name] = value.text, symbol_class()
+            continue
         if isinstance(value, _Built):
             steps += _with_setups(value, name, at=len(steps))
             exact = exact and value.exact
@@ -350,6 +374,14 @@ def _arguments(
     return arguments, steps, held, exact
 
 
+def _parses_text(cls):
+    """Whether a parameter of class ``cls`` takes the ``sympy`` codec's text."""
+    try:
+        return cls is not None and class_schema(cls)[1] == TEXT_CODEC
+    except Unsupported:
+        return False
+
+
 class _NotValue(Exception):
     pass
 
@@ -359,7 +391,8 @@ def _value(node, namespace, package, values, source, depth, state=None):
         if state is None:
             return _Built(values[node.id])
         setups = state["setups"].get(node.id, ())
-        return _Built(values[node.id], node.id not in state["changed"], setups)
+        text = state["symbols"].get(node.id)
+        return _Built(values[node.id], node.id not in state["changed"], setups, text)
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -370,6 +403,10 @@ def _value(node, namespace, package, values, source, depth, state=None):
     typed = stdlib_value(node, lambda callee: _resolve(callee, namespace))
     if typed is not None:
         return typed
+    if state is not None:
+        text = symbol_text(node, state["symbols"], namespace, state["assigned"])
+        if text is not None:
+            return _Text(text)
     if depth == 0:
         step = _build(node, namespace, package, values, source)
         if step is not None:
