@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -174,3 +176,48 @@ def test_plain_symbols_and_what_is_no_text(sympy: ModuleType) -> None:
     assert text("2**10", {}) is None  # no symbol: a number (probe_fold)
     for refused in ("sin(x)", "x == 1", "0 < x < 1", "x & y", "x + 'a'", "x + True", "[x]"):
         assert text(refused, {"x": "x", "y": "y"}) is None
+
+
+REAL = r"""
+import ast, json, sys
+sys.path.insert(0, sys.argv[1])
+import sympy
+from probe_symtext import plain_symbols, symbol_text
+
+namespace = vars(sympy)
+
+def resolve(node):
+    return namespace.get(node.id) if isinstance(node, ast.Name) else None
+
+def bound(line):
+    return plain_symbols(ast.parse(line).body[0], resolve)
+
+symbols = bound("x, y = symbols('x y')")
+text = symbol_text(ast.parse("2*x**2 - y/3", mode="eval").body, symbols, namespace, set(symbols))
+print(json.dumps({
+    "plain": symbols,
+    "assumed": bound("z = Symbol('z', real=True)"),
+    "text": text,
+    # the text means what the line did: the codec's parser gives back the same expression
+    "same": str(sympy.sympify(text) - (2 * sympy.Symbol("x") ** 2 - sympy.Symbol("y") / 3)),
+}))
+"""
+
+
+@pytest.mark.integration
+def test_real_sympy_symbols_and_their_text(science_python: Path, tmp_path: Path) -> None:
+    # The stand-in above mirrors what the probe asks of SymPy; this checks it on SymPy itself.
+    probe = Path(__file__).resolve().parents[4] / "metaserver" / "agents" / "analysis" / "probe"
+    (tmp_path / "check.py").write_text(REAL)
+    run = subprocess.run(
+        [str(science_python), "check.py", str(probe)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["plain"] == {"x": "x", "y": "y"}
+    assert out["assumed"] == {}  # a real symbol with assumptions is no text
+    assert out["text"] == "2 * x ** 2 - y / 3" and out["same"] == "0"
