@@ -146,11 +146,13 @@ class SessionStep(BaseModel):
         description="A call on the receiver whose result is the receiver from then on (a "
         'chain: ``now("UTC").add(days=1)``); False: it sets the receiver up in place.',
     )
-    takes: dict[str, int] = Field(
+    takes: dict[str, int | list[int]] = Field(
         default_factory=dict,
         description="Parameters of this step that take an object an earlier step of the "
         "session built (``resp = frequency_response(sys)`` after ``sys = rss(4, 2, 1)``): "
-        "the index of the step after which the session's object is the one to pass.",
+        "the index of the step after which the session's object is the one to pass; a "
+        "list of such indices for a list of objects (``PVSystem(arrays=[one, two])``), "
+        "passed as the list of those objects, in order.",
     )
     on: int | None = Field(
         default=None,

@@ -763,7 +763,7 @@ def make_extra_repo(root: Path) -> Path:
 OBJECT_ARGUMENT_MODULE = '''\
 """Signals, and functions that take them: a metaserver test fixture."""
 
-__all__ = ["Response", "Signal", "Source", "Tone", "gain", "measure", "spread"]
+__all__ = ["Mix", "Response", "Signal", "Source", "Tone", "gain", "measure", "spread"]
 
 
 class Signal:
@@ -825,6 +825,18 @@ def measure(signal, scale: float = 1.0) -> Response:
     return Response(*(v * scale for v in signal.samples))
 
 
+class Mix:
+    """Signals mixed together (no JSON builds one)."""
+
+    def __init__(self, signals, name: str = "mix") -> None:
+        self.signals = list(signals)
+        self.name = name
+
+    def peak(self) -> float:
+        """The largest sample of all its signals."""
+        return max(max(s.samples) for s in self.signals)
+
+
 class Source:
     """Something with a strength; only its subclasses know which."""
 
@@ -883,12 +895,20 @@ One signal is louder than another:
 >>> soft = Signal(2.0, 3.0)
 >>> loud.louder(soft)
 True
+
+Signals are mixed:
+
+>>> hi = Signal(1.0, 6.0)
+>>> mix = Mix([hi, Signal(2.0, 7.5)], name="duo")
+>>> mix.peak()
+7.5
 """
 
 
 def make_object_argument_repo(root: Path) -> Path:
     """Functions whose documented arguments are objects: one the README never builds (typed
-    by the docstring), and a list of objects the README built."""
+    by the docstring), and a list of objects the README built (a function's, and a
+    receiver's constructor's)."""
     return make_package_repo(
         root,
         "objpack",

@@ -77,7 +77,19 @@ async def test_object_arguments_are_built_by_constructor_tools(tmp_path: Path) -
     ]
     other = louder.evidence.arguments["other"]
     assert isinstance(other, dict) and isinstance(other.get("handle"), str)
-    assert {"gain", "spread", "Signal", "peak", "louder"} <= set(report.coverage.covered)
+    # mix = Mix([hi, Signal(2.0, 7.5)], name="duo"); mix.peak() -> 7.5: the receiver's
+    # constructor takes the list of both signals, each built by its own step first.
+    mixed = tools["Mix.peak"]
+    assert mixed.status == "passed", mixed.error
+    assert mixed.evidence is not None
+    assert (mixed.evidence.check, mixed.evidence.result) == ("expected-value", 7.5)
+    built = [(s.tool, s.arguments, s.takes) for s in mixed.evidence.session]
+    assert built == [
+        (signal.name, {"samples": [1.0, 6.0]}, {}),
+        (signal.name, {"samples": [2.0, 7.5]}, {}),
+        (tools["Mix"].name, {"name": "duo"}, {"signals": [0, 1]}),
+    ]
+    assert {"gain", "spread", "Signal", "peak", "louder", "Mix"} <= set(report.coverage.covered)
 
     # Source.level is defined on Source, whose own instance raises "not implemented" and
     # whose constructor the docs never call: its receiver is Tone(2.5), the subclass's
@@ -94,3 +106,4 @@ async def test_object_arguments_are_built_by_constructor_tools(tmp_path: Path) -
     calls = json.loads(generated.read_text())
     sessions = [[step["takes"] for step in call["session"]] for call in calls]
     assert [{}, {"signal": 0}] in sessions
+    assert [{}, {}, {"signals": [0, 1]}] in sessions

@@ -3,7 +3,8 @@ on the handle it returned (a chain's call hands on the handle it returns), then 
 documented call on that same handle; and the tools that
 build the call's object arguments (``contains(line, Point(0, 0))``), whose results it takes.
 A step that ``takes`` an object an earlier step built (``resp = frequency_response(sys)``)
-gets the handle the session held after that step. A setup call of a built argument
+gets the handle the session held after that step (a list of them for a list of indices:
+``PVSystem(arrays=[one, two])``). A setup call of a built argument
 (``G.add_edge("A", "B")`` after ``G = Graph()``: a step ``on`` the step that built ``G``)
 calls its method's tool on the handle that step returned.
 
@@ -68,11 +69,8 @@ async def replay_session(
         if tool is None:
             raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
         arguments = dict(step.arguments)
-        for name, index in step.takes.items():  # ``frequency_response(sys)``: built earlier
-            taken = after[index] if 0 <= index < len(after) - 1 else None
-            if taken is None:
-                raise SessionError(f"session line {step.line!r}: no object built for {name}")
-            arguments[name] = taken
+        for name, at in step.takes.items():  # ``frequency_response(sys)``: built earlier
+            arguments[name] = _taken(after, at, name, step)
         receiver = None
         if step.member is not None:
             if handle is None or not tool.parameters:
@@ -98,6 +96,19 @@ async def replay_session(
     evidence.arguments = {**example.arguments, **built, receiver: handle}
     evidence.receiver = receiver
     return evidence
+
+
+def _taken(
+    after: list[dict[str, JSON] | None], index: int | list[int], name: str, step: SessionStep
+) -> JSON:
+    """The object (or, for a list of indices, the list of objects) the session held after
+    the step ``index`` names, which ``step`` takes as ``name``."""
+    if isinstance(index, list):  # ``PVSystem(arrays=[one, two])``: the list, item by item
+        return [_taken(after, i, name, step) for i in index]
+    taken = after[index] if 0 <= index < len(after) - 1 else None
+    if taken is None:
+        raise SessionError(f"session line {step.line!r}: no object built for {name}")
+    return taken
 
 
 async def _built_value(

@@ -87,3 +87,59 @@ async def test_a_setup_call_refused_or_not_published_fails_our_replay(
             tools,
             5.0,
         )
+
+
+@dataclass
+class Counting:
+    """Each tool call builds a new handle."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    async def call_tool_mcp(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
+        self.calls.append((name, arguments))
+        result = {"handle": f"h{len(self.calls)}"}
+        return SimpleNamespace(is_error=False, structured_content={"result": result})
+
+
+async def test_a_construction_takes_the_list_of_objects_earlier_steps_built() -> None:
+    tools = {
+        "pkg:Net": tool("net_new", "pkg:Net"),
+        "pkg:Atlas": tool("atlas_new", "pkg:Atlas", "nets", "name"),
+    }
+    size = tool("atlas_size", "pkg:Atlas.size", "handle")
+    session = [
+        SessionStep(line="one = Net()", target="pkg:Net"),
+        SessionStep(line="two = Net()", target="pkg:Net"),
+        SessionStep(
+            line="atlas = Atlas([one, two])",
+            target="pkg:Atlas",
+            arguments={"name": "x"},
+            takes={"nets": [0, 1]},
+        ),
+    ]
+    example = Example(arguments={}, session=session)
+    client = Counting()
+    evidence = await replay_session(
+        client,  # type: ignore[arg-type]
+        size,
+        example,
+        Evidence(arguments={}, check="no-error"),
+        tools,
+        5.0,
+    )
+    assert client.calls[-1] == (
+        "atlas_new",
+        {"name": "x", "nets": [{"handle": "h1"}, {"handle": "h2"}]},
+    )
+    assert evidence.arguments == {"handle": {"handle": "h3"}}
+    # An index past the steps already replayed is no object of the session's.
+    late = session[2].model_copy(update={"takes": {"nets": [0, 2]}})
+    with pytest.raises(SessionError, match="no object built for nets"):
+        await replay_session(
+            Counting(),  # type: ignore[arg-type]
+            size,
+            Example(arguments={}, session=[*session[:2], late]),
+            Evidence(arguments={}, check="no-error"),
+            tools,
+            5.0,
+        )

@@ -16,8 +16,10 @@ value given as the line gave it.
 import ast
 
 try:  # as metaserver.agents.analysis.probe.probe_assign (tests), or beside probe_script.py
+    from .probe_objargs import moved_takes
     from .probe_types import Unsupported, class_schema, json_safe
 except ImportError:
+    from probe_objargs import moved_takes
     from probe_types import Unsupported, class_schema, json_safe
 
 MAX_STEPS = 12
@@ -70,9 +72,7 @@ def assigned(cls, steps, attribute, value, source, head):
 
 def _shifted(step, offset):
     """A step moved ``offset`` places later: the indices it refers to move with it."""
-    moved = dict(step)
-    if step.get("takes"):
-        moved["takes"] = {k: i + offset for k, i in step["takes"].items()}
+    moved = dict(step, **moved_takes(step, offset))
     if step.get("on") is not None:
         moved["on"] = step["on"] + offset
     return moved

@@ -37,7 +37,9 @@ def object_arguments(call, signature, exposed, namespace, known, source, at):
     package = getattr(namespace.get(values_module.PACKAGE), "__name__", None)
     if package is None:
         return None
-    bound = values_module._arguments(call, signature, namespace, package, values, source)
+    # A list of such objects (``total.add_all([a, Version(2, 0)])``) is one step per item.
+    state = {"assigned": set(known), "derived": set(), "changed": set(), "setups": {}}
+    bound = values_module._arguments(call, signature, namespace, package, values, source, 0, state)
     if bound is None:
         return None
     arguments, steps, held, _ = bound
@@ -69,6 +71,26 @@ def changed(statement, objects, stale):
         stale -= {t.id for t in statement.targets if isinstance(t, ast.Name)}
 
 
+def passed(statement, names, builds):
+    """The ``names`` (objects the session built) that ``statement`` passes to a method
+    call, as an argument or an item of a list or tuple argument (``x.feed(acc)``,
+    ``x.feed([acc])``): the method may change them, and no step that builds them repeats
+    it, so what they show later is no replay's. A construction (``builds(func)``: a
+    class, ``PVSystem(arrays=[one, two])``) holds them and changes nothing."""
+    found = set()
+    for node in ast.walk(statement):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if builds(node.func):
+            continue
+        for given in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(given, ast.Starred):
+                given = given.value
+            items = given.elts if isinstance(given, (ast.List, ast.Tuple)) else [given]
+            found |= {i.id for i in items if isinstance(i, ast.Name) and i.id in names}
+    return found
+
+
 def _single(entry):
     """(variable, the one step that built it) when one call of a builder did, with no
     object among its arguments and no setup since; (variable, None) otherwise."""
@@ -92,23 +114,29 @@ def _probe_values():
 def bound_objects(call, signature, exposed, known, build):
     """(literal arguments, the steps that built the others, each such parameter's index
     of the step after which the session holds its object) when every argument of ``call``
-    is a literal, a variable the session built (``known``: variable -> its steps), or a
-    call that ``build(node)`` gives the steps of (an object of the package built inline);
-    None otherwise."""
+    is a literal, a variable the session built (``known``: variable -> its steps), a
+    call that ``build(node)`` gives the steps of (an object of the package built inline),
+    or a list or tuple of those objects (``PVSystem(arrays=[one, two])``: its parameter
+    takes the list of their indices, in order); None otherwise."""
     if any(k.arg is None for k in call.keywords) or any(
         isinstance(a, ast.Starred) for a in call.args
     ):
         return None
     built = {}
 
-    def value(node):
+    def single(node):
         steps = known.get(node.id) if isinstance(node, ast.Name) else None
         if steps is None and isinstance(node, ast.Call):
             steps = build(node)
-        if steps is not None:
+        return steps
+
+    def value(node):
+        steps = single(node)
+        items = _listed(node, single) if steps is None else None
+        if steps is not None or items is not None:
             marker = object()
-            built[id(marker)] = steps
-            return marker
+            built[id(marker)] = [steps] if items is None else items
+            return marker if items is None else _Listed(marker)
         return ast.literal_eval(node)
 
     try:
@@ -119,17 +147,48 @@ def bound_objects(call, signature, exposed, known, build):
         return None
     arguments, steps, takes = {}, [], {}
     for name, given in bound.arguments.items():
-        if id(given) in built:
-            offset = len(steps)  # a nested ``takes`` counts from its own list's start
-            for step in built[id(given)]:
-                moved = {k: i + offset for k, i in step.get("takes", {}).items()}
-                steps.append(dict(step, takes=moved) if moved else dict(step))
-            takes[name] = len(steps) - 1
+        marker = given.marker if isinstance(given, _Listed) else given
+        if id(marker) in built:
+            held = []
+            for item in built[id(marker)]:
+                steps += [dict(step, **moved_takes(step, len(steps))) for step in item]
+                held.append(len(steps) - 1)
+            takes[name] = held if isinstance(given, _Listed) else held[0]
             continue
         try:
             arguments[name] = json_safe(given)
         except Unsupported:
-            return None  # an object inside a list or ``*args``: not replayable
+            return None  # an object inside a list with literals, or in ``*args``
     if not takes or len(steps) >= MAX_STEPS or not set(arguments) | set(takes) <= exposed:
         return None
     return arguments, steps, takes
+
+
+class _Listed:
+    """A list or tuple argument whose items are objects the session built."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+
+def _listed(node, single):
+    """The steps of each item of ``node``, a list or tuple of objects the session built;
+    None when it is anything else (an item a literal, or an object nothing builds)."""
+    if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
+        return None
+    items = [single(item) for item in node.elts]
+    return None if any(steps is None for steps in items) else items
+
+
+def moved_takes(step, offset):
+    """``{"takes": ...}`` of ``step`` moved ``offset`` places later (a list of indices
+    item by item); empty when it takes nothing."""
+    takes = step.get("takes")
+    if not takes:
+        return {}
+    return {
+        "takes": {
+            name: [i + offset for i in index] if isinstance(index, list) else index + offset
+            for name, index in takes.items()
+        }
+    }

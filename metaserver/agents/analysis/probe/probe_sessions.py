@@ -34,7 +34,7 @@ try:  # as metaserver.agents.analysis.probe.probe_sessions (tests), or beside pr
     )
     from .probe_fold import fold_key
     from .probe_held import held_arguments
-    from .probe_objargs import bound_objects, changed, object_arguments
+    from .probe_objargs import bound_objects, changed, object_arguments, passed
     from .probe_returns import (
         _class_factory,
         _factory_of,
@@ -59,7 +59,7 @@ except ImportError:
     )
     from probe_fold import fold_key
     from probe_held import held_arguments
-    from probe_objargs import bound_objects, changed, object_arguments
+    from probe_objargs import bound_objects, changed, object_arguments, passed
     from probe_returns import (
         _class_factory,
         _factory_of,
@@ -81,15 +81,21 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     on a receiver the session built count: another object's ``get`` says nothing of ours.
     """
     namespace = _namespace(owner)
+    is_class = lambda func: inspect.isclass(_resolve(func, namespace))  # noqa: E731
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     objects = {}  # variable -> the steps that built another object of the package
     classes = {}  # such a variable -> its class, when a constructor built it
     bound = {}  # ``compare = engine().compare``: name -> (receiver variable, method name)
     stale = set()  # such variables a line changed since (``span.grow(2)``): no arguments
+    given = set()  # those the previous line passed to a method (``x.feed(acc)``)
     found = []
     for example, statement in session_statements(doc, namespace, until=method):
         if len(found) >= MAX_EXAMPLES:
             break
+        # ``x.feed(acc)`` may have changed ``acc``: no later replay of it, nor argument
+        stale |= given & objects.keys()
+        receivers.update(dict.fromkeys(given & receivers.keys()))
+        given = passed(statement, objects.keys() | receivers.keys(), is_class)
         source = example.source.strip()
         assigned = None
         looped = isinstance(statement, ast.For) and _method_call(statement.iter)
@@ -121,7 +127,8 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                 receivers.setdefault(key, steps)
                 bound[name] = (key, member)
                 continue
-            known = {**objects, **{k: v for k, v in receivers.items() if v is not None}}
+            known = {k: v for k, v in objects.items() if k not in stale}
+            known.update((k, v) for k, v in receivers.items() if v is not None)
             receivers[name] = _construction(
                 statement.value, owner, owner_target, namespace, source, known
             )
@@ -167,7 +174,8 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         if variable is not None and variable in receivers:
             steps = receivers[variable]
         elif variable is None:  # ``Grid("A1").code()``: built on the line itself
-            steps = _receiver(target, owner, owner_target, namespace, receivers, source)
+            known = {k: v for k, v in objects.items() if k not in stale}
+            steps = _receiver(target, owner, owner_target, namespace, receivers, source, known)
         else:
             steps = None  # a name the session never bound here: the module, or unknown
         if name == method:
@@ -454,16 +462,18 @@ def _built_object(node, namespace, source, known):
     return [*earlier, step]
 
 
-def _receiver(node, owner, owner_target, namespace, receivers, source):
+def _receiver(node, owner, owner_target, namespace, receivers, source, objects=None):
     """The steps that build the receiver ``node`` writes on a line: a variable the session
-    built, a construction, or a call on one of those whose result is an ``owner`` (a chain:
+    built, a construction (which may take ``objects``, other objects the session built, or
+    receivers), or a call on one of those whose result is an ``owner`` (a chain:
     ``now("Europe/Paris").add(days=1)``); None when it is none of them."""
     if isinstance(node, ast.Name):
         return receivers.get(node.id)
-    steps = _construction(node, owner, owner_target, namespace, source)
+    known = {**(objects or {}), **{k: v for k, v in receivers.items() if v is not None}}
+    steps = _construction(node, owner, owner_target, namespace, source, known)
     if steps is not None or not _method_call(node):
         return steps
-    inner = _receiver(node.func.value, owner, owner_target, namespace, receivers, source)
+    inner = _receiver(node.func.value, owner, owner_target, namespace, receivers, source, objects)
     if inner is None:
         return None
     return _chained(owner, owner_target, node.func.attr, node, inner, source)

@@ -27,6 +27,7 @@ not repeat that line: a call on it afterwards is an example without the document
 """
 
 import ast
+import functools
 import inspect
 import sys
 import typing
@@ -412,8 +413,11 @@ def _value(node, namespace, package, values, source, depth, state=None):
         if step is not None:
             return _Built(step)
     if depth == 0 and state is not None:
-        if isinstance(node, ast.List):
-            return _items(node, values, state)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            build = functools.partial(
+                _build, namespace=namespace, package=package, values=values, source=source
+            )
+            return _items(node, values, state, build)
         if (
             isinstance(node, ast.Name)
             and node.id not in state["assigned"]
@@ -423,13 +427,17 @@ def _value(node, namespace, package, values, source, depth, state=None):
     raise _NotValue
 
 
-def _items(node, values, state):
-    """``[u, v, total]``: the steps that built ``u`` and ``v``, in order; an item bound to
-    an expression of built values is left out; any other item makes no argument."""
+def _items(node, values, state, build):
+    """``[u, v, total]``: the steps that built ``u`` and ``v``, in order, and of an item
+    built on the line itself (``[u, Point(1, 1)]``: ``build(item)``); an item bound to an
+    expression of built values is left out; any other item makes no argument."""
     steps, exact = [], True
     for item in node.elts:
         name = item.id if isinstance(item, ast.Name) else None
-        if name in values:
+        inline = build(item) if isinstance(item, ast.Call) else None
+        if inline is not None:
+            steps.append(inline)
+        elif name in values:
             steps.append(values[name])
             # An item's setup calls are not replayed in a list: its output is not ours.
             exact = exact and name not in state["changed"] and not state["setups"].get(name)

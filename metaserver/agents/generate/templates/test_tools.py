@@ -73,8 +73,8 @@ async def receiver(client, session, arguments):
             handle = after[-1] = {"attribute": step["attribute"]}
             continue
         given = dict(step["arguments"])
-        for name, index in (step.get("takes") or {}).items():
-            given[name] = after[index]
+        for name, index in (step.get("takes") or {}).items():  # a list: item by item
+            given[name] = [after[i] for i in index] if isinstance(index, list) else after[index]
         if step["receiver"]:
             given[step["receiver"]] = handle
         raw = await client.call_tool_mcp(step["tool"], given)

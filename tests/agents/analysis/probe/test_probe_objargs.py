@@ -42,6 +42,17 @@ class Version:
     9
     >>> Version(1, 0).distance(t)
     2
+    >>> w = Span(4)
+    >>> Version(1, 1).widest([w, Span(7)])
+    8
+    >>> Version(1, 1).widest((Span(2), w, 3))
+    5
+    >>> acc = Span(1)
+    >>> Version(1, 2).distance(acc)
+    3
+    >>> Version(1, 0).feed(acc)
+    >>> Version(1, 2).distance(acc)
+    4
     """
 
     def __init__(self, major, minor=0):
@@ -56,8 +67,27 @@ class Version:
     def distance(self, span):
         return self.minor + span.width
 
+    def widest(self, spans):
+        return self.minor + max(getattr(s, "width", s) for s in spans)
+
+    def feed(self, span):
+        span.width += self.major
+
 
 class Span:
+    """A width.
+
+    >>> acc = Span(1)
+    >>> acc.size()
+    1
+    >>> Version(2, 0).feed(acc)
+    >>> acc.size()
+    3
+    """
+
+    def size(self):
+        return self.width
+
     def __init__(self, width):
         self.width = width
 
@@ -69,6 +99,9 @@ class Mount:
     def __init__(self, tilt, azimuth=180):
         self.tilt, self.azimuth = tilt, azimuth
 
+    def turn(self, by):
+        self.tilt += by
+
 
 class Array:
     """Panels on a mount.
@@ -78,6 +111,11 @@ class Array:
     40
     >>> Array(Mount(5)).aoi(1)
     6
+    >>> m = Mount(10)
+    >>> m.turn(5)
+    >>> turned = Array(m)
+    >>> turned.aoi(0)
+    15
     """
 
     def __init__(self, mount, name=""):
@@ -85,6 +123,27 @@ class Array:
 
     def aoi(self, zenith):
         return self.mount.tilt + zenith
+
+
+class Fleet:
+    """Arrays together.
+
+    >>> one = Array(Mount(30, azimuth=90))
+    >>> two = Array(Mount(10))
+    >>> fleet = Fleet(arrays=[one, two])
+    >>> fleet.total(5)
+    50
+    >>> Fleet((Array(Mount(1)), one), "f").total(0)
+    31
+    >>> Fleet([one, 2]).total(0)
+    30
+    """
+
+    def __init__(self, arrays, name=""):
+        self.arrays, self.name = list(arrays), name
+
+    def total(self, zenith):
+        return sum(a.aoi(zenith) for a in self.arrays if isinstance(a, Array))
 
 
 def other():
@@ -150,7 +209,8 @@ def test_an_argument_built_inline_is_a_step_of_its_own_line(module: ModuleType) 
     assert span["expected"] == 4
     assert span["session"][-1]["into"] == "span" and span["session"][-1]["_id"] == id(module.Span)
     # ``s.grow(5)`` changed ``s`` since ``Span(2)`` built it: no step replays that line.
-    assert set(distances) == {"Version(1, 1).distance(Span(3))", "Version(1, 0).distance(t)"}
+    assert "Version(1, 2).distance(s)" not in distances
+    assert {"Version(1, 1).distance(Span(3))", "Version(1, 0).distance(t)"} <= set(distances)
     assert distances["Version(1, 0).distance(t)"]["session"][-1]["line"] == "t = Span(2)"
 
 
@@ -167,3 +227,62 @@ def test_a_receiver_built_with_an_object_built_inline_takes_it(module: ModuleTyp
     inline = proofs["Array(Mount(5)).aoi(1)"]
     assert inline["expected"] == 6
     assert [s.get("takes") for s in inline["session"]] == [None, {"mount": 0}]
+    # ``m.turn(5)`` changed ``m`` since its step built it: no construction takes it.
+    assert "turned.aoi(0)" not in proofs
+
+
+def test_a_list_of_built_objects_is_a_method_argument_item_by_item(module: ModuleType) -> None:
+    proofs = examples(module, "Version", "widest")
+    proof = proofs["Version(1, 1).widest([w, Span(7)])"]
+    assert proof["expected"] == 8 and proof["arguments"] == {}
+    receiver, *items = proof["session"]
+    assert receiver["target"] == "objargfx:Version" and "into" not in receiver
+    # Each item by its own step, ``into`` the list parameter at its place (as a function's).
+    assert [(s["line"], s["into"], s["item"], s["arguments"]) for s in items] == [
+        ("w = Span(4)", "spans", 0, {"width": 4}),
+        (proof["line"], "spans", 1, {"width": 7}),
+    ]
+    assert all(s["_id"] == id(module.Span) for s in items)
+    # A literal among the items: no step carries it, so no example.
+    assert set(proofs) == {proof["line"]}
+
+
+def test_a_receiver_built_with_a_list_of_built_objects_takes_each(module: ModuleType) -> None:
+    proofs = examples(module, "Fleet", "total")
+    proof = proofs["fleet.total(5)"]
+    assert proof["expected"] == 50 and proof["arguments"] == {"zenith": 5}
+    lines = [s["line"] for s in proof["session"]]
+    assert lines == [
+        "one = Array(Mount(30, azimuth=90))",
+        "one = Array(Mount(30, azimuth=90))",
+        "two = Array(Mount(10))",
+        "two = Array(Mount(10))",
+        "fleet = Fleet(arrays=[one, two])",
+    ]
+    # Each array's own steps (its mount first), then the fleet takes both arrays, in order.
+    assert [s.get("takes") for s in proof["session"]] == [
+        None,
+        {"mount": 0},
+        None,
+        {"mount": 2},
+        {"arrays": [1, 3]},
+    ]
+    # A tuple, an object built inline among variables, with a literal argument beside.
+    inline = proofs['Fleet((Array(Mount(1)), one), "f").total(0)']
+    assert inline["expected"] == 31
+    assert inline["session"][-1]["takes"] == {"arrays": [1, 3]}
+    assert inline["session"][-1]["arguments"] == {"name": "f"}
+    # A literal item in the list: nothing builds the list, so no example.
+    assert "Fleet([one, 2]).total(0)" not in proofs
+
+
+def test_an_object_passed_to_a_method_may_have_changed(module: ModuleType) -> None:
+    distances = examples(module, "Version", "distance")
+    # Before ``feed(acc)`` the argument is as built; after it, no replay builds it so.
+    assert distances["Version(1, 2).distance(acc)"]["expected"] == 3
+    described = describe_class(module.Span, "Span", module, True, "objargfx")
+    (found,) = [c for c, _, t in described if t == "objargfx:Span.size"]
+    # ``acc.size()`` is 1 as built; 3 after ``feed(acc)`` changed it: not our replay's.
+    assert [(e["line"], e["expected"]) for e in found["examples"] if e["has_expected"]] == [
+        ("acc.size()", 1)
+    ]
