@@ -38,7 +38,7 @@ def object_arguments(call, signature, exposed, namespace, known, source, at):
     if package is None:
         return None
     # A list of such objects (``total.add_all([a, Version(2, 0)])``) is one step per item.
-    state = {"assigned": set(known), "derived": set(), "changed": set(), "setups": {}}
+    state = values_module.session_state(known)
     bound = values_module._arguments(call, signature, namespace, package, values, source, 0, state)
     if bound is None:
         return None

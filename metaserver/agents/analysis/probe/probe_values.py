@@ -111,11 +111,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         namespace[PACKAGE] = sys.modules[package]
     names = {getattr(func, "__name__", "")}
     values = {}  # variable -> the step that built it
-    # Names bound at all; bound to built values' sums; built values a later line may have
-    # changed (a method called on them, an attribute set, passed to another call).
-    # ``setups``: the setup calls of each built value; ``builders``: the class built it.
-    # ``symbols``: the names bound to plain symbols (``x = Symbol('x')``: probe_symtext).
-    state = {"assigned": set(), "derived": set(), "changed": set(), "setups": {}, "symbols": {}}
+    state = session_state()  # what the session bound, built, changed (session_state)
     builders = {}
     classes = _parameter_classes(func, signature, module, package)
     found = []
@@ -209,6 +205,19 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             found.append(item)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def session_state(assigned=()):
+    """What a reading of a session follows: the names it bound (``assigned``), those bound
+    to sums of built values (``derived``), built values a later line may have changed,
+    each built value's setup calls, and the plain SymPy symbols it made (probe_symtext)."""
+    return {
+        "assigned": set(assigned),
+        "derived": set(),
+        "changed": set(),
+        "setups": {},
+        "symbols": {},
+    }
 
 
 def _set_up(node, builders, state, source):
