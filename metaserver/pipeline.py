@@ -66,6 +66,7 @@ from metaserver.exceptions import (
     MetaServerError,
     NameTakenError,
     NotFoundError,
+    SandboxTimeout,
     UserError,
     ValidationError,
 )
@@ -342,17 +343,22 @@ async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvid
 
     Raises:
         ValidationError: the server's own replayed tests failed for other reasons, or again.
+        SandboxTimeout: they ran out of time (``selftest_timeout``).
     """
     replay = await _check_published(draft, passed, evidence)
     if replay is None or replay.ok:
         return set()
+    if replay.timed_out:  # a time limit, not a server that broke the protocol
+        raise SandboxTimeout(f"the generated server's own tests failed: {_why(replay)}")
     failed = failed_tool_tests(replay.stdout)
     kept = [s for s in passed if s.name not in failed]
-    if replay.timed_out or not failed or len(kept) == len(passed) or len(kept) < MIN_TOOLS_PASSED:
+    if not failed or len(kept) == len(passed) or len(kept) < MIN_TOOLS_PASSED:
         raise ValidationError(f"the generated server's own tests failed: {_why(replay)}")
     left_out = ", ".join(sorted(failed))
     logger.warning("not replayed by the server's own tests, left out: %s", left_out)
     again = await _check_published(draft, kept, evidence)
+    if again is not None and again.timed_out:
+        raise SandboxTimeout(f"the generated server's own tests failed: {_why(again)}")
     if again is not None and not again.ok:
         raise ValidationError(f"the generated server's own tests failed: {_why(again)}")
     return failed
@@ -370,7 +376,9 @@ async def _check_published(
         await protocol
         return None
     # Both only read the rendered directory; together they take the time of the longer.
-    replaying = run_generated_tests(draft.server_dir, draft.environment, settings, sandbox)
+    replaying = run_generated_tests(
+        draft.server_dir, draft.environment, settings, sandbox, len(passed)
+    )
     try:
         async with asyncio.TaskGroup() as group:
             group.create_task(protocol)

@@ -21,6 +21,8 @@ from metaserver.contracts import JSON
 from metaserver.runtime.handles import REPR_LIMIT
 
 REAL_KEYS = frozenset({"number", "text"})
+BLANKLINE = "<BLANKLINE>"
+"""How a doctest writes an empty line of output (doctest.BLANKLINE_MARKER)."""
 HANDLE_KEYS = frozenset({"handle", "type", "repr"})
 """A handle's keys; it may also carry ``text``, its ``str`` when that is not its repr."""
 HANDLE_TEXT = "text"
@@ -118,6 +120,8 @@ def _matches_text(result: JSON, text: str) -> bool:
 
 
 def _same_text(got: str, shown: str) -> bool:
+    """Equal but for spacing; ``<BLANKLINE>`` in a doctest's output is its empty line."""
+    shown = shown.replace(BLANKLINE, "")
     return " ".join(got.split()) == " ".join(shown.split())
 
 

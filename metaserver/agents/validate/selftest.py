@@ -17,20 +17,32 @@ from metaserver.contracts import Environment
 from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.settings import Settings
 
-__all__ = ["SELFTEST_PACKAGES", "run_generated_tests"]
+__all__ = ["SELFTEST_PACKAGES", "run_generated_tests", "selftest_timeout"]
+
+
+def selftest_timeout(settings: Settings, tools: int) -> float:
+    """The time the server's own tests get: its start, then ten tool calls' limit, or one
+    for every third tool when there are more (a server of 55 tools, each replayed with its
+    session, outgrew the fixed ten calls on a loaded machine: colour-science 0.4.7)."""
+    return settings.timeouts.server_start + max(10, tools // 3) * settings.timeouts.tool_call
 
 
 async def run_generated_tests(
-    server_dir: Path, environment: Environment, settings: Settings, sandbox: Sandbox
+    server_dir: Path,
+    environment: Environment,
+    settings: Settings,
+    sandbox: Sandbox,
+    tools: int = 0,
 ) -> RunResult:
-    """Install pytest into the environment if needed, then run ``server_dir/tests``."""
+    """Install pytest into the environment if needed, then run ``server_dir/tests`` (the
+    replays of ``tools`` tools) within ``selftest_timeout``."""
     missing = [p for p in SELFTEST_PACKAGES if installed_version(environment.lock, p) is None]
     if missing:  # an environment whose requirements kept them out at build time
         await add_packages(environment, missing, settings, sandbox)
     workdir = server_dir / "work"
     policy = Policy(
         workdir=workdir,
-        timeout=settings.timeouts.server_start + 10 * settings.timeouts.tool_call,
+        timeout=selftest_timeout(settings, tools),
         # A requirements+path environment imports the workspace: it must be readable too.
         readable=(server_dir, environment.venv, *workspace_paths(environment.venv)),
         writable=(workdir,),

@@ -255,6 +255,15 @@ def test_a_text_shown_by_str_or_print_is_compared_with_the_results_text() -> Non
     assert matches([1, "a"], "[1, 'a']", "str") and matches([1, 2], "(1, 2)", "str")
     assert not matches([1, 2], "(2, 1)", "str")
     assert matches({"number": 0.1, "text": "0.1000000000000000000001"}, "0.1", "str")
+    # doctest writes an empty line of output as <BLANKLINE>
+    shown = "Identity\n--------\n<BLANKLINE>\nMatrix : [1, 0]"
+    table = {
+        "handle": "h_t",
+        "type": "p.Op",
+        "repr": "Op()",
+        "text": "Identity\n--------\n\nMatrix : [1, 0]",
+    }
+    assert matches(table, shown, "str") and not matches(table, shown.replace("1, 0", "0, 1"), "str")
     # a datetime travels as ISO text; print shows it with a space (dateutil's default_tzinfo)
     assert matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+00:00", "str")
     assert not matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+01:00", "str")

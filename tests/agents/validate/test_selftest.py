@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from metaserver.agents.validate.selftest import failed_tool_tests
+from metaserver.agents.validate.selftest import failed_tool_tests, selftest_timeout
+from metaserver.settings import Settings
 
 TESTS = """
 import pytest
@@ -36,3 +37,12 @@ def test_the_tools_whose_replay_failed_are_read_from_pytests_summary(tmp_path: P
     # the tests the server's own replay failed, by tool name; the passing one is not there
     assert failed_tool_tests(run.stdout) == {"table_size", "count[1]"}
     assert failed_tool_tests("1 passed in 0.1s") == set()
+
+
+def test_the_replays_time_grows_with_the_tools(tmp_path: Path) -> None:
+    timeouts = Settings(home=tmp_path).timeouts
+    ten_calls = timeouts.server_start + 10 * timeouts.tool_call
+    assert selftest_timeout(Settings(home=tmp_path), 12) == ten_calls  # as before
+    assert selftest_timeout(Settings(home=tmp_path), 30) == ten_calls
+    many = selftest_timeout(Settings(home=tmp_path), 55)  # one call's limit per third tool
+    assert many == timeouts.server_start + 18 * timeouts.tool_call > ten_calls
