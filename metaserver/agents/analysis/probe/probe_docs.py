@@ -381,16 +381,28 @@ def _statement(source):
 def _bound(call, signature, exposed):
     """The call's literal arguments by parameter name, or None when they are not literals
     or do not fit ``signature`` and the tool's ``exposed`` parameters."""
+    bound = bound_by(call, signature, ast.literal_eval)
     try:
-        if any(k.arg is None for k in call.keywords):
-            return None
-        args = [ast.literal_eval(a) for a in call.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-        bound = signature.bind(*args, **kwargs)
-        arguments = {k: json_safe(v) for k, v in bound.arguments.items()}
-    except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError, MemoryError):
+        arguments = {k: json_safe(v) for k, v in (bound or {}).items()}
+    except (Unsupported, RecursionError):
         return None
-    return arguments if set(arguments) <= exposed else None
+    return arguments if bound is not None and set(arguments) <= exposed else None
+
+
+def bound_by(call, signature, value):
+    """The call's arguments by parameter name, each read by ``value`` (a literal, an
+    instance held by name, an object built before); None when one cannot be read
+    (``value`` raises ValueError, as ``ast.literal_eval`` does) or they do not fit."""
+    if any(k.arg is None for k in call.keywords) or any(
+        isinstance(a, ast.Starred) for a in call.args
+    ):
+        return None
+    try:
+        args = [value(a) for a in call.args]
+        kwargs = {k.arg: value(k.value) for k in call.keywords}
+        return dict(signature.bind(*args, **kwargs).arguments)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
 
 
 def _assigned(statement):

@@ -116,10 +116,6 @@ def held_arguments(call, signature, exposed, namespace, package):
     """The call's arguments by name when each is a literal or a module-held instance of the
     package (``Money('19.50', USD)``: ``{"amount": "19.50", "currency": {"attribute":
     "USD"}}``), at least one the latter; None otherwise."""
-    if any(k.arg is None for k in call.keywords) or any(
-        isinstance(a, ast.Starred) for a in call.args
-    ):
-        return None
     held = []
 
     def value(node):
@@ -129,19 +125,15 @@ def held_arguments(call, signature, exposed, namespace, package):
         held.append(found)
         return {"attribute": found[1]}
 
-    try:
-        args = [value(a) for a in call.args]
-        kwargs = {k.arg: value(k.value) for k in call.keywords}
-        bound = signature.bind(*args, **kwargs)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None
-    arguments = dict(bound.arguments)
-    if not held or not set(arguments) <= exposed:
-        return None
     try:  # here, not above: probe_types imports this module for its schemas
+        from .probe_docs import bound_by
         from .probe_types import Unsupported, json_safe
     except ImportError:
+        from probe_docs import bound_by
         from probe_types import Unsupported, json_safe
+    arguments = bound_by(call, signature, value)
+    if arguments is None or not held or not set(arguments) <= exposed:
+        return None
     try:
         return {k: json_safe(v) for k, v in arguments.items()}
     except (Unsupported, RecursionError):

@@ -19,8 +19,10 @@ step after which the session holds it).
 import ast
 
 try:  # as metaserver.agents.analysis.probe.probe_objargs (tests), or beside probe_script.py
+    from .probe_docs import bound_by
     from .probe_types import Unsupported, json_safe
 except ImportError:
+    from probe_docs import bound_by
     from probe_types import Unsupported, json_safe
 
 MAX_STEPS = 12
@@ -118,10 +120,6 @@ def bound_objects(call, signature, exposed, known, build):
     call that ``build(node)`` gives the steps of (an object of the package built inline),
     or a list or tuple of those objects (``PVSystem(arrays=[one, two])``: its parameter
     takes the list of their indices, in order); None otherwise."""
-    if any(k.arg is None for k in call.keywords) or any(
-        isinstance(a, ast.Starred) for a in call.args
-    ):
-        return None
     built = {}
 
     def single(node):
@@ -139,14 +137,11 @@ def bound_objects(call, signature, exposed, known, build):
             return marker if items is None else _Listed(marker)
         return ast.literal_eval(node)
 
-    try:
-        args = [value(a) for a in call.args]
-        kwargs = {k.arg: value(k.value) for k in call.keywords}
-        bound = signature.bind(*args, **kwargs)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+    bound = bound_by(call, signature, value)
+    if bound is None:
         return None
     arguments, steps, takes = {}, [], {}
-    for name, given in bound.arguments.items():
+    for name, given in bound.items():
         marker = given.marker if isinstance(given, _Listed) else given
         if id(marker) in built:
             held = []
