@@ -7,12 +7,11 @@ has them. The environment is built once per session from the configured index or
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from science import run_json
 
 RUNTIME = Path(__file__).resolve().parents[2] / "metaserver" / "runtime"
 
@@ -86,16 +85,7 @@ print(json.dumps(out))
 @pytest.mark.integration
 def test_domain_codecs_round_trip(science_python: Path, tmp_path: Path) -> None:
     shutil.copytree(RUNTIME, tmp_path / "metaserver_runtime")
-    (tmp_path / "check.py").write_text(SCRIPT)
-    run = subprocess.run(
-        [str(science_python), "check.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out = run_json(science_python, SCRIPT, tmp_path)
     assert out["numpy"]
     assert out["frame_json"] == [{"a": 1, "b": 0.5}, {"a": 2, "b": 1.5}]  # records
     assert out["frame_equal"] and out["indexed_equal"] and out["series_equal"]

@@ -60,17 +60,25 @@ def changed(statement, objects, stale):
     was, so a later call given it is no replay of the example. A name the statement binds
     anew is no longer stale."""
     for node in ast.walk(statement):
-        base = None
+        base = stored_base(node)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            base = node.func.value
-        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
-            base = node.value
-            while isinstance(base, (ast.Attribute, ast.Subscript)):
-                base = base.value
-        if isinstance(base, ast.Name) and base.id in objects:
-            stale.add(base.id)
+            receiver = node.func.value
+            base = receiver.id if isinstance(receiver, ast.Name) else None
+        if base in objects:
+            stale.add(base)
     if isinstance(statement, ast.Assign):
         stale -= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+
+
+def stored_base(node):
+    """The variable whose attribute or item ``node`` sets (``net.cap[0] = 3``: ``net``);
+    None for any other node."""
+    if not (isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store)):
+        return None
+    base = node.value
+    while isinstance(base, (ast.Attribute, ast.Subscript)):
+        base = base.value
+    return base.id if isinstance(base, ast.Name) else None
 
 
 def passed(statement, names, builds):

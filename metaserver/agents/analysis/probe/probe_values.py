@@ -38,6 +38,7 @@ try:  # as metaserver.agents.analysis.probe.probe_values (tests), or beside prob
     from .probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from .probe_guides import variable_class
     from .probe_held import module_held
+    from .probe_objargs import stored_base
     from .probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from .probe_stdlib import StdlibValue, stdlib_value
     from .probe_symtext import TEXT_CODEC, plain_symbols, symbol_class, symbol_text
@@ -49,6 +50,7 @@ except ImportError:
     from probe_docs import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
     from probe_guides import variable_class
     from probe_held import module_held
+    from probe_objargs import stored_base
     from probe_sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
     from probe_stdlib import StdlibValue, stdlib_value
     from probe_symtext import TEXT_CODEC, plain_symbols, symbol_class, symbol_text
@@ -471,12 +473,8 @@ def _touched(node, values):
             for given in [receiver, *inner.args, *(k.value for k in inner.keywords)]:
                 if isinstance(given, ast.Name) and given.id in values:
                     touched.add(given.id)
-        elif isinstance(inner, (ast.Attribute, ast.Subscript)) and isinstance(inner.ctx, ast.Store):
-            base = inner.value
-            while isinstance(base, (ast.Attribute, ast.Subscript)):
-                base = base.value
-            if isinstance(base, ast.Name) and base.id in values:
-                touched.add(base.id)
+        elif stored_base(inner) in values:
+            touched.add(stored_base(inner))
     return touched
 
 

@@ -6,11 +6,10 @@ an environment that has it (``science_python``)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
+from science import run_json
 
 PROBE = Path(__file__).resolve().parents[4] / "metaserver" / "agents" / "analysis" / "probe"
 
@@ -59,16 +58,7 @@ print(json.dumps(out))
 
 @pytest.mark.integration
 def test_tables_in_words_and_built_from_literals(science_python: Path, tmp_path: Path) -> None:
-    (tmp_path / "check.py").write_text(SCRIPT)
-    run = subprocess.run(
-        [str(science_python), "check.py", str(PROBE)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out = run_json(science_python, SCRIPT, tmp_path, str(PROBE))
     # split orient: what runtime/decode.py's dataframe codec builds a table from
     assert out["frame"] == {"index": [0], "columns": ["v_mp", "i_mp"], "data": [[8, 5]]}
     assert out["rows"] == {"index": [0], "columns": ["a", "b"], "data": [[1, 2.5]]}

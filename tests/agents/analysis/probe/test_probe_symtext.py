@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from science import run_json
 
 from metaserver.agents.analysis.probe.probe_symtext import plain_symbols, symbol_text
 from metaserver.agents.analysis.probe.probe_typed import typed_by_examples
@@ -208,16 +207,7 @@ print(json.dumps({
 def test_real_sympy_symbols_and_their_text(science_python: Path, tmp_path: Path) -> None:
     # The stand-in above mirrors what the probe asks of SymPy; this checks it on SymPy itself.
     probe = Path(__file__).resolve().parents[4] / "metaserver" / "agents" / "analysis" / "probe"
-    (tmp_path / "check.py").write_text(REAL)
-    run = subprocess.run(
-        [str(science_python), "check.py", str(probe)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out = run_json(science_python, REAL, tmp_path, str(probe))
     assert out["plain"] == {"x": "x", "y": "y"}
     assert out["assumed"] == {}  # a real symbol with assumptions is no text
     assert out["text"] == "2 * x ** 2 - y / 3" and out["same"] == "0"
