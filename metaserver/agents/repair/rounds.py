@@ -69,7 +69,39 @@ async def validate_and_repair(
                 evidence.repaired = kinds.get(evidence.name)
         results.update({e.name: e for e in again})
         report.rounds += 1
-    return [results[spec.name] for spec in specs]
+    return needing_failed_tools([results[spec.name] for spec in specs])
+
+
+def needing_failed_tools(evidence: list[ToolEvidence]) -> list[ToolEvidence]:
+    """``evidence`` with each passed tool whose proving session calls a tool that did not
+    pass marked failed: a published server holds only passed tools, so its own tests (and
+    its users) could not build what that session built. shapely 2.2.0's
+    ``PreparedGeometry.intersects`` was proven on ``prep(triangle)``; ``prep`` itself failed
+    on made-up arguments, and the replay of every tool in the published server broke."""
+    evidence = list(evidence)
+    while True:
+        passed = {e.name for e in evidence if e.status == "passed"}
+        missing = {
+            e.name: sorted({s.tool for s in e.evidence.session if s.tool and s.tool not in passed})
+            for e in evidence
+            if e.status == "passed" and e.evidence is not None
+        }
+        missing = {name: tools for name, tools in missing.items() if tools}
+        if not missing:
+            return evidence
+        evidence = [
+            e.model_copy(
+                update={
+                    "status": "failed",
+                    "error": f"its session builds what it needs with {', '.join(missing[e.name])}, "
+                    "which did not pass validation: a published server would not have it",
+                    "failure_type": "api_inference_error",
+                }
+            )
+            if e.name in missing
+            else e
+            for e in evidence
+        ]
 
 
 async def _apply(

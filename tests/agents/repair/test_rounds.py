@@ -9,8 +9,16 @@ from draft_helpers import draft, spec
 
 from metaserver.agents.repair import rounds
 from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState
-from metaserver.agents.repair.rounds import _apply
-from metaserver.contracts import Example, NotebookCell, NotebookTarget, ToolSpec
+from metaserver.agents.repair.rounds import _apply, needing_failed_tools
+from metaserver.contracts import (
+    Evidence,
+    Example,
+    NotebookCell,
+    NotebookTarget,
+    SessionStep,
+    ToolEvidence,
+    ToolSpec,
+)
 from metaserver.exceptions import EnvironmentBuildError
 
 
@@ -86,3 +94,30 @@ async def test_a_longer_timeout_reaches_the_budget_a_notebook_tool_times_itself_
     await _apply(work, [repair], [slow], RepairState())
 
     assert "timeout=100.0" in (work.server_dir / "server.py").read_text()
+
+
+def _evidence(name: str, status: str, *tools: str) -> ToolEvidence:
+    steps = [SessionStep(line=f"x = {t}()", target=f"pkg:{t}", tool=t) for t in tools]
+    return ToolEvidence(
+        name=name,
+        target=f"pkg:{name}",
+        status=status,  # type: ignore[arg-type]
+        evidence=Evidence(arguments={}, session=steps),
+    )
+
+
+def test_a_tool_proven_on_a_tool_that_did_not_pass_is_not_published() -> None:
+    # ``intersects`` was proven on what ``prep`` built; ``prep`` failed on its own, so a
+    # server of passed tools could not rebuild it; ``outer`` needs ``intersects`` in turn.
+    evidence = [
+        _evidence("prep", "failed"),
+        _evidence("point_new", "passed"),
+        _evidence("intersects", "passed", "point_new", "prep"),
+        _evidence("outer", "passed", "intersects"),
+        _evidence("area", "passed", "point_new"),
+    ]
+    checked = {e.name: e for e in needing_failed_tools(evidence)}
+    assert [n for n, e in checked.items() if e.status == "passed"] == ["point_new", "area"]
+    assert checked["intersects"].failure_type == "api_inference_error"
+    assert "prep, which did not pass" in (checked["intersects"].error or "")
+    assert "intersects" in (checked["outer"].error or "")
