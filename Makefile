@@ -18,9 +18,10 @@ typecheck: setup
 unit: setup
 	uv run --frozen pytest -m "not integration"
 
-# Two workers (one per core on our 2-core machines): most integration tests wait on uv,
-# git and MCP subprocesses. A file's tests stay on one worker, so module fixtures are shared.
-PYTEST_WORKERS ?= 2
+# Three workers on our 2-core machines: most integration tests wait on uv, git and MCP
+# subprocesses, so a third keeps the cores busy (measured in fresh clones: pytest 859 s on
+# two workers, 770 s on three). A file's tests stay on one worker (module fixtures shared).
+PYTEST_WORKERS ?= 3
 
 test: lint typecheck
 	uv run --frozen pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
