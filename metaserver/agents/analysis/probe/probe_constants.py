@@ -46,7 +46,8 @@ def _words(doc):
 
 
 def stored(statement):
-    """The names ``statement`` binds (targets, loop variables, definitions, imports)."""
+    """The names ``statement`` binds itself (targets, loop variables, definitions); not an
+    import's, which binds the package's own value (``from pkg import LIMITS``)."""
     names = set()
     for node in ast.walk(statement):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
