@@ -86,29 +86,12 @@ def test_a_name_every_call_of_which_takes_read_data_joins_the_names_that_read_fi
     tmp_path: Path,
 ) -> None:
     (tmp_path / "README.md").write_text(README)
-    wanted = {
-        "fetch_weather",
-        "Site",
-        "Chain",
-        "run",
-        "read_tmy",
-        "summarise",
-        "save_plot",
-        "shade",
-    }
+    order = ["fetch_weather", "Site", "Chain", "run", "read_tmy", "summarise", "save_plot", "shade"]
+    wanted = set(order)
     usage = mine_usage(
         tmp_path, wanted, methods={"run"}, packages={"solar"}, reaching={"fetch_weather"}
     )
-    assert usage.documented == [
-        "fetch_weather",
-        "Site",
-        "Chain",
-        "run",
-        "read_tmy",
-        "summarise",
-        "save_plot",
-        "shade",
-    ]
+    assert usage.documented == order
     # ``Chain(site)`` takes a plain object; ``run(weather)`` the fetched data; read_tmy a
     # path built from a file's name; ``summarise`` a list data was appended to. ``save_plot``
     # writes its file (an output), and ``shade`` is called once with plain values too.
