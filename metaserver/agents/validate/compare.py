@@ -101,7 +101,7 @@ def _matches_text(result: JSON, text: str) -> bool:
     if _is_handle(result):
         got = str(result.get(HANDLE_TEXT, result["repr"]))  # type: ignore[union-attr]
         if got.endswith("...") and len(got) >= REPR_LIMIT:  # capped: the part it kept
-            return _same_text(got[:-3], text[: len(got) - 3])
+            return _spaced(text).startswith(_spaced(got[:-3]))
         return _same_text(got, text)
     if isinstance(result, dict) and set(result) == REAL_KEYS:
         return _same_text(str(result["text"]), text) or _equal(result, text)
@@ -121,8 +121,13 @@ def _matches_text(result: JSON, text: str) -> bool:
 
 def _same_text(got: str, shown: str) -> bool:
     """Equal but for spacing; ``<BLANKLINE>`` in a doctest's output is its empty line."""
-    shown = shown.replace(BLANKLINE, "")
-    return " ".join(got.split()) == " ".join(shown.split())
+    return _spaced(got) == _spaced(shown)
+
+
+def _spaced(text: str) -> str:
+    """``text`` with its runs of spacing as one space and doctest's ``<BLANKLINE>`` as the
+    empty line it stands for."""
+    return " ".join(text.replace(BLANKLINE, "").split())
 
 
 def _same_moment(got: str, shown: str) -> bool:

@@ -264,6 +264,12 @@ def test_a_text_shown_by_str_or_print_is_compared_with_the_results_text() -> Non
         "text": "Identity\n--------\n\nMatrix : [1, 0]",
     }
     assert matches(table, shown, "str") and not matches(table, shown.replace("1, 0", "0, 1"), "str")
+    # a capped text (the first 197 characters and "...") against a long shown table
+    kept = ("Identity\n--------\n\nMatrix : " + "[ 1.  0.]\n" * 30)[:197] + "..."
+    capped = {"handle": "h_c", "type": "p.Op", "repr": "Op()", "text": kept}
+    long_shown = "Identity\n--------\n<BLANKLINE>\nMatrix : " + "[ 1.  0.]\n" * 30
+    assert matches(capped, long_shown, "str")
+    assert not matches(capped, long_shown.replace("Identity", "Inverse"), "str")
     # a datetime travels as ISO text; print shows it with a space (dateutil's default_tzinfo)
     assert matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+00:00", "str")
     assert not matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+01:00", "str")
