@@ -536,16 +536,14 @@ class Coverage(BaseModel):
     )
     needs_programs: list[str] = Field(
         default_factory=list,
-        description="Documented names not covered because their tools' examples failed only "
-        "for an external program the library runs that is not installed (``nwchem``): "
-        "listed, not counted in ratio (no conversion can install it).",
+        description="Documented names not covered because their tools failed only for an "
+        "uninstalled external program (``nwchem``): listed, not counted in ratio.",
     )
     needs_data: list[str] = Field(
         default_factory=list,
-        description="Documented names not covered whose every call in the guides takes data "
-        "the guide read from a file, an address or the network before (``run(weather)`` "
-        "after ``weather = fetch_tmy(...)``): listed, not counted in ratio (no sandboxed "
-        "tool has that data to show the documented use with).",
+        description="Documented names not covered whose every guide call takes data the guide "
+        "read from a file or the network first (``run(weather)`` after ``weather = "
+        "fetch_tmy(...)``): listed, not counted in ratio (no sandboxed tool has it).",
     )
     ratio: float | None = Field(
         default=None,

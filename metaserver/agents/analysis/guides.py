@@ -13,12 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from metaserver.agents.analysis.usage import (
-    _fenced_blocks,
-    _guide_files,
-    doctest_examples,
-    rst_blocks,
-)
+from metaserver.agents.analysis.code_blocks import doctest_examples, fenced_blocks, rst_blocks
+from metaserver.agents.analysis.usage import _guide_files
 
 __all__ = ["guide_sessions"]
 
@@ -51,7 +47,7 @@ def _session(text: str) -> str:
         lines += _prompted(example.source)
         lines += [line for line in example.want.rstrip("\n").splitlines() if line.strip()]
         lines.append("")
-    blocks = _fenced_blocks(text)
+    blocks = fenced_blocks(text)
     blocks += rst_blocks(text)
     for block in blocks:
         if ">>>" in block:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from metaserver.agents.analysis.usage import doctest_examples, mine_usage
+from metaserver.agents.analysis.code_blocks import doctest_examples
+from metaserver.agents.analysis.usage import mine_usage
 
 README = """\
 # demo
