@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
-from metaserver.agents.analysis.coverage import readme_coverage
-from metaserver.agents.analysis.data_flow import reaching_names
-from metaserver.agents.analysis.file_arguments import file_parameters
-from metaserver.agents.analysis.usage import (
+from metaserver.agents.analysis.repo_docs.coverage import readme_coverage
+from metaserver.agents.analysis.repo_docs.data_flow import reaching_names
+from metaserver.agents.analysis.repo_docs.file_arguments import file_parameters
+from metaserver.agents.analysis.repo_docs.usage import (
     method_names,
     mine_usage,
     usage_names,

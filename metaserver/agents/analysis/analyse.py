@@ -17,15 +17,15 @@ from pathlib import Path
 
 from pydantic import ValidationError as PydanticValidationError
 
-from metaserver.agents.analysis.guides import guide_sessions
 from metaserver.agents.analysis.notebooks import add_notebooks
+from metaserver.agents.analysis.repo_docs.guides import guide_sessions
 from metaserver.agents.analysis.scripts.find import add_scripts
 from metaserver.contracts import CodeReport, Environment, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import Policy, Sandbox
 from metaserver.settings import Settings
 
-PROBE = Path(__file__).with_name("probe") / "probe_script.py"
+PROBE = Path(__file__).parents[2] / "probe" / "probe_script.py"
 # The probe's own budget, as a share of its sandbox limit (``timeouts.probe``): past it the
 # probe stops reading and writes what it has (probe/probe_budget.py). The rest of the limit
 # is for finishing the callable at hand and writing the report (sympy's 35k candidates are

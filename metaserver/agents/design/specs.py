@@ -15,8 +15,8 @@ import re
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from metaserver.agents.analysis.guide_paths import candidate_paths, pinned_paths
-from metaserver.agents.analysis.usage import Usage, UsageCall
+from metaserver.agents.analysis.repo_docs.guide_paths import candidate_paths, pinned_paths
+from metaserver.agents.analysis.repo_docs.usage import Usage, UsageCall
 from metaserver.agents.design.builders import Builders, built_step, documented_arguments
 from metaserver.agents.design.meaning import callable_context, typed_by_meaning
 from metaserver.agents.design.ranking import (

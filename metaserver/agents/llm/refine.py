@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from metaserver.agents.analysis.usage import Usage
+from metaserver.agents.analysis.repo_docs.usage import Usage
 from metaserver.agents.llm.describe import describe
 from metaserver.agents.llm.examples import add_examples
 from metaserver.agents.llm.ledger import Ledger

@@ -11,7 +11,7 @@ examples follow the same rules as without a model.
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.usage import Usage
+from metaserver.agents.analysis.repo_docs.usage import Usage
 from metaserver.agents.design.specs import design, rank_score, usable
 from metaserver.agents.llm.ledger import Ledger
 from metaserver.contracts import Candidate, CodeReport, ToolSpec

@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from metaserver.agents.analysis.doc_examples import find_examples
+from metaserver.agents.analysis.repo_docs.doc_examples import find_examples
 from metaserver.agents.design.meaning import callable_context, values_meant
 from metaserver.agents.design.synthesis import value_for
 from metaserver.agents.environment.distributions import distribution_of

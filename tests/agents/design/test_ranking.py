@@ -3,7 +3,7 @@ caps for variety, the shallowest public path (synthetic CodeReports)."""
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.usage import Usage
+from metaserver.agents.analysis.repo_docs.usage import Usage
 from metaserver.agents.design.ranking import rank_score
 from metaserver.agents.design.specs import design
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, SessionStep

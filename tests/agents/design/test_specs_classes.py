@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.usage import Usage, UsageCall
+from metaserver.agents.analysis.repo_docs.usage import Usage, UsageCall
 from metaserver.agents.design.specs import design
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, SessionStep
 

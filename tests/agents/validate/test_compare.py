@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from metaserver.agents.analysis.probe.probe_docs import repr_shaped
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.reprs import repr_value
 from metaserver.contracts import JSON
+from metaserver.probe.probe_docs import repr_shaped
 
 
 @pytest.mark.parametrize(

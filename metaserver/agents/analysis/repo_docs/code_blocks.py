@@ -1,0 +1,129 @@
+"""The code a README or a docs page shows: Markdown fenced blocks, reStructuredText code
+directives and literal blocks, and ``>>>`` sessions (read with ``doctest``). Static: the
+texts are parsed, never run; usage mining and the guide sessions read them alike.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import re
+import textwrap
+
+from metaserver.probe.probe_text import shown_as_text
+
+__all__ = ["code_in_text", "doctest_examples", "fenced_blocks", "rst_blocks"]
+
+# A Markdown fence line: its marker (``` or ~~~) and the info string's language.
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
+_PYTHON_FENCES = {"", "python", "py", "python3", "pycon", "ipython", "ipython3"}
+# reStructuredText code directives: the indented block after them is the code.
+# (jupyter-execute and testcode: Sphinx extensions' blocks of code the docs build runs.)
+_RST_DIRECTIVE = re.compile(
+    r"^([ \t]*)\.\. (?:code-block|code|sourcecode|ipython|jupyter-execute|testcode)::"
+    r"[ \t]*(?:python3?|py|ipython)?[ \t]*\n"
+    r"(?:\1[ \t]+:[\w-]+:.*\n)*"  # directive options such as :linenos:
+    r"((?:[ \t]*\n|\1[ \t]+\S.*\n?)+)",
+    re.M,
+)
+# A reStructuredText literal block: a paragraph ending in "::" (not a directive), then the
+# block indented below it; most READMEs written in reST show their code this way.
+_RST_LITERAL = re.compile(
+    r"^([ \t]*)(?!\.\.[ \t])\S[^\n]*::[ \t]*\n(?:[ \t]*\n)+((?:[ \t]*\n|\1[ \t]+\S[^\n]*\n?)+)",
+    re.M,
+)
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """The Python (or unlabelled) fenced blocks of a Markdown text, opening and closing
+    fences paired line by line (a regex across the text pairs one block's closing fence
+    with the next one's opening and reads the prose between them as code)."""
+    blocks: list[str] = []
+    marker: str | None = None
+    language = ""
+    lines: list[str] = []
+    for line in text.splitlines():
+        fence = _FENCE.match(line)
+        if marker is None:
+            if fence:
+                marker, language, lines = fence.group(1), fence.group(2).lower(), []
+            continue
+        if fence and fence.group(1).startswith(marker) and not fence.group(2):
+            if language in _PYTHON_FENCES:
+                blocks.append(textwrap.dedent("\n".join(lines)))
+            marker = None
+            continue
+        lines.append(line)
+    return blocks
+
+
+def doctest_examples(text: str) -> list[doctest.Example]:
+    """The ``>>>`` examples of a text, as doctest parses them, except that a statement
+    continued on lines without the ``...`` prompt (``>>> h2 = Atoms('H2',`` then an indented
+    ``positions=[...])``, as READMEs write it) is one statement with no output: doctest
+    would read its continuation as the output of a line that does not parse; and that a
+    Markdown fence closing the block under an output is not part of the output."""
+    try:
+        examples = doctest.DocTestParser().get_examples(text)
+    except ValueError:
+        return []
+    for example in examples:
+        # A Markdown block's closing fence right under a shown output is no part of it
+        # (doctest reads up to a blank line): ``1 + x**2/2 + O(x**4)`` then ```.
+        lines = example.want.splitlines(keepends=True)
+        while lines and _FENCE.match(lines[-1]) and not lines[-1].strip().strip("`~"):
+            lines.pop()
+        example.want = "".join(lines)
+    for index, example in enumerate(examples):
+        if not example.want or _parses(example.source):
+            continue
+        joined = example.source + example.want
+        if _parses(joined):
+            examples[index] = doctest.Example(joined, "", lineno=example.lineno)
+    return examples
+
+
+def _shown(source: str, want: str) -> tuple[str, str]:
+    """A line that shows a call's result as text (``print(f(2))``, ``str(f(2))``): the
+    line and its text as a string literal, which ``_unwrap`` reads (wrapper ``"str"``); for
+    ``repr(f(2))``, the call and the output it would have shown (probe_text.py)."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source, want
+    inner, wrapper, text = shown_as_text(node, want)
+    if inner is node or wrapper == "str" or not text:
+        return source, text
+    return ast.unparse(inner), text
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def code_in_text(text: str) -> list[str]:
+    """Doctest sessions and fenced Python blocks of a README or a docs page, as code."""
+    pieces: list[str] = []
+    for example in doctest_examples(text):
+        source, want = _shown(example.source.strip(), example.want.strip())
+        # A shown result becomes an assertion, which the miner turns into an expected value.
+        pieces.append(f"assert ({source}) == ({want})" if want and "\n" not in source else source)
+    for block in fenced_blocks(text):
+        if ">>>" not in block:
+            pieces.append(block)
+    for block in rst_blocks(text):
+        if ">>>" not in block:  # sessions inside a directive are doctest examples already
+            pieces.append(block)
+    return pieces
+
+
+def rst_blocks(text: str) -> list[str]:
+    """The code of a reStructuredText text's code directives and literal blocks, dedented
+    (a literal block that is not Python, such as a shell line, fails to parse later)."""
+    found = [(m.start(), m.group(2)) for m in _RST_DIRECTIVE.finditer(text)]
+    found += [(m.start(), m.group(2)) for m in _RST_LITERAL.finditer(text)]
+    return [textwrap.dedent(block) for _, block in sorted(found)]
