@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_meter_repo
+from receiver_fixtures import make_meter_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings

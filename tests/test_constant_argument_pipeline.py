@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_constant_repo
+from value_fixtures import make_constant_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings

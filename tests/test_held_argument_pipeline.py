@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_held_repo
+from value_fixtures import make_held_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings

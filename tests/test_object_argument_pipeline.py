@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_object_argument_repo
+from argument_fixtures import make_object_argument_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings

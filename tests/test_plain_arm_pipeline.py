@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_zone_repo
+from argument_fixtures import make_zone_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_due_repo
+from value_fixtures import make_due_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings

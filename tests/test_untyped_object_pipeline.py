@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_shape_repo
+from argument_fixtures import make_shape_repo
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings
