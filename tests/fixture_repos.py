@@ -1,7 +1,7 @@
 """Small repositories that tests build for themselves (never code from other projects).
 
 Here: the builder every fixture module uses (``git``, ``make_package_repo``), and packages
-of plain functions, each exercising one case of a stage: typed doctested functions (calc,
+of plain callables, each exercising one case of a stage: typed doctested functions (calc,
 shared by a session through ``shared_calc``), the repairs of the validation loop, a spare
 design, an undeclared import, an optional extra, a missing external program. Beside it:
 ``receiver_fixtures`` (methods on receivers the docs build), ``argument_fixtures`` (object
