@@ -507,6 +507,11 @@ class LLMUsage(BaseModel):
         default_factory=dict,
         description="Accepted proposals by kind: selected, renamed, described, examples.",
     )
+    rejections: dict[str, int] = Field(
+        default_factory=dict,
+        description="Rejected proposals by why: invalid, repeated, cut, ungrounded, "
+        "schema_echo, unfit (no prompt fitted the context).",
+    )
     errors: list[str] = Field(
         default_factory=list, description="The first few distinct call failures, one line each."
     )

@@ -59,6 +59,19 @@ class LLMSettings(BaseModel):
         default=8, ge=1, description="Calls in flight to one model server, per process."
     )
     max_tokens: int = Field(default=2048, ge=16, description="Longest answer, in tokens.")
+    context_tokens: int | None = Field(
+        default=None,
+        ge=256,
+        description="The model's context, in tokens (prompt and answer together); unset reads "
+        "it from the server (vLLM's /v1/models, llama.cpp's /props), and prompts are fitted "
+        "to it.",
+    )
+    server_slots: int | None = Field(
+        default=None,
+        ge=1,
+        description="Requests the model server serves at once; unset reads it from the server "
+        "(llama.cpp's /props). Calls in flight stay at or under it and max_concurrency.",
+    )
     temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
     budget_seconds: float = Field(
         default=300, gt=0, description="All model work of one conversion; then it goes on without."

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from metaserver.models.profile import forget_profiles
 from metaserver.settings import Settings
 
 # CI runs the same examples every time (a red run must be reproducible) and without deadlines
@@ -28,6 +29,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
             monkeypatch.delenv(key)  # the backend under test is the runner's choice
     home = tmp_path / "home"
     monkeypatch.setenv("METASERVER_HOME", str(home))
+    forget_profiles()  # a scripted model server may reuse an earlier one's port
     yield home
 
 

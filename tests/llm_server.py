@@ -65,14 +65,32 @@ def schema_of(request: dict[str, JSON]) -> dict[str, JSON]:
 
 
 class ScriptedLLM:
-    """The server. Use as a context manager; ``url`` is the OpenAI base URL (…/v1)."""
+    """The server. Use as a context manager; ``url`` is the OpenAI base URL (…/v1).
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    Like a real server it may have a bounded number of ``slots`` (requests past them queue
+    inside the server, their wait counting against the client's timeout) and a ``context``
+    (a prompt over it is refused with HTTP 400, an answer is cut where prompt and answer
+    fill it). ``reports`` says how it tells them: "llama" (``GET /props``, as llama-server),
+    "vllm" (``max_model_len`` in ``GET /v1/models``) or "none".
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        slots: int | None = None,
+        context: int | None = None,
+        reports: str = "llama",
+    ) -> None:
         self.responder: Responder = responder or sensible()
         self.requests: list[dict[str, JSON]] = []
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.arrived = 0  # requests received and not yet answered, queued ones included
+        self.max_arrived = 0
+        self.slots, self.context, self.reports = slots, context, reports
+        self._slot = threading.Semaphore(slots) if slots else None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -105,16 +123,61 @@ class ScriptedLLM:
     def _respond(self, request: dict[str, JSON]) -> Reply:
         with self._lock:
             self.requests.append(request)
+            self.arrived += 1
+            self.max_arrived = max(self.max_arrived, self.arrived)
+        try:
+            if self._slot is None:
+                return self._generate(request)
+            with self._slot:  # past the slots, a request waits here, as in a real server
+                return self._generate(request)
+        finally:
+            with self._lock:
+                self.arrived -= 1
+
+    def _generate(self, request: dict[str, JSON]) -> Reply:
+        with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
+            prompt = prompt_tokens(request)
+            if self.context is not None and prompt > self.context:
+                message = "the request exceeds the available context size"
+                return Reply(status=400, raw=json.dumps({"error": {"message": message}}))
             reply = self.responder(request)
             if reply.delay:
                 time.sleep(reply.delay)
-            return reply
+            return self._fitted(request, reply, prompt)
         finally:
             with self._lock:
                 self.in_flight -= 1
+
+    def _fitted(self, request: dict[str, JSON], reply: Reply, prompt: int) -> Reply:
+        """The reply cut where the answer's tokens run out (max_tokens, or the context)."""
+        if reply.content is None or reply.status != 200 or reply.raw is not None:
+            return reply
+        room = int(request.get("max_tokens") or 1 << 30)
+        if self.context is not None:
+            room = min(room, self.context - prompt)
+        if len(reply.content) // 4 + 1 <= room:
+            return reply
+        cut = reply.content[: max(room - 1, 0) * 4]
+        return Reply(content=cut, finish_reason="length", headers=reply.headers)
+
+    def profile(self, path: str) -> JSON | None:
+        """What GET ``path`` answers of the server itself; None for a 404."""
+        if path.endswith("/models"):
+            entry: dict[str, JSON] = {"id": "scripted"}
+            if self.reports == "vllm" and self.context:
+                entry["max_model_len"] = self.context
+            return {"data": [entry]}
+        if path == "/props" and self.reports == "llama" and (self.slots or self.context):
+            props: dict[str, JSON] = {"default_generation_settings": {}}
+            if self.slots:
+                props["total_slots"] = self.slots
+            if self.context:
+                props["default_generation_settings"] = {"n_ctx": self.context}
+            return props
+        return None
 
 
 def _handler(server: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
@@ -122,8 +185,12 @@ def _handler(server: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             pass
 
-        def do_GET(self) -> None:  # /v1/models, as health checks use it
-            self._send(200, json.dumps({"data": [{"id": "scripted"}]}), {})
+        def do_GET(self) -> None:  # /v1/models (health checks), /props (llama-server)
+            found = server.profile(self.path)
+            if found is None:
+                self._send(404, json.dumps({"error": {"message": "not found"}}), {})
+            else:
+                self._send(200, json.dumps(found), {})
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
@@ -154,8 +221,12 @@ def _handler(server: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def prompt_tokens(request: dict[str, JSON]) -> int:
+    """The prompt's tokens as this server counts them: about four characters a token."""
+    return sum(len(str(m.get("content", ""))) for m in request.get("messages", [])) // 4 + 1
+
+
 def _completion(request: dict[str, JSON], reply: Reply) -> dict[str, JSON]:
-    prompt = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -169,7 +240,7 @@ def _completion(request: dict[str, JSON], reply: Reply) -> dict[str, JSON]:
         ],
         # About four characters a token, which is near enough for accounting tests.
         "usage": {
-            "prompt_tokens": prompt // 4 + 1,
+            "prompt_tokens": prompt_tokens(request),
             "completion_tokens": len(reply.content or "") // 4 + 1,
         },
     }

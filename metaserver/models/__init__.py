@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from metaserver.models.base import Message, Model, ModelResponse, OutputSchema
+from metaserver.models.base import ContextBudget, Message, Model, ModelResponse, OutputSchema
 from metaserver.models.errors import (
     ModelAPIError,
     ModelConfigError,
@@ -23,6 +23,7 @@ from metaserver.settings import LLMSettings
 Stage = Literal["selection", "descriptions", "examples", "review"]
 
 __all__ = [
+    "ContextBudget",
     "Message",
     "Model",
     "ModelAPIError",
@@ -71,4 +72,6 @@ def model_for(settings: LLMSettings, stage: Stage) -> Model:
         max_concurrency=settings.max_concurrency,
         max_tokens=settings.max_tokens,
         temperature=settings.temperature,
+        context_tokens=settings.context_tokens,
+        server_slots=settings.server_slots,
     )

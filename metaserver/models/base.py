@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self
 
@@ -44,6 +45,15 @@ class ModelResponse(BaseModel):
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class ContextBudget:
+    """Room in one request: the prompt's tokens at most (``None``: no known bound) and the
+    answer's, so that both fit the model's context together."""
+
+    prompt_tokens: int | None
+    answer_tokens: int
+
+
 class Model(ABC):
     """A chat model. Subclasses implement :meth:`request`; everything else is shared.
 
@@ -54,6 +64,7 @@ class Model(ABC):
     """
 
     name: str
+    max_tokens: int = 2048
 
     @abstractmethod
     async def request(
@@ -66,6 +77,10 @@ class Model(ABC):
             ModelTimeout: no answer within the per-call timeout.
             ModelOutputError: the answer was cut off or empty.
         """
+
+    async def budget(self) -> ContextBudget:
+        """The room one request has; the default knows no context bound."""
+        return ContextBudget(prompt_tokens=None, answer_tokens=self.max_tokens)
 
     async def request_json(
         self, messages: Sequence[Message], output: OutputSchema

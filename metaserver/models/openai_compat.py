@@ -2,14 +2,21 @@
 
 ``POST {base_url}/chat/completions`` with the standard ``response_format`` of type
 ``json_schema``; vLLM turns that into structured (grammar-constrained) decoding. Transport
-failures, timeouts, 408, 429 and 5xx answers are retried with exponential backoff; other
-4xx answers are not, because asking again would get the same refusal.
+failures, 408, 429 and 5xx answers are retried with exponential backoff, each retry logged;
+other 4xx answers are not, because asking again would get the same refusal, and neither is a
+timeout: a server too slow for one attempt is as slow for the next, and the conversion's
+model budget is better spent elsewhere (issue 32: three 60 s attempts of one request).
+
+The client fits the server (``profile.py``): no more requests in flight than the server has
+slots, so none waits inside the server against its timeout, and no answer asked for that
+the context cannot hold beside its prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import random
 import ssl
 import time
@@ -19,12 +26,22 @@ from typing import Any
 import httpx
 
 from metaserver.contracts import JSON
-from metaserver.models.base import Message, Model, ModelResponse, OutputSchema
+from metaserver.models.base import ContextBudget, Message, Model, ModelResponse, OutputSchema
 from metaserver.models.errors import ModelAPIError, ModelOutputError, ModelTimeout
 from metaserver.models.limits import shared_limit
+from metaserver.models.profile import ServerProfile, read_profile
+from metaserver.models.tokens import estimate_tokens
+
+logger = logging.getLogger(__name__)
 
 _RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 _MAX_RETRY_AFTER = 30.0
+# Tokens kept free of prompt and answer: the chat template's own, and the estimate's error.
+CONTEXT_MARGIN = 64
+# The answer's share of a context the server reports: the rest is the prompt's.
+ANSWER_SHARE = 0.5
+# Fewer answer tokens than this hold no answer an agent can use: not worth a request.
+MIN_ANSWER_TOKENS = 32
 
 
 class OpenAICompatModel(Model):
@@ -37,9 +54,12 @@ class OpenAICompatModel(Model):
         timeout: seconds one attempt may take, from sending to the last byte.
         retries: further attempts after a retryable failure.
         retry_backoff: seconds before the first retry, doubled for each next one.
-        max_concurrency: requests in flight to this server from this process.
+        max_concurrency: requests in flight to this server from this process (at most the
+            server's slots, when it reports them).
         max_tokens: the longest answer.
         temperature: sampling temperature (0 makes answers repeatable).
+        context_tokens: the model's context; unset reads it from the server.
+        server_slots: requests the server serves at once; unset reads it from the server.
     """
 
     def __init__(
@@ -54,12 +74,15 @@ class OpenAICompatModel(Model):
         max_concurrency: int = 8,
         max_tokens: int = 2048,
         temperature: float = 0.0,
+        context_tokens: int | None = None,
+        server_slots: int | None = None,
     ) -> None:
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.timeout, self.retries, self.retry_backoff = timeout, retries, retry_backoff
         self.max_concurrency, self.max_tokens = max_concurrency, max_tokens
         self.temperature = temperature
+        self.context_tokens, self.server_slots = context_tokens, server_slots
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # The wall-clock limit is enforced per attempt below; httpx's own is a backstop.
         self._client = httpx.AsyncClient(
@@ -72,28 +95,71 @@ class OpenAICompatModel(Model):
     async def request(
         self, messages: Sequence[Message], *, output: OutputSchema | None = None
     ) -> ModelResponse:
-        body = self._body(messages, output)
-        limit = shared_limit(self.base_url, self.max_concurrency)
+        profile = await self.profile()
+        body = self._body(messages, output, profile)
+        slots = min(self.max_concurrency, profile.slots or self.max_concurrency)
+        limit = shared_limit(self.base_url, slots)
         attempt = 0
         while True:
             try:
                 async with limit:  # waiting for a slot does not count against the timeout
-                    return await self._attempt(body)
+                    return await self._attempt(body, profile)
             except ModelAPIError as exc:
                 if attempt >= self.retries or not _retryable(exc):
                     raise
                 delay = exc.retry_after or self._backoff(attempt)
                 attempt += 1
+                logger.warning(
+                    "llm: %s: retry %d of %d in %.1f s after %s",
+                    self.name,
+                    attempt,
+                    self.retries,
+                    delay,
+                    exc,
+                )
                 await asyncio.sleep(delay)
+
+    async def profile(self) -> ServerProfile:
+        """The server's context and slots: the settings' where given, else what it reports."""
+        if self.context_tokens is not None and self.server_slots is not None:
+            return ServerProfile(self.context_tokens, self.server_slots)
+        told = await read_profile(self._client, self.base_url, self.name)
+        return ServerProfile(
+            context_tokens=self.context_tokens or told.context_tokens,
+            slots=self.server_slots or told.slots,
+        )
+
+    async def budget(self) -> ContextBudget:
+        context = (await self.profile()).context_tokens
+        if context is None:
+            return ContextBudget(prompt_tokens=None, answer_tokens=self.max_tokens)
+        answer = min(self.max_tokens, int(context * ANSWER_SHARE))
+        return ContextBudget(
+            prompt_tokens=max(context - answer - CONTEXT_MARGIN, 0), answer_tokens=answer
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    def _body(self, messages: Sequence[Message], output: OutputSchema | None) -> dict[str, JSON]:
+    def _body(
+        self, messages: Sequence[Message], output: OutputSchema | None, profile: ServerProfile
+    ) -> dict[str, JSON]:
+        max_tokens = self.max_tokens
+        if profile.context_tokens is not None:
+            # The answer gets what the prompt leaves, so the server never refuses the pair.
+            room = profile.context_tokens - estimate_tokens(messages) - CONTEXT_MARGIN
+            if room < MIN_ANSWER_TOKENS:
+                raise ModelAPIError(
+                    self.name,
+                    f"the prompt (about {estimate_tokens(messages)} tokens) leaves no room for "
+                    f"an answer in the model's context of {profile.context_tokens} tokens",
+                    400,
+                )
+            max_tokens = min(max_tokens, room)
         body: dict[str, JSON] = {
             "model": self.name,
             "messages": [m.model_dump() for m in messages],
-            "max_tokens": self.max_tokens,
+            "max_tokens": max_tokens,
             "temperature": self.temperature,
         }
         if output is not None:
@@ -103,7 +169,7 @@ class OpenAICompatModel(Model):
             }
         return body
 
-    async def _attempt(self, body: dict[str, JSON]) -> ModelResponse:
+    async def _attempt(self, body: dict[str, JSON], profile: ServerProfile) -> ModelResponse:
         started = time.monotonic()
         try:
             async with asyncio.timeout(self.timeout):
@@ -115,10 +181,16 @@ class OpenAICompatModel(Model):
         except httpx.HTTPError as exc:
             raise ModelAPIError(self.name, f"{type(exc).__name__}: {exc}") from exc
         if answer.status_code != 200:
-            raise _status_error(self.name, answer)
-        return self._parse(answer, time.monotonic() - started)
+            raise _status_error(self.name, answer, body, profile)
+        return self._parse(answer, time.monotonic() - started, profile, body)
 
-    def _parse(self, answer: httpx.Response, seconds: float) -> ModelResponse:
+    def _parse(
+        self,
+        answer: httpx.Response,
+        seconds: float,
+        profile: ServerProfile,
+        body: dict[str, JSON],
+    ) -> ModelResponse:
         try:
             payload: Any = answer.json()
             choice = payload["choices"][0]
@@ -137,6 +209,13 @@ class OpenAICompatModel(Model):
         )
         if choice.get("finish_reason") == "length" or not isinstance(content, str):
             reason = "cut off at max_tokens" if content else "empty"
+            context, room = profile.context_tokens, body.get("max_tokens")
+            if content and context is not None and isinstance(room, int) and room < self.max_tokens:
+                # The answer ran out of what the context left it, not of max_tokens.
+                reason = (
+                    f"cut off: the context of {context} tokens is full "
+                    f"(prompt {response.tokens_in}, answer {response.tokens_out} tokens)"
+                )
             error = ModelOutputError(self.name, f"answer {reason}")
             error.tokens_in, error.tokens_out = response.tokens_in, response.tokens_out
             raise error
@@ -155,10 +234,14 @@ def _tls_context() -> ssl.SSLContext:
 
 
 def _retryable(error: ModelAPIError) -> bool:
+    if isinstance(error, ModelTimeout):
+        return False
     return error.status is None or error.status in _RETRY_STATUS
 
 
-def _status_error(name: str, answer: httpx.Response) -> ModelAPIError:
+def _status_error(
+    name: str, answer: httpx.Response, body: dict[str, JSON], profile: ServerProfile
+) -> ModelAPIError:
     try:
         detail = answer.json().get("error", answer.text)
         if isinstance(detail, dict):
@@ -170,4 +253,14 @@ def _status_error(name: str, answer: httpx.Response) -> ModelAPIError:
         min(float(header), _MAX_RETRY_AFTER) if header.replace(".", "", 1).isdigit() else None
     )
     message = f"HTTP {answer.status_code}: {str(detail)[:200]}"
+    if answer.status_code == 400 and "context" in str(detail).lower():
+        # Name it for what it is: the prompt and its answer's room exceed the context.
+        messages = body.get("messages")
+        size = sum(len(str(m)) for m in messages) if isinstance(messages, list) else 0
+        told = f" of {profile.context_tokens} tokens" if profile.context_tokens else ""
+        message = (
+            f"the prompt (about {size // 3} tokens) and its answer do not fit the model's "
+            f"context{told}; set METASERVER_LLM__CONTEXT_TOKENS if the server does not report "
+            f"it ({message})"
+        )
     return ModelAPIError(name, message, answer.status_code, retry_after)

@@ -99,14 +99,15 @@ async def test_retry_after_is_honoured() -> None:
     assert time.monotonic() - started >= 0.3
 
 
-async def test_a_slow_answer_times_out_per_attempt() -> None:
+async def test_a_slow_answer_times_out_once_and_is_not_sent_again() -> None:
     with ScriptedLLM(lambda request: answer({"text": "late"}, delay=2.0)) as server:
-        async with model(server, timeout=0.2, retries=1) as client:
+        async with model(server, timeout=0.2, retries=2) as client:
             started = time.monotonic()
             with pytest.raises(ModelTimeout, match=r"no answer within 0\.2 s"):
                 await client.request(MESSAGES)
-    assert time.monotonic() - started < 1.5  # two attempts of 0.2 s, not the server's 2 s
-    assert len(server.requests) == 2
+    assert time.monotonic() - started < 1.5  # one attempt of 0.2 s, not the server's 2 s
+    # A server too slow for one attempt is as slow for the next (issue 32: 3 x 60 s).
+    assert len(server.requests) == 1
 
 
 async def test_malformed_json_is_an_output_error_that_still_counts_tokens() -> None:
@@ -165,3 +166,70 @@ async def test_concurrency_is_limited_per_server_across_model_objects() -> None:
             await asyncio.gather(*(m.request(MESSAGES) for m in [first, second] * 4))
     assert len(server.requests) == 8
     assert server.max_in_flight == 2
+
+
+async def test_a_server_with_four_slots_gets_four_requests_and_none_times_out_queued() -> None:
+    # Issue 32: 8 requests sent to 4 slots; the queued ones waited inside the server against
+    # their timeout and were cancelled together. Waiting for a slot here does not count.
+    with ScriptedLLM(lambda request: answer({"text": "ok"}, delay=0.6), slots=4) as server:
+        async with model(server, timeout=1.0, retries=0, max_concurrency=8) as client:
+            answers = await asyncio.gather(*(client.request(MESSAGES) for _ in range(12)))
+    assert len(answers) == 12 and len(server.requests) == 12
+    assert server.max_arrived <= 4  # never more in flight than the server serves
+
+
+async def test_the_settings_give_the_slots_when_the_server_reports_none() -> None:
+    with ScriptedLLM(lambda request: answer({"text": "ok"}, delay=0.2), reports="none") as server:
+        client = OpenAICompatModel("small", server.url, timeout=5.0, server_slots=2)
+        async with client:
+            await asyncio.gather(*(client.request(MESSAGES) for _ in range(6)))
+    assert server.max_arrived == 2
+
+
+async def test_the_answer_is_given_what_the_context_leaves_of_the_prompt() -> None:
+    long = [Message(role="user", content="word " * 600)]  # ~1,000 tokens by the estimate
+    with ScriptedLLM(lambda request: answer({"text": "ok"}), context=2048) as server:
+        async with model(server) as client:
+            budget = await client.budget()
+            await client.request(long)
+    (request,) = server.requests
+    assert request["max_tokens"] < 2048 - 900  # not the configured 2,048
+    assert budget.answer_tokens == 1024 and budget.prompt_tokens == 2048 - 1024 - 64
+
+
+async def test_a_context_that_fills_is_named_as_such_not_as_max_tokens() -> None:
+    # The prompt leaves a few hundred tokens; the model would write ~500: cut there.
+    prompt = [Message(role="user", content="x" * (600 * 3))]
+    with ScriptedLLM(lambda request: answer({"text": "y" * 2000}), context=1000) as server:
+        async with model(server) as client:
+            with pytest.raises(ModelOutputError, match="context of 1000 tokens is full"):
+                await client.request(prompt)
+
+
+async def test_a_prompt_over_the_context_is_not_sent_and_says_so_in_words() -> None:
+    prompt = [Message(role="user", content="x" * (2000 * 4))]
+    with ScriptedLLM(lambda request: answer({"text": "ok"}), context=1000) as server:
+        async with model(server) as client:
+            with pytest.raises(ModelAPIError, match="no room for an answer in the model's con"):
+                await client.request(prompt)
+    assert server.requests == []
+
+
+async def test_a_server_refusing_the_context_is_named_for_it() -> None:
+    # The context is not reported, so the prompt is sent; the server's 400 gets a clear name.
+    prompt = [Message(role="user", content="x" * (2000 * 4))]
+    with ScriptedLLM(lambda r: answer({"text": "ok"}), context=1000, reports="none") as server:
+        async with model(server) as client:
+            with pytest.raises(ModelAPIError, match="CONTEXT_TOKENS"):
+                await client.request(prompt)
+    assert len(server.requests) == 1  # a 400 is not retried
+
+
+async def test_every_retry_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    replies = iter([Reply(status=503), answer({"text": "ok"})])
+    with ScriptedLLM(lambda request: next(replies)) as server:
+        async with model(server) as client:
+            with caplog.at_level("WARNING", logger="metaserver.models.openai_compat"):
+                await client.request(MESSAGES)
+    (line,) = [r.getMessage() for r in caplog.records if "retry" in r.getMessage()]
+    assert "retry 1 of 2" in line and "HTTP 503" in line

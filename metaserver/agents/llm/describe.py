@@ -2,8 +2,11 @@
 
 Every proposal is checked: a name must match MCP's ``^[a-zA-Z0-9_-]{1,64}$`` and be unique
 in the server (also after "-" becomes "_", since the generator makes a Python function of
-it), a description must be non-empty and at most 1024 characters. A tool whose proposal
-fails keeps its deterministic name and description; the target and parameters never change.
+it), a description must be non-empty, at most 1024 characters, and pass the checks a weak
+model fails (``checks.py``: not repetitive, not cut off, grounded in the tool's own words). A
+tool whose proposal fails keeps its deterministic name and description; the target and
+parameters never change. Batches and the documentation shown are fitted to the model's
+context (``budget.py``).
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ import json
 import re
 
 from metaserver.agents.design.specs import MAX_DESCRIPTION
+from metaserver.agents.llm.budget import TOKENS_PER_DESCRIPTION, batch_size, fitted_doc
+from metaserver.agents.llm.checks import cut_off, grounded, repetitive
 from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.llm.schemas import per_tool_schema
 from metaserver.contracts import JSON, CodeReport, ToolSpec
-from metaserver.models import Model, OutputSchema
+from metaserver.models import ContextBudget, Message, Model, OutputSchema
 from metaserver.prompts import render
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -27,8 +33,12 @@ async def describe(
     specs: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger
 ) -> list[ToolSpec]:
     """``specs`` with the model's names and descriptions where they pass the checks."""
-    batches = [specs[i : i + BATCH] for i in range(0, len(specs), BATCH)]
-    answers = await asyncio.gather(*(_ask(batch, code, model, ledger) for batch in batches))
+    budget = await model.budget()
+    size = batch_size(BATCH, budget, TOKENS_PER_DESCRIPTION)
+    batches = [specs[i : i + size] for i in range(0, len(specs), size)]
+    answers = await asyncio.gather(
+        *(_ask_fitted(batch, code, model, ledger, budget) for batch in batches)
+    )
     proposals: dict[str, tuple[str | None, str | None]] = {}
     for answer in answers:
         proposals.update(answer)
@@ -44,22 +54,50 @@ async def describe(
     return result
 
 
-async def _ask(
-    batch: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger
+async def _ask_fitted(
+    batch: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger, budget: ContextBudget
 ) -> dict[str, tuple[str | None, str | None]]:
+    """The answer for ``batch``, with as much documentation as the context holds; a batch
+    whose prompt does not fit even without documentation is asked for in halves."""
+
+    def prompt(chars: int) -> list[Message]:
+        return _prompt(batch, code, chars)
+
+    chars = fitted_doc(prompt, DOC_CHARS, budget)
+    if chars >= 0:
+        return await _ask(batch, code, model, ledger, prompt(chars))
+    if len(batch) == 1:
+        ledger.failed(f"descriptions: {batch[0].target} does not fit the model's context")
+        return {}
+    half = len(batch) // 2
+    first = await _ask_fitted(batch[:half], code, model, ledger, budget)
+    return {**first, **await _ask_fitted(batch[half:], code, model, ledger, budget)}
+
+
+def _prompt(batch: list[ToolSpec], code: CodeReport, chars: int) -> list[Message]:
     docs = {c.target: (c.signature, c.doc) for c in code.candidates}
     tools = [
         {
             "target": spec.target,
             "name": spec.name,
             "signature": docs.get(spec.target, ("", ""))[0],
-            "documentation": (docs.get(spec.target, ("", ""))[1] or spec.description)[:DOC_CHARS],
+            "documentation": (docs.get(spec.target, ("", ""))[1] or spec.description)[:chars],
         }
         for spec in batch
     ]
+    return render("describe", package=", ".join(code.packages), tools=json.dumps(tools, indent=1))
+
+
+async def _ask(
+    batch: list[ToolSpec],
+    code: CodeReport,
+    model: Model,
+    ledger: Ledger,
+    messages: list[Message],
+) -> dict[str, tuple[str | None, str | None]]:
     answer = await ledger.ask(
         model,
-        render("describe", package=", ".join(code.packages), tools=json.dumps(tools, indent=1)),
+        messages,
         OutputSchema(name="tool_descriptions", json_schema=descriptions_schema(batch)),
     )
     if answer is None:
@@ -68,44 +106,31 @@ async def _ask(
     if not isinstance(items, list):
         ledger.rejected("descriptions without a list of tools")
         return {}
-    wanted = {spec.target for spec in batch}
+    wanted = {spec.target: spec for spec in batch}
+    docs = {c.target: (c.signature, c.doc) for c in code.candidates}
     proposals: dict[str, tuple[str | None, str | None]] = {}
     for item in items:
         target = item.get("target") if isinstance(item, dict) else None
         if not isinstance(item, dict) or target not in wanted or target in proposals:
             ledger.rejected(f"description entry for an unknown or repeated tool: {target!r}")
             continue
-        proposals[str(target)] = (_name(item.get("name"), ledger), _text(item, ledger))
+        spec = wanted[str(target)]
+        sources = [spec.target, spec.name, *docs.get(spec.target, ("", "")), spec.description]
+        names = [p.name for p in spec.parameters]
+        text = _text(item, ledger, sources, names)
+        proposals[str(target)] = (_name(item.get("name"), ledger), text)
     return proposals
 
 
 def descriptions_schema(batch: list[ToolSpec]) -> dict[str, JSON]:
     """The answer's JSON schema: one {target, name, description} per tool."""
-    return {
-        "type": "object",
-        "properties": {
-            "tools": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "target": {"type": "string", "enum": [s.target for s in batch]},
-                        "name": {"type": "string", "pattern": NAME.pattern},
-                        "description": {
-                            "type": "string",
-                            "minLength": 1,
-                            "maxLength": MAX_DESCRIPTION,
-                        },
-                    },
-                    "required": ["target", "name", "description"],
-                    "additionalProperties": False,
-                },
-                "maxItems": len(batch),
-            }
+    return per_tool_schema(
+        batch,
+        {
+            "name": {"type": "string", "pattern": NAME.pattern},
+            "description": {"type": "string", "minLength": 1, "maxLength": MAX_DESCRIPTION},
         },
-        "required": ["tools"],
-        "additionalProperties": False,
-    }
+    )
 
 
 def _name(value: JSON, ledger: Ledger) -> str | None:
@@ -115,12 +140,22 @@ def _name(value: JSON, ledger: Ledger) -> str | None:
     return None
 
 
-def _text(item: dict[str, JSON], ledger: Ledger) -> str | None:
+def _text(
+    item: dict[str, JSON], ledger: Ledger, sources: list[str], names: list[str]
+) -> str | None:
     value = item.get("description")
     text = " ".join(value.split()) if isinstance(value, str) else ""
-    if text and len(text) <= MAX_DESCRIPTION:
+    target = item.get("target")
+    if not text or len(text) > MAX_DESCRIPTION:
+        ledger.rejected(f"description empty or over {MAX_DESCRIPTION} characters")
+    elif repetitive(text):
+        ledger.rejected(f"{target}: description repeats itself", why="repeated")
+    elif cut_off(text, MAX_DESCRIPTION):
+        ledger.rejected(f"{target}: description cut off", why="cut")
+    elif not grounded(text, sources, names):
+        ledger.rejected(f"{target}: description shares no word with its docs", why="ungrounded")
+    else:
         return text
-    ledger.rejected(f"description empty or over {MAX_DESCRIPTION} characters")
     return None
 
 

@@ -3,7 +3,9 @@
 The synthesised example (design.py) fits the schema but knows nothing of meaning (``mean([])``
 is valid JSON and a ZeroDivisionError). A model proposes arguments a user would pass; they
 are checked against the tool's input schema before use, and added as ``origin="llm"`` after
-any doctest examples and before the synthesised one, which stays as a fallback.
+any doctest examples and before the synthesised one, which stays as a fallback. An argument
+that is a piece of JSON Schema (``{"type": "object"}`` for a parameter typed ``{}``: a weak
+model echoing the schema it was shown) passes any schema and proves nothing: it is refused.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import json
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, UnknownType
 
+from metaserver.agents.llm.budget import fitted_doc
 from metaserver.agents.llm.ledger import Ledger
 from metaserver.contracts import JSON, CodeReport, Example, ToolSpec
-from metaserver.models import Model, OutputSchema
+from metaserver.models import Message, Model, OutputSchema
 from metaserver.prompts import render
 
 DOC_CHARS = 2000
@@ -66,25 +69,39 @@ async def _propose(
     spec: ToolSpec, doc: tuple[str, str], model: Model, ledger: Ledger
 ) -> dict[str, JSON] | None:
     signature, text = doc
-    answer = await ledger.ask(
-        model,
-        render(
+
+    def prompt(chars: int) -> list[Message]:
+        return render(
             "examples",
             target=spec.target,
             signature=signature,
-            doc=(text or spec.description)[:DOC_CHARS],
+            doc=(text or spec.description)[:chars],
             schema=json.dumps(spec.input_schema),
-        ),
+        )
+
+    chars = fitted_doc(prompt, DOC_CHARS, await model.budget())
+    if chars < 0:
+        ledger.failed(f"examples: {spec.target} does not fit the model's context")
+        return None
+    answer = await ledger.ask(
+        model,
+        prompt(chars),
         OutputSchema(name="tool_example", json_schema=arguments_schema(spec)),
     )
     if answer is None:
         return None
     arguments = answer.get("arguments")
-    if valid_arguments(spec, arguments):
-        assert isinstance(arguments, dict)
-        return arguments
-    ledger.rejected(f"{spec.name}: example arguments do not fit the schema")
-    return None
+    if not valid_arguments(spec, arguments):
+        ledger.rejected(f"{spec.name}: example arguments do not fit the schema")
+        return None
+    assert isinstance(arguments, dict)
+    echoed = [name for name, value in arguments.items() if schema_shaped(value)]
+    if echoed:
+        ledger.rejected(
+            f"{spec.name}: {echoed[0]} is a JSON Schema, not a value", why="schema_echo"
+        )
+        return None
+    return arguments
 
 
 def valid_arguments(spec: ToolSpec, arguments: JSON) -> bool:
@@ -97,6 +114,23 @@ def valid_arguments(spec: ToolSpec, arguments: JSON) -> bool:
         return bool(Draft202012Validator(spec.input_schema).is_valid(arguments))
     except (SchemaError, UnknownType):  # a schema we cannot check proves nothing
         return False
+
+
+SCHEMA_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+SCHEMA_WORDS = frozenset(
+    {"type", "properties", "items", "required", "additionalProperties", "enum", "anyOf"}
+    | {"oneOf", "allOf", "description", "title", "default", "format", "minimum", "maximum"}
+)
+
+
+def schema_shaped(value: JSON) -> bool:
+    """Whether ``value`` is a JSON Schema fragment: every key a schema keyword, and a
+    ``type`` that names a JSON type (or a list of them)."""
+    if not isinstance(value, dict) or "type" not in value or not set(value) <= SCHEMA_WORDS:
+        return False
+    kind = value["type"]
+    kinds = kind if isinstance(kind, list) else [kind]
+    return bool(kinds) and all(isinstance(k, str) and k in SCHEMA_TYPES for k in kinds)
 
 
 def _has_doctest(spec: ToolSpec) -> bool:

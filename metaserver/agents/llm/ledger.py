@@ -62,11 +62,13 @@ class Ledger:
         if count:
             self.usage.contributed[kind] = self.usage.contributed.get(kind, 0) + count
 
-    def rejected(self, what: str, count: int = 1) -> None:
-        """Record proposals that failed validation; the deterministic value stays."""
+    def rejected(self, what: str, count: int = 1, why: str = "invalid") -> None:
+        """Record proposals that failed validation, by ``why`` (the report's ``rejections``
+        keys); the deterministic value stays."""
         if count:
             self.usage.rejected += count
-            logger.info("llm: rejected %d proposal(s): %s", count, what)
+            self.usage.rejections[why] = self.usage.rejections.get(why, 0) + count
+            logger.info("llm: rejected %d proposal(s) (%s): %s", count, why, what)
 
     def failed(self, what: str) -> None:
         """Record a failure that was not a call (the stage's time budget ran out)."""

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+from metaserver.agents.llm.budget import TOKENS_PER_REQUESTS, batch_size, fitted_doc
 from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.llm.schemas import per_tool_schema
 from metaserver.contracts import JSON, CodeReport, ToolSpec
-from metaserver.models import Model, OutputSchema
+from metaserver.models import ContextBudget, Message, Model, OutputSchema
 from metaserver.prompts import render
 from metaserver.registry.requests import MAX_CHARS, MAX_REQUESTS, clean_requests
 
@@ -29,8 +31,12 @@ async def write_requests(
     specs: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger
 ) -> list[ToolSpec]:
     """``specs`` with the model's example requests where they pass the checks."""
-    batches = [specs[i : i + BATCH] for i in range(0, len(specs), BATCH)]
-    answers = await asyncio.gather(*(_ask(batch, code, model, ledger) for batch in batches))
+    budget = await model.budget()
+    size = batch_size(BATCH, budget, TOKENS_PER_REQUESTS)
+    batches = [specs[i : i + size] for i in range(0, len(specs), size)]
+    answers = await asyncio.gather(
+        *(_ask_fitted(batch, code, model, ledger, budget) for batch in batches)
+    )
     proposals: dict[str, list[str]] = {}
     for answer in answers:
         proposals.update(answer)
@@ -44,24 +50,48 @@ async def write_requests(
     return result
 
 
-async def _ask(
-    batch: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger
+async def _ask_fitted(
+    batch: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger, budget: ContextBudget
 ) -> dict[str, list[str]]:
+    """The answer for ``batch`` with as much documentation as the context holds; halves
+    where even none fits (as for descriptions)."""
+
+    def prompt(chars: int) -> list[Message]:
+        return _prompt(batch, code, chars)
+
+    chars = fitted_doc(prompt, DOC_CHARS, budget)
+    if chars >= 0:
+        return await _ask(batch, model, ledger, prompt(chars))
+    if len(batch) == 1:
+        ledger.failed(f"requests: {batch[0].target} does not fit the model's context")
+        return {}
+    half = len(batch) // 2
+    first = await _ask_fitted(batch[:half], code, model, ledger, budget)
+    return {**first, **await _ask_fitted(batch[half:], code, model, ledger, budget)}
+
+
+def _prompt(batch: list[ToolSpec], code: CodeReport, chars: int) -> list[Message]:
     docs = {c.target: c.doc for c in code.candidates}
     tools = [
         {
             "target": spec.target,
             "name": spec.name,
             "description": spec.description,
-            "documentation": (docs.get(spec.target) or "")[:DOC_CHARS],
+            "documentation": (docs.get(spec.target) or "")[:chars],
             "parameters": [p.name for p in spec.parameters],
             "example_calls": [e.arguments for e in spec.examples[:EXAMPLES]],
         }
         for spec in batch
     ]
+    return render("requests", tools=json.dumps(tools, indent=1, default=str))
+
+
+async def _ask(
+    batch: list[ToolSpec], model: Model, ledger: Ledger, messages: list[Message]
+) -> dict[str, list[str]]:
     answer = await ledger.ask(
         model,
-        render("requests", tools=json.dumps(tools, indent=1, default=str)),
+        messages,
         OutputSchema(name="tool_requests", json_schema=requests_schema(batch)),
     )
     if answer is None:
@@ -95,28 +125,10 @@ def _requests(value: JSON) -> list[str]:
 
 def requests_schema(batch: list[ToolSpec]) -> dict[str, JSON]:
     """The answer's JSON schema: one {target, requests} per tool."""
-    return {
-        "type": "object",
-        "properties": {
-            "tools": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "target": {"type": "string", "enum": [s.target for s in batch]},
-                        "requests": {
-                            "type": "array",
-                            "items": {"type": "string", "minLength": 1, "maxLength": MAX_CHARS},
-                            "minItems": 1,
-                            "maxItems": MAX_REQUESTS,
-                        },
-                    },
-                    "required": ["target", "requests"],
-                    "additionalProperties": False,
-                },
-                "maxItems": len(batch),
-            }
-        },
-        "required": ["tools"],
-        "additionalProperties": False,
+    requests: JSON = {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": MAX_CHARS},
+        "minItems": 1,
+        "maxItems": MAX_REQUESTS,
     }
+    return per_tool_schema(batch, {"requests": requests})

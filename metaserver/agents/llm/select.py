@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from metaserver.agents.analysis.repo_docs.usage import Usage
 from metaserver.agents.design.specs import design, rank_score, usable
+from metaserver.agents.llm.budget import longest_fitting
 from metaserver.agents.llm.ledger import Ledger
 from metaserver.contracts import Candidate, CodeReport, ToolSpec
-from metaserver.models import Model, OutputSchema
+from metaserver.models import Message, Model, OutputSchema
 from metaserver.prompts import render
 
 SUMMARY_CHARS = 160
@@ -50,14 +51,21 @@ async def select(
     # Design's own choices lead the list shown, so the model sees the deterministic best.
     designed = [by_target[s.target] for s in specs if s.target in by_target]
     shown = list({c.target: c for c in [*designed, *ranked]}.values())[:pool]
+
+    def prompt(count: int) -> list[Message]:
+        lines = "\n".join(_line(c) for c in shown[:count])
+        packages = ", ".join(code.packages)
+        return render("select", max_tools=str(max_tools), package=packages, candidates=lines)
+
+    # The best-ranked candidates that fit the model's context, design's own choices first.
+    count = longest_fitting(prompt, len(shown), await model.budget())
+    if count == 0:
+        ledger.failed("selection: not one candidate fits the model's context")
+        return specs
+    shown = shown[:count]
     answer = await ledger.ask(
         model,
-        render(
-            "select",
-            max_tools=str(max_tools),
-            package=", ".join(code.packages),
-            candidates="\n".join(_line(c) for c in shown),
-        ),
+        prompt(count),
         OutputSchema(name="tool_selection", json_schema=selection_schema(shown, max_tools)),
     )
     picks = _valid_picks(answer, by_target, ledger)[:max_tools]

@@ -40,7 +40,7 @@ async def test_valid_proposals_are_taken() -> None:
 async def test_invalid_names_and_descriptions_fall_back_one_by_one() -> None:
     specs, described, usage = await proposals(
         [
-            {"target": "pkg:add", "name": "add two!", "description": "Fine description."},
+            {"target": "pkg:add", "name": "add two!", "description": "Adds two integers."},
             {"target": "pkg:mean", "name": "average", "description": "x" * 1025},
             {"target": "pkg:shout", "name": "y" * 65, "description": ""},
             {"target": "os:system", "name": "rm", "description": "Not a tool of ours."},
@@ -48,7 +48,7 @@ async def test_invalid_names_and_descriptions_fall_back_one_by_one() -> None:
         ]
     )
     tools, before = by_target(described), by_target(specs)
-    assert (tools["pkg:add"].name, tools["pkg:add"].description) == ("add", "Fine description.")
+    assert (tools["pkg:add"].name, tools["pkg:add"].description) == ("add", "Adds two integers.")
     assert (tools["pkg:mean"].name, tools["pkg:mean"].description) == (
         "average",
         before["pkg:mean"].description,
@@ -62,8 +62,8 @@ async def test_names_must_be_unique_even_after_dashes_become_underscores() -> No
     _specs, described, usage = await proposals(
         [
             {"target": "pkg:add", "name": "combine-numbers", "description": "Adds."},
-            {"target": "pkg:mean", "name": "combine_numbers", "description": "Averages."},
-            {"target": "pkg:shout", "name": "ping", "description": "Takes ping's name."},
+            {"target": "pkg:mean", "name": "combine_numbers", "description": "Averages numbers."},
+            {"target": "pkg:shout", "name": "ping", "description": "Upper-cases text."},
         ]
     )
     names = [s.name for s in described]
@@ -87,3 +87,24 @@ async def test_the_schema_constrains_targets_names_and_lengths() -> None:
     assert item["properties"]["name"]["pattern"] == "^[a-zA-Z0-9_-]{1,64}$"
     assert item["properties"]["description"]["maxLength"] == 1024
     assert "Add two integers." in request["messages"][1]["content"]
+
+
+async def test_a_model_that_repeats_itself_until_cut_leaves_the_docstring() -> None:
+    # Issue 32: a 270M model's answer, one sentence repeated and cut mid-word at 1,024.
+    looping = ("Adds the two integers together. " * 40)[:1021] + "tog"
+    specs, described, usage = await proposals(
+        [
+            {"target": "pkg:add", "name": "add", "description": looping},
+            {
+                "target": "pkg:mean",
+                "name": "mean",
+                "description": "The mean of the numbers. It is the sum divided by how"
+                " many there are, or an err",
+            },
+            {"target": "pkg:shout", "name": "shout", "description": "Opens the pod bay doors."},
+        ]
+    )
+    tools, before = by_target(described), by_target(specs)
+    for target in ("pkg:add", "pkg:mean", "pkg:shout"):
+        assert tools[target].description == before[target].description
+    assert usage.rejections == {"repeated": 1, "cut": 1, "ungrounded": 1}

@@ -44,3 +44,18 @@ async def test_the_answer_schema_is_the_tools_input_schema_closed() -> None:
     assert schema["required"] == ["arguments"]
     assert schema["properties"]["arguments"]["properties"] == spec.input_schema["properties"]
     assert schema["properties"]["arguments"]["additionalProperties"] is False
+
+
+async def test_a_schema_echoed_as_a_value_is_no_example() -> None:
+    # Issue 32: `{"type": "object"}` passed for a parameter typed `{}` (anything passes it).
+    code = sample_report()
+    code.candidates[2].parameters[0].json_schema = {}
+    specs = design(code, 12)
+    usage = LLMUsage()
+    echo = answer({"arguments": {"text": {"type": "object"}}})
+    with ScriptedLLM(lambda request: echo) as server:
+        async with model_for(llm_settings(server.url), "examples") as model:
+            result = await add_examples(specs, code, model, Ledger(usage))
+    index = [s.target for s in specs].index("pkg:shout")
+    assert all(e.origin != "llm" for e in result[index].examples)
+    assert usage.rejections == {"schema_echo": 1}

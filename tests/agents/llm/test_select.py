@@ -52,3 +52,19 @@ async def test_too_many_picks_are_cut_to_max_tools() -> None:
     targets = [f"pkg.more:helper_{i:03d}" for i in range(6)]
     _specs, chosen, _usage = await with_answer({"targets": targets}, max_tools=3)
     assert [s.target for s in chosen] == targets[:3]
+
+
+async def test_a_small_context_gets_the_best_ranked_candidates_that_fit() -> None:
+    # Issue 32: 200 candidates (8,115 tokens) were sent to a 4k context and refused (HTTP 400).
+    code = sample_report(extra=300)
+    specs = design(code, 4)
+    usage = LLMUsage()
+    reply = answer({"targets": ["pkg:ping"]})
+    with ScriptedLLM(lambda request: reply, context=2048) as server:
+        async with model_for(llm_settings(server.url), "selection") as model:
+            chosen = await select(code, specs, 4, model, Ledger(usage), pool=200)
+    (request,) = server.requests
+    offered = request["response_format"]["json_schema"]["schema"]["properties"]["targets"]
+    assert 4 <= len(offered["items"]["enum"]) < 200  # trimmed, design's own choices kept
+    assert [s.target for s in specs] == offered["items"]["enum"][: len(specs)]
+    assert usage.failed_calls == 0 and chosen[0].target == "pkg:ping"
