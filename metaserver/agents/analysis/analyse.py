@@ -25,7 +25,7 @@ from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import Policy, Sandbox
 from metaserver.settings import Settings
 
-PROBE = Path(__file__).parents[2] / "probe" / "probe_script.py"
+PROBE = Path(__file__).parents[2] / "probe" / "__main__.py"
 # The probe's own budget, as a share of its sandbox limit (``timeouts.probe``): past it the
 # probe stops reading and writes what it has (probe/probe_budget.py). The rest of the limit
 # is for finishing the callable at hand and writing the report (sympy's 35k candidates are

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from metaserver.contracts import JSON, Example, Parameter
-from metaserver.probe.probe_docs import repr_shaped
-from metaserver.probe.probe_text import shown_as_text
+from metaserver.probe.examples import repr_shaped
+from metaserver.probe.text import shown_as_text
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt")
 MAX_FILES = 2000

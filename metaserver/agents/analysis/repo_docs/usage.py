@@ -30,8 +30,8 @@ from metaserver.agents.analysis.repo_docs.file_arguments import (
 )
 from metaserver.agents.analysis.repo_docs.guide_paths import built_names, imported_names, resolved
 from metaserver.contracts import JSON, CodeReport
-from metaserver.probe.probe_fold import literal_value
-from metaserver.probe.probe_text import TEXT_READERS
+from metaserver.probe.fold import literal_value
+from metaserver.probe.text import TEXT_READERS
 
 MAX_FILES = 600
 MAX_FILE_BYTES = 400_000
