@@ -16,7 +16,8 @@ value given as the line gave it.
 import ast
 
 from .built_objects import moved_takes
-from .schemas import Unsupported, class_schema, json_safe
+from .json_values import Unsupported, json_safe
+from .schemas import class_schema
 
 MAX_STEPS = 12
 

@@ -24,6 +24,9 @@ returned. A built value that a later line may have changed otherwise (``relabel(
 ``G.x = 1``, a method given a name or an expression) is still built by its step, which does
 not repeat that line: a call on it afterwards is an example without the documented output
 (ARCHITECTURE.md, "Honest attribution").
+
+A method's documented call takes such objects the same way (``object_arguments``:
+``a.is_compatible(b)`` after ``b = Version(2, 0, 0)``), after the steps of its receiver.
 """
 
 import ast
@@ -33,13 +36,19 @@ import sys
 import typing
 
 from .assign import assigned, assignment, literal
-from .built_objects import stored_base
+from .built_objects import MAX_STEPS, stored_base
 from .constants import inlined
-from .examples import MAX_EXAMPLES, WRAPPERS, _item, documented_type, parameter_types
+from .doc_types import documented_type
+from .docstrings import parameter_types
+from .doctest_lines import MAX_EXAMPLES, WRAPPERS
+from .examples import example_item
 from .guides import variable_class
 from .held import module_held
-from .schemas import Unsupported, class_schema, json_safe
-from .sessions import PACKAGE, _method_signature, _resolve, _setup, session_statements
+from .json_values import Unsupported, json_safe
+from .schemas import class_schema
+from .session_names import PACKAGE, resolve
+from .session_reading import session_statements
+from .setup_steps import method_signature, setup_step
 from .stdlib_values import StdlibValue, stdlib_value
 from .symbols import TEXT_CODEC, plain_symbols, symbol_class, symbol_text
 from .text import shown_as_text
@@ -129,7 +138,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             or not set(arguments) | {s["into"] for s in steps if "into" in s} <= exposed
         ):
             return None  # literal calls alone: examples.examples_for (usage.py) has them
-        item = _item(arguments, wrapper, want if exact else "", None)
+        item = example_item(arguments, wrapper, want if exact else "", None)
         if item is None:
             return None
         item["session"] = steps
@@ -168,14 +177,14 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
                         state["symbols"].pop(node.id, None)
                         if derived:  # ``total = u + 2*v``: a value we do not follow
                             state["derived"].add(node.id)
-            state["symbols"].update(plain_symbols(statement, lambda n: _resolve(n, namespace)))
+            state["symbols"].update(plain_symbols(statement, lambda n: resolve(n, namespace)))
             if step is None and isinstance(statement.targets[0], ast.Name):
                 text = symbol_text(statement.value, state["symbols"], namespace, state["assigned"])
                 if len(statement.targets) == 1 and text is not None:  # ``f = x**2 + 1``
                     state["symbols"][statement.targets[0].id] = text
             if step is not None:
                 values[statement.targets[0].id] = step
-                builders[statement.targets[0].id] = _resolve(statement.value.func, namespace)
+                builders[statement.targets[0].id] = resolve(statement.value.func, namespace)
         elif isinstance(statement, ast.Expr) and not example.exc_msg:
             item = example_of(statement.value, example.want.strip(), source)
             if not _set_up(statement.value, builders, state, source):
@@ -224,15 +233,13 @@ def _set_up(node, builders, state, source):
     cls = builders.get(name)
     if not inspect.isclass(cls) or name in state["changed"]:
         return False
-    steps = _setup(cls, "", member, node, state["setups"].get(name, []), source)
+    steps = setup_step(cls, "", member, node, state["setups"].get(name, []), source)
     if steps is None:  # not a plain method, or not literal arguments: a change we lose
         return False
     step = steps[-1]
     # ``G.add_edge("A", "B", weight=4)``: a tool hides ``**attr``, so no call repeats it.
     hidden = {
-        p.name
-        for p in _method_signature(cls, member).parameters.values()
-        if p.kind is p.VAR_KEYWORD
+        p.name for p in method_signature(cls, member).parameters.values() if p.kind is p.VAR_KEYWORD
     }
     if hidden & set(step["arguments"]):
         return False
@@ -271,7 +278,7 @@ def _calls(node, func, namespace, names, guide, state):
         root = root.value
     if root is not node.func and isinstance(root, ast.Name) and root.id in state["assigned"]:
         return False  # ``e.series(x, 0)``: a method of a value the session made, not ours
-    resolved = _resolve(node.func, namespace)
+    resolved = resolve(node.func, namespace)
     if resolved is not None:  # a class method is bound anew at each access: equal, not same
         return resolved is func or (inspect.ismethod(func) and resolved == func)
     return not guide and isinstance(node.func, ast.Name) and node.func.id in names
@@ -282,7 +289,7 @@ def _build(node, namespace, package, values, source):
     arguments; None for anything else."""
     if not isinstance(node, ast.Call):
         return None
-    callable_ = _resolve(node.func, namespace)
+    callable_ = resolve(node.func, namespace)
     if callable_ is None or not _own(callable_, package):
         return None
     try:
@@ -399,7 +406,7 @@ def _value(node, namespace, package, values, source, depth, state=None):
     held = _held(node, namespace, package)
     if held is not None:
         return held
-    typed = stdlib_value(node, lambda callee: _resolve(callee, namespace))
+    typed = stdlib_value(node, lambda callee: resolve(callee, namespace))
     if typed is not None:
         return typed
     if state is not None:
@@ -419,7 +426,7 @@ def _value(node, namespace, package, values, source, depth, state=None):
         if (
             isinstance(node, ast.Name)
             and node.id not in state["assigned"]
-            and _resolve(node, namespace) is None
+            and resolve(node, namespace) is None
         ):
             return _Unbound(node.id)
     raise _NotValue
@@ -491,11 +498,47 @@ def _held(node, namespace, package):
     """``Cls.NAME`` where ``Cls`` is a class of the package and ``Cls.NAME`` one of its
     instances (``Geodesic.WGS84``), or an instance a module of the package holds (``USD``:
     held.py), as a ``_Held``; None for anything else."""
-    owner = _resolve(node.value, namespace) if isinstance(node, ast.Attribute) else None
+    owner = resolve(node.value, namespace) if isinstance(node, ast.Attribute) else None
     if not (inspect.isclass(owner) and _own(owner, package)):
         found = module_held(node, namespace, package)
         return _Held(*found) if found is not None else None
     if node.attr.startswith("_"):
         return None
-    value = _resolve(node, namespace)
+    value = resolve(node, namespace)
     return _Held(owner, node.attr) if isinstance(value, owner) else None
+
+
+def object_arguments(call, signature, exposed, namespace, known, source, at):
+    """(literal arguments, the steps that build the others, each ``into`` its parameter,
+    the class of each argument that is a class's own instance) for a method's ``call``
+    whose arguments are literals or objects the session built (``known``: variable -> its
+    steps) or builds inline; None when one is anything else, or when no object is among
+    them. ``at``: how many steps (the receiver's) come before these."""
+    values = {name: step for name, step in map(_single, known.items()) if step is not None}
+    package = getattr(namespace.get(PACKAGE), "__name__", None)
+    if package is None:
+        return None
+    # A list of such objects (``total.add_all([a, Version(2, 0)])``) is one step per item.
+    state = session_state(known)
+    bound = _arguments(call, signature, namespace, package, values, source, 0, state)
+    if bound is None:
+        return None
+    arguments, steps, held, _ = bound
+    given = set(arguments) | {s["into"] for s in steps if "into" in s}
+    if not (steps or held) or not given <= exposed or at + len(steps) > MAX_STEPS:
+        return None
+    # A setup step of an argument (``on``) counts its builder's index in the whole session.
+    steps = [dict(s, on=s["on"] + at) if s.get("on") is not None else s for s in steps]
+    return arguments, steps, held
+
+
+def _single(entry):
+    """(variable, the one step that built it) when one call of a builder did, with no
+    object among its arguments and no setup since; (variable, None) otherwise."""
+    name, steps = entry
+    if not steps or len(steps) != 1:
+        return name, None
+    step = steps[0]
+    if any(step.get(key) for key in ("member", "takes", "attribute", "chained", "assign")):
+        return name, None
+    return name, {k: v for k, v in step.items() if k != "into"}

@@ -1,52 +1,22 @@
 """Probe helper (runs INSIDE the target environment; standard library only): objects the
-session built, as arguments of a method's documented call and of a receiver's construction.
+session built, followed through its lines and passed to a receiver's construction.
 
-``a = Version(1, 1, 1)``, ``b = Version(2, 0, 0)``, then ``a.is_compatible(b)`` -> ``False``
-is an example of ``Version.is_compatible`` on the receiver ``a`` whose ``other`` is what
-``b = Version(2, 0, 0)`` built, and ``Version(0, 1, 0).is_compatible(Version(0, 1, 1))`` one
-whose ``other`` is built on the line itself. Each such argument is built as a function's
-is (built_arguments.py): a session step with ``into`` (the parameter that takes its result),
-after the steps that build the receiver, replayed through its builder's own tool. Only an
-object one call built (with literal arguments, or none) is passed so: one built from other
-objects, or set up since, makes no argument.
-
-A receiver's construction may take objects too: a variable the session built, or a call of
-the package's own builder written inline (``Array(FixedMount(30, 90))``, recursively): the
-steps that build them come first, and the construction ``takes`` each (the index of the
-step after which the session holds it).
+A built object stays an argument only while the session leaves it as its steps rebuild it:
+``changed`` notes one that a line may change otherwise (``span.grow(2)``, ``g.x = 1``),
+``passed`` the ones a line hands to a call. A receiver's construction may take such objects
+(``bound_objects``): a variable the session built, or a call of the package's own builder
+written inline (``Array(FixedMount(30, 90))``, recursively): the steps that build them come
+first, and the construction ``takes`` each (the index of the step after which the session
+holds it). ``a.is_compatible(b)``, a method's call given them, is built_arguments.py's
+(``object_arguments``), as a function's arguments are.
 """
 
 import ast
 
-from .examples import bound_by
-from .schemas import Unsupported, json_safe
+from .doctest_lines import bound_by
+from .json_values import Unsupported, json_safe
 
 MAX_STEPS = 12
-
-
-def object_arguments(call, signature, exposed, namespace, known, source, at):
-    """(literal arguments, the steps that build the others, each ``into`` its parameter,
-    the class of each argument that is a class's own instance) for a method's ``call``
-    whose arguments are literals or objects the session built (``known``: variable -> its
-    steps) or builds inline; None when one is anything else, or when no object is among
-    them. ``at``: how many steps (the receiver's) come before these."""
-    values_module = _probe_values()  # imported here: built_arguments imports sessions
-    values = {name: step for name, step in map(_single, known.items()) if step is not None}
-    package = getattr(namespace.get(values_module.PACKAGE), "__name__", None)
-    if package is None:
-        return None
-    # A list of such objects (``total.add_all([a, Version(2, 0)])``) is one step per item.
-    state = values_module.session_state(known)
-    bound = values_module._arguments(call, signature, namespace, package, values, source, 0, state)
-    if bound is None:
-        return None
-    arguments, steps, held, _ = bound
-    given = set(arguments) | {s["into"] for s in steps if "into" in s}
-    if not (steps or held) or not given <= exposed or at + len(steps) > MAX_STEPS:
-        return None
-    # A setup step of an argument (``on``) counts its builder's index in the whole session.
-    steps = [dict(s, on=s["on"] + at) if s.get("on") is not None else s for s in steps]
-    return arguments, steps, held
 
 
 def changed(statement, objects, stale):
@@ -95,24 +65,6 @@ def passed(statement, names, builds):
             items = given.elts if isinstance(given, (ast.List, ast.Tuple)) else [given]
             found |= {i.id for i in items if isinstance(i, ast.Name) and i.id in names}
     return found
-
-
-def _single(entry):
-    """(variable, the one step that built it) when one call of a builder did, with no
-    object among its arguments and no setup since; (variable, None) otherwise."""
-    name, steps = entry
-    if not steps or len(steps) != 1:
-        return name, None
-    step = steps[0]
-    if any(step.get(key) for key in ("member", "takes", "attribute", "chained", "assign")):
-        return name, None
-    return name, {k: v for k, v in step.items() if k != "into"}
-
-
-def _probe_values():
-    from . import built_arguments
-
-    return built_arguments
 
 
 def bound_objects(call, signature, exposed, known, build):

@@ -18,7 +18,7 @@ import enum
 import inspect
 import re
 
-from .schemas import Unsupported, json_safe
+from .json_values import Unsupported, json_safe
 
 MAX_ITEMS = 500
 """A constant with more items than this is a table, not an argument: left as written."""

@@ -14,7 +14,7 @@ import ast
 import re
 import sys
 
-from .schemas import Unsupported, json_safe
+from .json_values import Unsupported, json_safe
 
 __all__ = ["documented_frame", "frame_literal"]
 

@@ -16,7 +16,8 @@ import inspect
 import sys
 
 from .returns import returned_class
-from .sessions import PACKAGE, _resolve, session_statements
+from .session_names import PACKAGE, resolve
+from .session_reading import session_statements
 
 _TEXTS = []
 _FOUND = {}
@@ -92,7 +93,7 @@ def _built_class(node, namespace, package):
     package (a literal, another library's value)."""
     if not isinstance(node, ast.Call):
         return False
-    callee = _resolve(node.func, namespace)
+    callee = resolve(node.func, namespace)
     if callee is None or not _own(callee, package):
         return False
     if inspect.isclass(callee):

@@ -15,6 +15,9 @@ import ast
 import inspect
 import sys
 
+from .doctest_lines import bound_by
+from .json_values import Unsupported, json_safe
+
 MAX_HELD = 400
 """A class with more module-held instances than this offers none (the schema lists them)."""
 
@@ -124,9 +127,6 @@ def held_arguments(call, signature, exposed, namespace, package):
             return ast.literal_eval(node)
         held.append(found)
         return {"attribute": found[1]}
-
-    from .examples import bound_by
-    from .schemas import Unsupported, json_safe
 
     arguments = bound_by(call, signature, value)
     if arguments is None or not held or not set(arguments) <= exposed:

@@ -15,28 +15,23 @@ import typing
 
 from .built_arguments import value_examples
 from .doc_types import documented_annotation
-from .examples import (
-    MAX_EXAMPLES,
-    examples_for,
-    parameter_docs,
-    parameter_types,
-    summary_of,
-)
+from .docstrings import parameter_docs, parameter_types, summary_of
+from .doctest_lines import MAX_EXAMPLES
+from .examples import examples_for
 from .guides import set_texts, variable_class
+from .json_values import Unsupported, json_safe
 from .returns import returned_class
 from .scan import scan
 from .schemas import (
-    Unsupported,
-    _sentinel,
     class_schema,
     instance_attributes,
-    json_safe,
     parameter_schema,
     schema_for,
+    sentinel,
+    typed_by_examples,
 )
 from .sessions import method_examples
 from .signatures import text_signature
-from .typed import typed_by_examples
 
 MAX_METHODS = 40
 KEYWORDS = "Further keyword arguments, by name (the callable's ``**kwargs``)."
@@ -281,7 +276,7 @@ def describe_callable(
         default, unset = None, False
         if not required:
             try:
-                if _sentinel(type(p.default)):
+                if sentinel(type(p.default)):
                     raise Unsupported(repr(p.default))  # "not given", not a value
                 default = json_safe(p.default)
                 schema = dict(schema, default=default)

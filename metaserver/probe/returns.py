@@ -12,11 +12,12 @@ import inspect
 import sys
 import typing
 
-from .examples import documented_type, returned_type
+from .doc_types import documented_type
+from .docstrings import returned_type
 from .schemas import class_schema
 
 
-def _kept_as_handle(owner):
+def kept_as_handle(owner):
     """Whether a function's or method's result of class ``owner`` comes back from its tool
     as a handle (only a constructor's tool keeps one always): one with a JSON form
     (pendulum's DateTime, an ISO string) comes back as data, and rebuilding the receiver
@@ -28,7 +29,7 @@ def _kept_as_handle(owner):
     return codec.partition(":")[0] in ("handle", "new")
 
 
-def _returns(annotation, owner):
+def returns_owner(annotation, owner):
     """Whether a return annotation names ``owner`` (``Self``, the class, a subclass, or
     their names as text): a guess here would replay a method on an object of another
     class, and its output would say nothing of the line."""
@@ -40,12 +41,12 @@ def _returns(annotation, owner):
     return inspect.isclass(annotation) and issubclass(annotation, owner)
 
 
-def _factory_of(builder, owner):
+def factory_of(builder, owner):
     """Whether ``builder`` is a function of the package that may return an ``owner``
     (``x = ufloat(2, 0.25)`` then ``x.std_dev()``): its return annotation says so, or it
     has none (a wrong guess fails our replay, never the repository's verdict)."""
     if not (
-        inspect.isfunction(builder) or inspect.isbuiltin(builder) or _class_factory(builder, owner)
+        inspect.isfunction(builder) or inspect.isbuiltin(builder) or class_factory(builder, owner)
     ):
         return False
     package = (getattr(owner, "__module__", "") or "").partition(".")[0]
@@ -59,7 +60,7 @@ def _factory_of(builder, owner):
     )
 
 
-def _class_factory(builder, owner):
+def class_factory(builder, owner):
     """Whether ``builder`` is a class method called on ``owner`` itself
     (``ver = Version.parse("3.4.5")``): its tool is listed under the class's target."""
     return inspect.ismethod(builder) and builder.__self__ is owner

@@ -4,6 +4,11 @@
 the value is not plain JSON, the name of the runtime codec that rebuilds the object
 (``metaserver/runtime/decode.py``). Third-party types are recognised by module and class
 name, so nothing here imports numpy, pandas, sympy, pint or networkx.
+
+A parameter with no annotation is typed by the values its examples pass
+(``typed_by_examples``): an instance a class holds (``Geodesic.WGS84``) or a module of the
+package holds (``USD``: held.py) takes that class; the example shows it by name,
+``{"attribute": "WGS84"}``, which the class's codec decodes.
 """
 
 import collections.abc as abc
@@ -13,15 +18,16 @@ import decimal
 import enum
 import fractions
 import inspect
-import math
 import os
 import pathlib
 import types
 import typing
 
 from .held import module_instances
+from .json_values import JSON_SCALARS, Unsupported
+from .stdlib_values import VALUE_CLASSES
+from .symbols import TEXT_CODEC, symbol_class
 
-JSON_SCALARS = (type(None), bool, int, float, str)
 HANDLE_SCHEMA = {
     "type": "object",
     "properties": {"handle": {"type": "string"}},
@@ -35,25 +41,6 @@ NUMPY_SCHEMA = {
         HANDLE_SCHEMA,
     ]
 }
-
-
-class Unsupported(Exception):
-    """A type that JSON Schema cannot express (yet)."""
-
-
-def json_safe(value):
-    """``value`` as JSON if it is plain data, else raise :class:`Unsupported`."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise Unsupported(repr(value))  # nan and infinities have no JSON literal
-    if isinstance(value, enum.Enum):
-        return json_safe(value.value)  # the enum codec accepts a member's value
-    if isinstance(value, JSON_SCALARS):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: json_safe(v) for k, v in value.items()}
-    raise Unsupported(type(value).__name__)
 
 
 def target_of(cls):
@@ -160,7 +147,7 @@ def _union(args, ctor_schema):
             return NUMPY_SCHEMA, "numpy"
     schemas, codecs, handles, plain, objects, classes = [], [], [], [], [], []
     for arg in args:
-        if _sentinel(arg):
+        if sentinel(arg):
             continue  # ``val: str | UndefinedType = UNDEFINED``: the default, never sent
         try:
             schema, codec = parameter_schema(arg, ctor_schema)
@@ -215,7 +202,7 @@ def _held_too(schema, classes):
     return {"anyOf": [*schema["anyOf"], arm]}, f"held:{target_of(cls)}"
 
 
-def _sentinel(cls):
+def sentinel(cls):
     """An enum of one member: the typed idiom for a "not given" default
     (``class UndefinedType(Enum): _singleton = 0``), no value anyone sends."""
     return inspect.isclass(cls) and issubclass(cls, enum.Enum) and len(cls.__members__) == 1
@@ -373,3 +360,54 @@ def schema_for(annotation):
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         raise Unsupported(annotation.__name__)  # decoded by the enum codec: a member, not a value
     raise Unsupported(getattr(annotation, "__name__", None) or repr(annotation))
+
+
+def typed_by_examples(params, examples, annotated, constructors):
+    """An untyped parameter an example passes a class's own instance (``Geodesic.WGS84``,
+    shown as ``{"attribute": "WGS84"}``) takes that class: its schema and codec become the
+    class's, so that the codecs decode the name into the instance. An example whose name
+    lands on a parameter that does not offer it (sympy's ``cos(pi)``: a text codec) is no
+    example: the codec would turn ``{"attribute": "pi"}`` into something else; nor is one
+    that passes arithmetic over symbols as text (``"x**2 + 1"``: symbols.py) to a
+    parameter whose codec does not parse it (one annotated ``str``, say)."""
+    held = [(example, example.pop("_held", {})) for example in examples]
+    for _, found in held:
+        for name, cls in found.items():
+            param = next((p for p in params if p["name"] == name), None)
+            if param is None or param["codec"] is not None or name in annotated:
+                continue
+            try:
+                schema, codec = parameter_schema(cls, constructors)
+            except Unsupported:
+                continue
+            if cls in VALUE_CLASSES and codec != "timedelta":
+                # One example's date is not all the parameter takes (portion's ``closed``:
+                # dates, numbers): the codec decodes its form, the rest passes as JSON.
+                schema = {"anyOf": [schema.get("anyOf", [schema])[0], {}]}
+                codec = "?" + codec
+            for key in ("default", "description"):
+                if key in param["json_schema"]:
+                    schema = dict(schema, **{key: param["json_schema"][key]})
+            param["json_schema"], param["codec"] = schema, codec
+    schemas = {p["name"]: p["json_schema"] for p in params}
+    codecs = {p["name"]: p["codec"] for p in params}
+    text = symbol_class()
+    examples[:] = [
+        e
+        for e, found in held
+        if all(_offers(schemas.get(n), e["arguments"].get(n)) for n in found)
+        and all(codecs.get(n) == TEXT_CODEC for n, cls in found.items() if cls is text)
+    ]
+
+
+def _offers(schema, value):
+    """Whether ``schema`` offers ``value`` when it is an instance by name (``{"attribute":
+    "USD"}``); any other value (a date's ISO text) is the codec's own form."""
+    if not (isinstance(value, dict) and "attribute" in value):
+        return True
+    if isinstance(schema, dict):
+        attribute = (schema.get("properties") or {}).get("attribute")
+        if isinstance(attribute, dict) and value.get("attribute") in attribute.get("enum", ()):
+            return True
+        return any(_offers(s, value) for s in schema.get("anyOf", ()))
+    return False

@@ -17,34 +17,19 @@ import ast
 import functools
 import inspect
 import sys
-import types
 
 from .assign import assignment, set_up
-from .built_objects import bound_objects, changed, object_arguments, passed
-from .constants import constants_key
-from .examples import (
-    MAX_EXAMPLES,
-    WRAPPERS,
-    Literals,
-    _bound,
-    _imported,
-    _item,
-    _parsed,
-    _statement,
-)
-from .fold import fold_key
+from .built_arguments import object_arguments
+from .built_objects import bound_objects, changed, passed
+from .doctest_lines import MAX_EXAMPLES, WRAPPERS, literal_arguments
+from .examples import example_item
 from .held import held_arguments
-from .returns import (
-    _class_factory,
-    _factory_of,
-    _kept_as_handle,
-    _returns,
-    returned_class,
-)
+from .returns import class_factory, factory_of, kept_as_handle, returned_class, returns_owner
+from .session_names import PACKAGE, resolve
+from .session_reading import session_statements
+from .setup_steps import method_signature, setup_step
 from .signatures import text_signature
 from .text import reads_only, shown_as_text
-
-MAX_STEPS = 12
 
 
 def method_examples(owner, owner_target, method, doc, signature, exposed, built_only=False):
@@ -55,7 +40,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     on a receiver the session built count: another object's ``get`` says nothing of ours.
     """
     namespace = _namespace(owner)
-    is_class = lambda func: inspect.isclass(_resolve(func, namespace))  # noqa: E731
+    is_class = lambda func: inspect.isclass(resolve(func, namespace))  # noqa: E731
     receivers = {}  # variable -> the steps that built and set it up; None: not replayable
     objects = {}  # variable -> the steps that built another object of the package
     classes = {}  # such a variable -> its class, when a constructor built it
@@ -112,7 +97,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                 built = _built_object(statement.value, namespace, source, known)
                 if built is not None:
                     objects[name] = built
-                    builder = _resolve(statement.value.func, namespace)
+                    builder = resolve(statement.value.func, namespace)
                     if inspect.isclass(builder):
                         classes[name] = builder
             if receivers[name] is not None or not _method_call(statement.value):
@@ -153,7 +138,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         else:
             steps = None  # a name the session never bound here: the module, or unknown
         if name == method:
-            arguments, built, held = _bound(node, signature, exposed), [], {}
+            arguments, built, held = literal_arguments(node, signature, exposed), [], {}
             if arguments is None and steps is not None:  # ``a.is_compatible(b)``: objects
                 known = [*objects.items(), *receivers.items()]
                 known = {k: v for k, v in known if v is not None and k not in stale}
@@ -165,7 +150,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                 continue
             shown = steps is not None and assigned is None and not looped
             want = shown_want.strip() if shown else ""
-            item = _item(arguments, wrapper, want, example.exc_msg)
+            item = example_item(arguments, wrapper, want, example.exc_msg)
             if item is not None and (steps is not None or not built_only):
                 if steps is not None:
                     item["session"] = [dict(step) for step in steps] + built
@@ -181,7 +166,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             and not example.exc_msg  # a line that raises is shown, not replayed
         ):
             # The call may change the receiver: later lines see it, so their replay does too.
-            receivers[variable] = _setup(owner, owner_target, name, node, steps, source)
+            receivers[variable] = setup_step(owner, owner_target, name, node, steps, source)
         if assigned is not None:  # the call's result: an owner (a chain), or another object
             receivers[assigned] = (
                 _chained(owner, owner_target, name, node, steps, source)
@@ -190,103 +175,6 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             )
     found.sort(key=lambda e: not e["has_expected"])
     return found
-
-
-_PARSED = {}
-
-
-def _parsed_once(doc):
-    """``_parsed``, remembered per text: a README's sessions are read for many methods."""
-    if len(doc) < 2000:
-        return _parsed(doc)
-    if doc not in _PARSED:
-        _PARSED[doc] = _parsed(doc)
-    return _PARSED[doc]
-
-
-_SESSIONS = {}
-
-
-def session_statements(doc, namespace, until=None):
-    """``doc``'s ``>>>`` statements in order, each with its example, as a session reads
-    them: names bound to literals put back into later lines (``data = [1, 2]``), and imports
-    (a README's ``from pkg import Grid``) binding their names in ``namespace``, not yielded.
-
-    Read once per text and per set of names bound to numpy (the only thing of the namespace
-    that the reading depends on, ``Literals._array``): an inherited method's docstring is
-    read for every subclass, and a guide for every method it calls. With ``until`` (a
-    method's name), the statements end at the last one that calls it: the lines after it
-    cannot be its example, and a long guide is read for every method of every class whose
-    name it writes."""
-    numpy = frozenset(
-        name
-        for name, value in namespace.items()
-        if isinstance(value, types.ModuleType) and value.__name__ == "numpy"
-    )
-    # and the constants it may name, and the names of math's that it may fold (fold)
-    key = (doc, numpy, constants_key(doc, namespace), fold_key(namespace))
-    if key not in _SESSIONS:
-        _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
-    statements = _SESSIONS[key]
-    if until is not None:
-        statements = statements[: _last_call(key, statements, until)]
-    for example, statement in statements:
-        if example is None:  # an import line: it binds names in the caller's namespace
-            _imported(statement, namespace)
-            continue
-        yield example, statement
-
-
-_CALLED = {}
-
-
-def _last_call(key, statements, method):
-    """How many of ``statements`` it takes to reach the last that writes ``.method``; all
-    of them when a line binds the method to a name that a later line calls
-    (``compare = engine().compare``, then ``compare("egg", "eggs")``: no attribute)."""
-    if key not in _CALLED:
-        last, assigned, called = {}, {}, set()
-        for index, (_, statement) in enumerate(statements):
-            for node in ast.walk(statement):
-                if isinstance(node, ast.Attribute):
-                    last[node.attr] = index + 1
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                    called.add(node.func.id)
-                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
-                    for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            assigned.setdefault(target.id, set()).add(node.value.attr)
-        bound = set().union(*(assigned[name] for name in called if name in assigned))
-        _CALLED[key] = (last, bound)
-    last, bound = _CALLED[key]
-    return len(statements) if method in bound else last.get(method, 0)
-
-
-def _read_session(doc, namespace):
-    """(example, statement) per line, (None, statement) per import line."""
-    literals = Literals(namespace)
-    for example in _parsed_once(doc):
-        statement = _statement_once(example.source)
-        if statement is None:
-            continue
-        literals.note(statement)
-        statement = literals.inline(statement)
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            _imported(statement, namespace)
-            yield None, statement
-            continue
-        yield example, statement
-
-
-_STATEMENTS = {}
-
-
-def _statement_once(source):
-    """``_statement``, remembered: a README's lines are parsed for many callables (the trees
-    are read, never changed)."""
-    if source not in _STATEMENTS:
-        _STATEMENTS[source] = _statement(source)
-    return _STATEMENTS[source]
 
 
 def _method_call(node):
@@ -304,44 +192,6 @@ def _namespace(owner):
     return names
 
 
-PACKAGE = "<package>"
-"""The namespace key of the package's top module (not an identifier: no line can bind it)."""
-
-
-def _resolve(node, namespace):
-    if isinstance(node, ast.Name):
-        return namespace.get(node.id)
-    if isinstance(node, ast.Attribute):
-        if isinstance(node.value, ast.Name) and node.value.id not in namespace:
-            return _aliased(node.attr, namespace.get(PACKAGE))
-        base = _resolve(node.value, namespace)
-        if base is None or not (inspect.ismodule(base) or inspect.isclass(base)):
-            return None
-        try:
-            found = inspect.getattr_static(base, node.attr)
-        except AttributeError:
-            return None
-        if isinstance(found, (classmethod, staticmethod)):  # what the call really calls
-            return found.__get__(None, base)
-        return found
-    return None
-
-
-def _aliased(name, package):
-    """``ct.tf`` where the session never bound ``ct``: docs import their package under an
-    alias in a setup they do not show. The package's own public callable of that name,
-    else None (``np.array`` is no callable of this package)."""
-    if package is None or name.startswith("_"):
-        return None
-    try:
-        value = inspect.getattr_static(package, name)
-    except AttributeError:
-        return None
-    module = getattr(value, "__module__", "") or ""
-    own = module.partition(".")[0] == package.__name__
-    return value if own and (inspect.isclass(value) or inspect.isroutine(value)) else None
-
-
 def _construction(node, owner, owner_target, namespace, source, receivers=None):
     """[the step that builds an ``owner``] when ``node`` calls its constructor with
     literals, or names an instance the class holds (``Geodesic.WGS84``); None otherwise (a
@@ -352,16 +202,16 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
     step ``takes`` what they left."""
     if (
         isinstance(node, ast.Attribute)
-        and _resolve(node.value, namespace) is owner
+        and resolve(node.value, namespace) is owner
         and not node.attr.startswith("_")
-        and isinstance(_resolve(node, namespace), owner)
+        and isinstance(resolve(node, namespace), owner)
     ):
         step = {"line": source, "target": f"{owner_target}.{node.attr}", "member": None}
         return [dict(step, arguments={}, attribute=node.attr)]
     if not isinstance(node, ast.Call):
         return None
-    builder = _resolve(node.func, namespace)
-    factory = builder is not owner and _factory_of(builder, owner)
+    builder = resolve(node.func, namespace)
+    factory = builder is not owner and factory_of(builder, owner)
     if builder is not owner and not factory:
         return None
     try:
@@ -371,7 +221,7 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
         if signature is None:
             return None
     exposed = {p.name for p in signature.parameters.values()}
-    arguments = _bound(node, signature, exposed)
+    arguments = literal_arguments(node, signature, exposed)
     if arguments is None:  # ``Money('19.50', USD)``: an instance a module holds, by name
         package = getattr(namespace.get(PACKAGE), "__name__", None)
         arguments = held_arguments(node, signature, exposed, namespace, package)
@@ -385,12 +235,12 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
         arguments, earlier, takes = found
     if arguments is None:
         return None
-    if factory and not _kept_as_handle(owner):
+    if factory and not kept_as_handle(owner):
         return None
     step = {"line": source, "target": owner_target, "member": None, "arguments": arguments}
     if takes:
         step["takes"] = takes
-    if factory and _class_factory(builder, owner):
+    if factory and class_factory(builder, owner):
         step["target"] = f"{owner_target}.{builder.__name__}"
     elif factory:  # script names it by the target the probe lists the function under
         del step["target"]
@@ -407,7 +257,7 @@ def _built_object(node, namespace, source, known):
     objects built before. None for anything else."""
     if not isinstance(node, ast.Call):
         return None
-    builder = _resolve(node.func, namespace)
+    builder = resolve(node.func, namespace)
     package = getattr(namespace.get(PACKAGE), "__name__", None)
     if package is None or (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
         return None
@@ -416,14 +266,14 @@ def _built_object(node, namespace, source, known):
             return None
         returned = returned_class(builder)
         if returned is not None and not isinstance(returned, str):
-            if not (inspect.isclass(returned) and _kept_as_handle(returned)):
+            if not (inspect.isclass(returned) and kept_as_handle(returned)):
                 return None
     try:
         signature = inspect.signature(builder)
     except (TypeError, ValueError):
         return None
     exposed = {p.name for p in signature.parameters.values()}
-    arguments, earlier, takes = _bound(node, signature, exposed), [], {}
+    arguments, earlier, takes = literal_arguments(node, signature, exposed), [], {}
     if arguments is None:
         build = functools.partial(_built_object, namespace=namespace, source=source, known=known)
         found = bound_objects(node, signature, exposed, known, build)
@@ -456,12 +306,12 @@ def _receiver(node, owner, owner_target, namespace, receivers, source, objects=N
 def _chained(owner, owner_target, name, call, steps, source):
     """``steps`` and a call of ``owner.name`` whose result is the receiver from then on
     (``chained``), when its signature says it returns an ``owner``; None otherwise."""
-    signature = _method_signature(owner, name)
-    if signature is None or not _returns(signature.return_annotation, owner):
+    signature = method_signature(owner, name)
+    if signature is None or not returns_owner(signature.return_annotation, owner):
         return None
-    if not _kept_as_handle(owner):
+    if not kept_as_handle(owner):
         return None
-    steps = _setup(owner, owner_target, name, call, steps, source)
+    steps = setup_step(owner, owner_target, name, call, steps, source)
     if steps is None:
         return None
     return [*steps[:-1], dict(steps[-1], chained=True)]
@@ -472,7 +322,7 @@ def _bound_method(node, owner, owner_target, namespace, receivers, source):
     the session built (``engine().compare``, ``acc.add``); None otherwise."""
     if not isinstance(node, ast.Attribute) or node.attr.startswith("_"):
         return None
-    if _method_signature(owner, node.attr) is None:
+    if method_signature(owner, node.attr) is None:
         return None
     target = node.value
     if isinstance(target, ast.Name) and receivers.get(target.id) is not None:
@@ -481,39 +331,6 @@ def _bound_method(node, owner, owner_target, namespace, receivers, source):
     if steps is None:
         return None
     return f"<{ast.unparse(node)}>", steps, node.attr
-
-
-def _setup(owner, owner_target, name, call, steps, source):
-    """``steps`` and one more: a call of ``owner.name`` with literal arguments; None when it
-    is not a plain method with such arguments (the session can no longer be replayed)."""
-    if len(steps) >= MAX_STEPS:
-        return None
-    signature = _method_signature(owner, name)
-    if signature is None or name.startswith("_"):
-        return None
-    parameters = list(signature.parameters.values())[1:]
-    signature = signature.replace(parameters=parameters)
-    arguments = _bound(call, signature, {p.name for p in parameters})
-    if arguments is None:
-        return None
-    step = {"line": source, "target": f"{owner_target}.{name}", "member": name}
-    return [*steps, dict(step, arguments=arguments)]
-
-
-def _method_signature(owner, name):
-    """The signature (``self`` first) of ``owner``'s plain method ``name``: a function, or
-    a C extension's method whose docstring writes its call; None for anything else."""
-    static = inspect.getattr_static(owner, name, None)
-    if inspect.isfunction(static):
-        try:
-            return inspect.signature(static)
-        except (TypeError, ValueError):
-            return None
-    native_class_method = isinstance(static, types.ClassMethodDescriptorType)
-    if inspect.ismethoddescriptor(static) and not native_class_method:
-        if not isinstance(static, (staticmethod, classmethod)):
-            return text_signature(static, name, method=True)
-    return None
 
 
 def _forget(statement, receivers):

@@ -9,7 +9,7 @@ the expected value under the wrapper ``"str"`` (validation compares it with a ha
 line would have shown without it (a literal, or a value in repr style).
 """
 
-from __future__ import annotations  # the target's Python may be older than 3.10
+from __future__ import annotations
 
 import ast
 

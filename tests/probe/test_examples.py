@@ -13,14 +13,9 @@ from pathlib import Path
 import numpy
 import pytest
 
-from metaserver.probe.doc_types import documented_array
-from metaserver.probe.examples import (
-    _parsed,
-    documented_class,
-    documented_type,
-    parameter_types,
-    returned_type,
-)
+from metaserver.probe.doc_types import documented_array, documented_class, documented_type
+from metaserver.probe.docstrings import parameter_types, returned_type
+from metaserver.probe.doctest_lines import parsed_examples
 
 NUMPY = """Respond.
 
@@ -182,7 +177,7 @@ def test_lines_without_continuation_prompts_are_one_statement() -> None:
 >>> text
 '('
 """
-    first, second, assigned, shown = _parsed(doc)
+    first, second, assigned, shown = parsed_examples(doc)
     # the lines doctest took for the first line's output close its bracket: one statement
     assert first.source.startswith("h = Point('A',\n") and first.source.endswith("[0, 1]])\n")
     assert first.want == ""
@@ -197,7 +192,7 @@ def test_an_import_line_binds_the_packages_attribute_before_its_submodule(
 ) -> None:
     import ast
 
-    from metaserver.probe.examples import _imported
+    from metaserver.probe.doctest_lines import bind_imports
 
     # ``from cronpkg import cronpkg``: the package exports a class over its module's name
     (tmp_path / "cronpkg").mkdir()
@@ -207,7 +202,7 @@ def test_an_import_line_binds_the_packages_attribute_before_its_submodule(
     package = importlib.import_module("cronpkg")
     try:
         namespace: dict[str, object] = {}
-        _imported(ast.parse("from cronpkg import cronpkg").body[0], namespace)
+        bind_imports(ast.parse("from cronpkg import cronpkg").body[0], namespace)
         assert namespace["cronpkg"] is package.cronpkg
         assert isinstance(namespace["cronpkg"], type)
     finally:

@@ -13,7 +13,7 @@ import pytest
 
 from metaserver.agents.analysis.analyse import PROBE
 from metaserver.contracts import Candidate, CodeReport, Parameter
-from metaserver.probe.examples import parameter_docs
+from metaserver.probe.docstrings import parameter_docs
 
 PACKAGE_INIT = '''\
 """A package exercising every path of the probe."""

@@ -16,8 +16,8 @@ import pytest
 from science import run_json
 
 from metaserver.probe.built_arguments import value_examples
+from metaserver.probe.schemas import typed_by_examples
 from metaserver.probe.symbols import plain_symbols, symbol_text
-from metaserver.probe.typed import typed_by_examples
 
 SYMPY = '''
 class Expr:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from metaserver.contracts import JSON, Example, Parameter
-from metaserver.probe.examples import repr_shaped
+from metaserver.probe.reprs import repr_shaped
 from metaserver.probe.text import shown_as_text
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt")

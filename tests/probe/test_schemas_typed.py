@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from metaserver.probe.typed import typed_by_examples
+from metaserver.probe.schemas import typed_by_examples
 
 
 class Shape:
