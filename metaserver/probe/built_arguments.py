@@ -335,7 +335,7 @@ def _arguments(
         if isinstance(value, _Built) and value.text and _parses_text((classes or {}).get(name)):
             arguments[name], held[name] = value.text, symbol_class()  # ``x``: "x"
             continue
-        if isinstance(value, _Text):  # the parameter is typed by it (typed.py)
+        if isinstance(value, _Text):  # the parameter is typed by it (schemas.typed_by_examples)
             arguments[name], held[name] = value.text, symbol_class()
             continue
         if isinstance(value, _Built):

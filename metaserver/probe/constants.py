@@ -3,7 +3,7 @@ module-level constants that a doctest session passes as data.
 
 ``TEMPERATURE_MODEL_PARAMETERS['sapm']['open_rack_glass_glass']`` (imported from the
 package, or reached as ``pkg.temperature.TEMPERATURE_MODEL_PARAMETERS[...]``) is plain data
-at probe time: when its value is JSON (``schemas.json_safe``), the session's line is
+at probe time: when its value is JSON (``json_values.json_safe``), the session's line is
 read with that value written in, exactly as a name bound to a literal is
 (``examples.Literals``). Only a constant's spelling counts (a PEP 8 ``UPPER_CASE`` name):
 a lowercase module global may be anything the session's unshown setup meant. The value is

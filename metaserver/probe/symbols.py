@@ -61,7 +61,7 @@ def plain_symbols(statement, resolve):
     """``{variable: symbol name}`` for the names ``statement`` binds to plain symbols
     (``x = Symbol('x')``, ``x, y = symbols('x y')``, ``x = symbols('x')``): a call of the
     codec's own ``Symbol`` or ``symbols`` with one text and no keyword (assumptions).
-    ``resolve``: the callable a call's function node names (sessions._resolve)."""
+    ``resolve``: the callable a call's function node names (session_names.resolve)."""
     sympy = _sympy()
     if sympy is None or not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return {}

@@ -32,7 +32,7 @@ def shown_as_text(node: ast.expr, want: str) -> tuple[ast.expr, str | None, str]
     """(the call, the wrapper, the output to read) for a line ``str(CALL)``, ``print(CALL)``
     or ``repr(CALL)``; ``(node, None, want)`` for any other line.
 
-    The output to read is written for ``examples._item``: the text as a quoted string
+    The output to read is written for ``examples.example_item``: the text as a quoted string
     literal (wrapper ``"str"``), or for ``repr`` the text itself, read as the line would
     have shown the result (wrapper None). ``want`` empty: the line shows nothing we read.
     """
