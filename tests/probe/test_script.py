@@ -13,7 +13,6 @@ import pytest
 
 from metaserver.agents.analysis.analyse import PROBE
 from metaserver.contracts import Candidate, CodeReport, Parameter
-from metaserver.probe.docstrings import parameter_docs
 
 PACKAGE_INIT = '''\
 """A package exercising every path of the probe."""
@@ -529,49 +528,6 @@ def test_stdout_noise_from_imported_code_does_not_corrupt_the_report(tmp_path: P
     assert completed.returncode == 0, completed.stderr
     report = CodeReport.model_validate_json(output.read_text())
     assert [c.target for c in report.candidates] == ["noisy:f"]
-
-
-GOOGLE_CONTINUED = """Summary.
-
-Args:
-    a: the first line
-        and its continuation.
-    b (int): the second.
-    c:
-        on the next line.
-"""
-
-NUMPY_BARE = """Summary.
-
-Parameters
-----------
-a
-    Only a name.
-b : list of int
-    Several
-    lines.
-
-Returns
--------
-int
-    Something.
-"""
-
-
-@pytest.mark.parametrize(
-    ("doc", "expected"),
-    [
-        (
-            GOOGLE_CONTINUED,
-            {"a": "the first line", "b": "the second.", "c": "on the next line."},
-        ),
-        (NUMPY_BARE, {"a": "Only a name.", "b": "Several lines."}),
-        (":param x: an x\n:param list[int] ys: some ys", {"x": "an x", "ys": "some ys"}),
-        ("No parameter section.", {}),
-    ],
-)
-def test_parameter_docs(doc: str, expected: dict[str, str]) -> None:
-    assert parameter_docs(doc) == expected
 
 
 def test_a_module_the_guides_import_from_is_walked_first(

@@ -1,6 +1,5 @@
-"""returned_type: what a docstring says its callable returns; documented_array: which
-parameter types are numpy arrays in words; documented_type and documented_class: the
-package's class a parameter's docstring names."""
+"""documented_array: which parameter types are numpy arrays in words; documented_type and
+documented_class: the package's class a parameter's docstring names (probe/doc_types.py)."""
 
 from __future__ import annotations
 
@@ -8,41 +7,12 @@ import importlib
 import sys
 import types
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy
 import pytest
 
 from metaserver.probe.doc_types import documented_array, documented_class, documented_type
-from metaserver.probe.docstrings import parameter_types, returned_type
-from metaserver.probe.doctest_lines import parsed_examples
-
-NUMPY = """Respond.
-
-Parameters
-----------
-sys : StateSpace
-    The system.
-
-Returns
--------
-response : `FrequencyResponseData`
-    The data.
-"""
-
-
-@pytest.mark.parametrize(
-    ("doc", "expected"),
-    [
-        (NUMPY, "`FrequencyResponseData`"),
-        ("Make.\n\nReturns\n-------\nPoint\n    The point.\n", "Point"),
-        ("Make.\n\nReturns:\n    Point: the point.\n", "Point"),
-        ("Make.\n\n:rtype: Point\n", "Point"),
-        ("Make a point.\n\n>>> make()\nPoint(0, 0)\n", None),
-    ],
-)
-def test_the_first_documented_result_type(doc: str, expected: str | None) -> None:
-    assert returned_type(doc) == expected
+from metaserver.probe.docstrings import parameter_types
 
 
 @pytest.mark.parametrize(
@@ -164,47 +134,3 @@ def test_a_whole_description_names_a_class_in_words(wordtyped: types.ModuleType)
     # numpy-style: the type line names it, the described text is not needed
     types_ = parameter_types("Degree.\n\nParameters\n----------\nG : graph\n    Any.\n")
     assert documented_type(types_["G"], wordtyped) is graph
-
-
-def test_lines_without_continuation_prompts_are_one_statement() -> None:
-    doc = """
->>> h = Point('A',
-           coords=[[0, 0],
-                   [0, 1]])
->>> h.norm()
-1.0
->>> text = "("
->>> text
-'('
-"""
-    first, second, assigned, shown = parsed_examples(doc)
-    # the lines doctest took for the first line's output close its bracket: one statement
-    assert first.source.startswith("h = Point('A',\n") and first.source.endswith("[0, 1]])\n")
-    assert first.want == ""
-    assert (second.source, second.want) == ("h.norm()\n", "1.0\n")
-    # a bracket inside a string opens nothing; an output that completes nothing stays one
-    assert assigned.want == ""
-    assert (shown.source, shown.want) == ("text\n", "'('\n")
-
-
-def test_an_import_line_binds_the_packages_attribute_before_its_submodule(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import ast
-
-    from metaserver.probe.doctest_lines import bind_imports
-
-    # ``from cronpkg import cronpkg``: the package exports a class over its module's name
-    (tmp_path / "cronpkg").mkdir()
-    (tmp_path / "cronpkg" / "__init__.py").write_text("from .cronpkg import cronpkg\n")
-    (tmp_path / "cronpkg" / "cronpkg.py").write_text("class cronpkg:\n    pass\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    package = importlib.import_module("cronpkg")
-    try:
-        namespace: dict[str, object] = {}
-        bind_imports(ast.parse("from cronpkg import cronpkg").body[0], namespace)
-        assert namespace["cronpkg"] is package.cronpkg
-        assert isinstance(namespace["cronpkg"], type)
-    finally:
-        for name in ("cronpkg", "cronpkg.cronpkg"):
-            sys.modules.pop(name, None)
