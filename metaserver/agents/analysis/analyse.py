@@ -1,6 +1,6 @@
 """Analysis stage: what the package offers, as seen from inside its own environment.
 
-The probe (``probe_script.py``) imports the package in the environment's interpreter, through
+The probe (``probe/__main__.py``) imports the package in the environment's interpreter, through
 the sandbox; metaserver never imports target code into its own process.
 """
 
@@ -25,9 +25,9 @@ from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import Policy, Sandbox
 from metaserver.settings import Settings
 
-PROBE = Path(__file__).parents[2] / "probe" / "probe_script.py"
+PROBE = Path(__file__).parents[2] / "probe" / "__main__.py"
 # The probe's own budget, as a share of its sandbox limit (``timeouts.probe``): past it the
-# probe stops reading and writes what it has (probe/probe_budget.py). The rest of the limit
+# probe stops reading and writes what it has (probe/budget.py). The rest of the limit
 # is for finishing the callable at hand and writing the report (sympy's 35k candidates are
 # a few seconds of JSON), so that a very large library gives a partial candidate list
 # rather than a failed conversion; the limit itself stays the last guard.

@@ -7,7 +7,7 @@ import pytest
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.reprs import repr_value
 from metaserver.contracts import JSON
-from metaserver.probe.probe_docs import repr_shaped
+from metaserver.probe.reprs import repr_shaped
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import doctest
 import re
 import textwrap
 
-from metaserver.probe.probe_text import shown_as_text
+from metaserver.probe.text import shown_as_text
 
 __all__ = ["code_in_text", "doctest_examples", "fenced_blocks", "rst_blocks"]
 

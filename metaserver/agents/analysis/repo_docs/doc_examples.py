@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from metaserver.contracts import JSON, Example, Parameter
-from metaserver.probe.probe_docs import repr_shaped
-from metaserver.probe.probe_text import shown_as_text
+from metaserver.probe.doctest_lines import WRAPPERS
+from metaserver.probe.reprs import repr_shaped
+from metaserver.probe.text import shown_as_text
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt")
 MAX_FILES = 2000
 MAX_FILE_BYTES = 1_000_000
-WRAPPERS = ("list", "tuple", "sorted", "set", "frozenset")
 _ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=[^=]")
 
 

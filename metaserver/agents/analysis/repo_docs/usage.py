@@ -30,14 +30,14 @@ from metaserver.agents.analysis.repo_docs.file_arguments import (
 )
 from metaserver.agents.analysis.repo_docs.guide_paths import built_names, imported_names, resolved
 from metaserver.contracts import JSON, CodeReport
-from metaserver.probe.probe_fold import literal_value
-from metaserver.probe.probe_text import TEXT_READERS
+from metaserver.probe.doctest_lines import WRAPPERS
+from metaserver.probe.fold import literal_value
+from metaserver.probe.text import TEXT_READERS
 
 MAX_FILES = 600
 MAX_FILE_BYTES = 400_000
 MAX_CALLS_PER_NAME = 8
 MAX_PARTIAL_CALLS = 2
-WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
 _TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 _CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
 _SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}

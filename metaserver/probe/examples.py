@@ -1,0 +1,190 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): a function's
+doctest calls with literal arguments (and the literal results they show) as examples.
+
+A name a session bound to a literal (``data = [1, 2, 3]``) and a package constant whose
+value is JSON are written into the calls that use them (``Literals``); each example is its
+arguments by parameter name, its wrapper, and, when shown, its expected value
+(``example_item``).
+"""
+
+import ast
+import copy
+
+from .constants import inline_constants, stored
+from .doctest_lines import (
+    MAX_EXAMPLES,
+    bind_imports,
+    call_in,
+    literal_arguments,
+    parsed_examples,
+    single_statement,
+)
+from .fold import folded
+from .frames import frame_literal
+from .json_values import Unsupported, json_safe
+from .reprs import repr_shaped
+from .text import shown_as_text
+
+
+def _assigned(statement):
+    """The names a doctest statement binds (``acc = Tally()``: acc)."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+ARRAY_BUILDERS = ("array", "asarray")
+"""numpy's array from nested lists: the numpy codec's JSON form is those lists."""
+
+
+class Literals:
+    """Names a session bound to a literal (``data = [1, 2, 3]``), put back into the calls
+    that use them (``mean(data)`` is ``mean([1, 2, 3])``), as are the package's constants
+    whose values are JSON (constants.py), unless the session bound their names."""
+
+    def __init__(self, namespace=None):
+        self.nodes, self.bound = {}, set()
+        self.namespace = namespace if namespace is not None else {}
+
+    def note(self, statement):
+        """Remember what ``statement`` binds to a literal; forget what it rebinds."""
+        self.bound |= stored(statement)
+        for name in _assigned(statement):
+            self.nodes.pop(name, None)
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            value = self.inline(statement.value)  # ``A = np.array([[1, 2]])`` too
+            try:
+                ast.literal_eval(value)
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                return
+            self.nodes[statement.targets[0].id] = value
+
+    def inline(self, node):
+        """A copy of ``node`` whose names of literals are those literals, and whose arrays
+        built from a literal (``np.array([[1, 2], [3, 4]])``) are that literal, the array
+        codec's own JSON form, and whose arithmetic over numbers is the number it makes
+        (``math.pi/4``: fold.py); ``node`` itself when there is none of these: parsed
+        lines are shared and never changed."""
+        node = inline_constants(node, self.namespace, self.bound)
+        node = folded(node, self.namespace, self.bound)
+        if not any(
+            (isinstance(n, ast.Name) and n.id in self.nodes) or self._array(n) is not None
+            for n in ast.walk(node)
+        ):
+            return node
+        nodes, array = self.nodes, self._array
+
+        class Put(ast.NodeTransformer):
+            def visit_Name(self, name):
+                if isinstance(name.ctx, ast.Load) and name.id in nodes:
+                    return copy.deepcopy(nodes[name.id])
+                return name
+
+            def visit_Call(self, call):
+                inner = array(call)
+                return self.generic_visit(call) if inner is None else self.visit(inner)
+
+        return Put().visit(copy.deepcopy(node))
+
+    def _array(self, node):
+        """The literal argument of ``np.array(literal)``, a pandas table built from literals
+        as its JSON form (frames.py); None for any other node."""
+        frame = frame_literal(node, self.namespace)
+        if frame is not None:
+            return frame
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+            return None
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ARRAY_BUILDERS):
+            return None
+        if not isinstance(func.value, ast.Name):
+            return None
+        module = self.namespace.get(func.value.id)
+        if getattr(module, "__name__", None) != "numpy":
+            return None
+        argument = node.args[0]
+        if isinstance(argument, ast.Name) and argument.id in self.nodes:
+            return argument
+        try:
+            ast.literal_eval(argument)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return None
+        return argument
+
+
+def examples_for(func, names, doc, signature, exposed):
+    """Literal calls of ``func`` in its doctests, bound to parameter names.
+
+    A call on a name the session bound itself (``acc.total()`` after ``acc = Tally()``) is
+    a method of that object, not this function: its output belongs to the method.
+    """
+    found = []
+    variables = set()
+    namespace = dict(getattr(func, "__globals__", None) or {})
+    literals = Literals(namespace)
+    for example in parsed_examples(doc):
+        if len(found) >= MAX_EXAMPLES:
+            break
+        statement = single_statement(example.source)
+        if statement is None:
+            continue
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            bind_imports(statement, namespace)  # ``import numpy as np``: for its arrays
+            continue
+        variables |= _assigned(statement)
+        literals.note(statement)
+        if not isinstance(statement, ast.Expr):
+            continue  # an assignment shows nothing
+        shown, text, want = shown_as_text(statement.value, example.want)  # ``str(f(2))``
+        match = call_in(shown, names)
+        if match is None:
+            continue
+        wrapper, call = match[0] or text, match[1]
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name) and receiver.id in variables:
+            continue
+        arguments = literal_arguments(literals.inline(call), signature, exposed)
+        if arguments is None:
+            continue
+        item = example_item(arguments, wrapper, want.strip(), example.exc_msg)
+        if item is None:
+            continue
+        if item["has_expected"]:
+            item["line"] = example.source.strip()
+        found.append(item)
+    found.sort(key=lambda e: not e["has_expected"])
+    return found
+
+
+def example_item(arguments, wrapper, want, exc_msg):
+    """One example: the arguments and, when the session shows it, the expected value."""
+    if exc_msg:
+        return None
+    item = {
+        "arguments": arguments,
+        "wrapper": wrapper,
+        "origin": "doctest",
+        "has_expected": False,
+        "expected": None,
+    }
+    if not want:
+        return item
+    try:
+        value = ast.literal_eval(want)
+        if isinstance(value, (set, frozenset)):  # a set result, shown as one
+            wrapper = "set"
+        item["expected"] = json_safe(sorted(value) if wrapper == "set" else value)
+        if wrapper in ("set", "frozenset"):
+            item["wrapper"] = "set"
+        item["has_expected"] = True
+    except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError, MemoryError):
+        if wrapper is None and repr_shaped(want):
+            # A library's own number or array printed as its constructor call:
+            # validation compares what it shows (validate/reprs.py).
+            item.update(expected=want, wrapper="repr", has_expected=True)
+    return item

@@ -1,0 +1,112 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): a doctest
+session read once into statements.
+
+``session_statements`` parses a docstring's or guide's session into statements, binding
+what its imports name and writing in the literals and constants it binds (examples.Literals),
+each kept per text and namespace key so that every member reading the same guide reads it
+once; the last call a session shows of each name is noted with it.
+"""
+
+import ast
+import types
+
+from .constants import constants_key
+from .doctest_lines import bind_imports, parsed_examples, single_statement
+from .examples import Literals
+from .fold import fold_key
+
+_PARSED = {}
+
+
+def _parsed_once(doc):
+    """``parsed_examples``, remembered per text: a README's sessions are read for many methods."""
+    if len(doc) < 2000:
+        return parsed_examples(doc)
+    if doc not in _PARSED:
+        _PARSED[doc] = parsed_examples(doc)
+    return _PARSED[doc]
+
+
+_SESSIONS = {}
+
+
+def session_statements(doc, namespace, until=None):
+    """``doc``'s ``>>>`` statements in order, each with its example, as a session reads
+    them: names bound to literals put back into later lines (``data = [1, 2]``), and imports
+    (a README's ``from pkg import Grid``) binding their names in ``namespace``, not yielded.
+
+    Read once per text and per set of names bound to numpy (the only thing of the namespace
+    that the reading depends on, ``Literals._array``): an inherited method's docstring is
+    read for every subclass, and a guide for every method it calls. With ``until`` (a
+    method's name), the statements end at the last one that calls it: the lines after it
+    cannot be its example, and a long guide is read for every method of every class whose
+    name it writes."""
+    numpy = frozenset(
+        name
+        for name, value in namespace.items()
+        if isinstance(value, types.ModuleType) and value.__name__ == "numpy"
+    )
+    # and the constants it may name, and the names of math's that it may fold (fold)
+    key = (doc, numpy, constants_key(doc, namespace), fold_key(namespace))
+    if key not in _SESSIONS:
+        _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
+    statements = _SESSIONS[key]
+    if until is not None:
+        statements = statements[: _last_call(key, statements, until)]
+    for example, statement in statements:
+        if example is None:  # an import line: it binds names in the caller's namespace
+            bind_imports(statement, namespace)
+            continue
+        yield example, statement
+
+
+_CALLED = {}
+
+
+def _last_call(key, statements, method):
+    """How many of ``statements`` it takes to reach the last that writes ``.method``; all
+    of them when a line binds the method to a name that a later line calls
+    (``compare = engine().compare``, then ``compare("egg", "eggs")``: no attribute)."""
+    if key not in _CALLED:
+        last, assigned, called = {}, {}, set()
+        for index, (_, statement) in enumerate(statements):
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Attribute):
+                    last[node.attr] = index + 1
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    called.add(node.func.id)
+                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            assigned.setdefault(target.id, set()).add(node.value.attr)
+        bound = set().union(*(assigned[name] for name in called if name in assigned))
+        _CALLED[key] = (last, bound)
+    last, bound = _CALLED[key]
+    return len(statements) if method in bound else last.get(method, 0)
+
+
+def _read_session(doc, namespace):
+    """(example, statement) per line, (None, statement) per import line."""
+    literals = Literals(namespace)
+    for example in _parsed_once(doc):
+        statement = _statement_once(example.source)
+        if statement is None:
+            continue
+        literals.note(statement)
+        statement = literals.inline(statement)
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            bind_imports(statement, namespace)
+            yield None, statement
+            continue
+        yield example, statement
+
+
+_STATEMENTS = {}
+
+
+def _statement_once(source):
+    """``single_statement``, remembered: a README's lines are parsed for many callables (the trees
+    are read, never changed)."""
+    if source not in _STATEMENTS:
+        _STATEMENTS[source] = single_statement(source)
+    return _STATEMENTS[source]

@@ -1,0 +1,108 @@
+"""stdlib_value: a standard library value a doc builds, as its codec's JSON and class."""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import decimal
+import fractions
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from metaserver.agents.analysis.analyse import PROBE
+from metaserver.contracts import CodeReport
+from metaserver.probe.stdlib_values import stdlib_value
+
+NAMESPACE: dict[str, Any] = {
+    "datetime": datetime,
+    "date": datetime.date,
+    "Decimal": decimal.Decimal,
+    "Fraction": fractions.Fraction,
+    "timedelta": datetime.timedelta,
+}
+
+
+def resolve(node: ast.expr) -> Any:
+    if isinstance(node, ast.Name):
+        return NAMESPACE.get(node.id)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return getattr(NAMESPACE.get(node.value.id), node.attr, None)
+    return None
+
+
+@pytest.mark.parametrize(
+    ("source", "json", "cls"),
+    [
+        ("datetime.datetime(2019, 1, 14, 6, 30)", "2019-01-14T06:30:00", datetime.datetime),
+        ("date(2024, 2, 29)", "2024-02-29", datetime.date),
+        ('Decimal("1.50")', "1.50", decimal.Decimal),
+        ("Fraction(1, 3)", "1/3", fractions.Fraction),
+        ("timedelta(hours=2)", 7200.0, datetime.timedelta),
+    ],
+)
+def test_a_value_class_called_with_literals_is_its_json(source: str, json: Any, cls: type) -> None:
+    found = stdlib_value(ast.parse(source, mode="eval").body, resolve)
+    assert found is not None
+    assert (found.json, found.cls) == (json, cls)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "date(2024, 2, 30)",  # the class refuses it: no value
+        "date(year, 1, 1)",  # not literal
+        "Decimal(**parts)",
+        "mystery(2024, 1, 1)",  # not a value class of the standard library
+        "datetime.now()",  # a class method reads the clock: not a value the doc shows
+    ],
+)
+def test_anything_else_is_no_value(source: str) -> None:
+    assert stdlib_value(ast.parse(source, mode="eval").body, resolve) is None
+
+
+SCHEDULES = '''
+"""Schedules: a class method the README calls with a date."""
+
+
+class Schedule:
+    """A schedule."""
+
+    def __init__(self, expr: str) -> None:
+        self.expr = expr
+
+    @classmethod
+    def match(cls, expr, when):
+        """Whether ``when`` falls in the hour ``expr`` names."""
+        return when.hour == int(expr.split()[1])
+'''
+
+README = """>>> from cronpack import Schedule
+>>> from datetime import datetime
+>>> Schedule.match('* 6', datetime(2019, 1, 14, 6))
+True
+"""
+
+
+def test_a_class_methods_guide_call_with_a_date_is_its_example(tmp_path: Path) -> None:
+    (tmp_path / "cronpack").mkdir()
+    (tmp_path / "cronpack" / "__init__.py").write_text(SCHEDULES)
+    guides = tmp_path / "guides.json"
+    guides.write_text(json.dumps([README]))
+    output = tmp_path / "report.json"
+    argv = [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)]
+    subprocess.run([*argv, "--guides", str(guides)], check=True, cwd=tmp_path, timeout=60)
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    [match] = [c for c in report.candidates if c.target == "cronpack:Schedule.match"]
+    # the class method is bound anew at each access: the README's call is still its own
+    [example] = match.examples
+    assert (example.arguments, example.expected) == (
+        {"expr": "* 6", "when": "2019-01-14T06:00:00"},
+        True,
+    )
+    # typed by the example, leniently: a value without the codec's form passes as JSON
+    assert {p.name: p.codec for p in match.parameters} == {"expr": None, "when": "?datetime"}
