@@ -290,7 +290,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             timer,
             None,
             Failure(
-                type=_dominant_failure(evidence),
+                type=dominant_failure(evidence),
                 detail=f"{report.tools_passed} tools passed validation; at least "
                 f"{MIN_TOOLS_PASSED} are needed",
             ),
@@ -420,7 +420,7 @@ def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolE
     ]
 
 
-def _dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
+def dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
     """The cause most of the failed tools share (not the last one seen); on a tie, ours
     (any other type) before the repository's, and then the first in the contract's order."""
     kinds = [e.failure_type for e in evidence if e.failure_type]

@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING
 import httpx
 
 from metaserver import __version__
-from metaserver.agents.fetch.archives import _MAX_ARCHIVE_BYTES, _unpack
-from metaserver.agents.fetch.common import _in_thread, _redact, _timeout_error
-from metaserver.agents.fetch.git import _clone_git, _resolve_remote
+from metaserver.agents.fetch.archives import MAX_ARCHIVE_BYTES, unpack_archive
+from metaserver.agents.fetch.common import in_thread, redact, timeout_error
+from metaserver.agents.fetch.git import clone_git, resolve_remote
 from metaserver.agents.fetch.index import (
-    _choose_sdist_or_wheel,
-    _download,
-    _list_files,
-    _normalise,
+    choose_sdist_or_wheel,
+    download_file,
+    list_files,
+    normalise_name,
 )
-from metaserver.agents.fetch.local import _copy_local, tree_fingerprint
+from metaserver.agents.fetch.local import copy_local, tree_fingerprint
 from metaserver.agents.fetch.local_guard import CopyBudget
-from metaserver.agents.fetch.metadata import _inspect_tree
+from metaserver.agents.fetch.metadata import inspect_tree
 from metaserver.agents.fetch.workspace_cache import (
     CacheKey,
     WorkspaceCache,
@@ -78,15 +78,15 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
     cache = WorkspaceCache(settings.workspace_store)
     try:
         workspace, key, cached = await _fetch_kind(source, dest, settings, cache)
-        workspace = await _in_thread(_inspect_tree, workspace)
+        workspace = await in_thread(inspect_tree, workspace)
         if key is not None:
             workspace = workspace.model_copy(update={"fingerprint": f"{key.kind}:{key.digest}"})
             if not cached:
-                await _in_thread(cache.store, key, workspace)
+                await in_thread(cache.store, key, workspace)
         elif source.kind == "local":
             # Not stored (copying the directory again is as cheap as restoring it), but
             # identified, so that the store of built environments can answer.
-            fingerprint = await _in_thread(tree_fingerprint, dest)
+            fingerprint = await in_thread(tree_fingerprint, dest)
             workspace = workspace.model_copy(update={"fingerprint": fingerprint})
     except BaseException:
         # Synchronous on purpose: this also runs on cancellation, when awaiting a thread
@@ -95,7 +95,7 @@ async def fetch(source: Source, dest: Path, settings: Settings) -> Workspace:
         raise
     logger.info(
         "fetched %s (%s) into %s in %.1f s: distribution=%s version=%s commit=%s",
-        _redact(source.original),
+        redact(source.original),
         source.kind,
         dest,
         time.monotonic() - started,
@@ -123,10 +123,10 @@ async def _fetch_kind(
             settings.local_copy_max_files,
             settings.local_copy_seconds,
         )
-        commit = await _in_thread(_copy_local, Path(source.location), dest, budget)
+        commit = await in_thread(copy_local, Path(source.location), dest, budget)
         return Workspace(source=source, path=dest, commit=commit), None, False
     if source.kind == "archive":
-        key, cached = await _in_thread(_fetch_archive, Path(source.location), dest, cache)
+        key, cached = await in_thread(_fetch_archive, Path(source.location), dest, cache)
         return Workspace(source=source, path=dest), key, cached
     version, key, cached = await _fetch_pypi(source, dest, settings, cache)
     return Workspace(source=source, path=dest, version=version), key, cached
@@ -138,15 +138,15 @@ async def _fetch_git(
     """A cached tree when the ref resolves to a commit seen before, else a clone."""
     url = source.location
     alias = f"{url} {source.ref or 'HEAD'}"
-    commit = await _in_thread(_resolve_remote, source, settings.timeouts.fetch)
+    commit = await in_thread(resolve_remote, source, settings.timeouts.fetch)
     if commit is None:
         # Offline, or a server that is down: the commit this ref had the last time.
         commit = cache.recall("git", alias)
     if commit is not None:
-        meta = await _in_thread(cache.restore, git_key(url, commit), dest)
+        meta = await in_thread(cache.restore, git_key(url, commit), dest)
         if meta is not None:
             return Workspace(source=source, path=dest, commit=commit), git_key(url, commit), True
-    commit = await _in_thread(_clone_git, source, dest, settings.timeouts.fetch)
+    commit = await in_thread(clone_git, source, dest, settings.timeouts.fetch)
     if commit is None:
         return Workspace(source=source, path=dest), None, False
     cache.remember("git", alias, commit)
@@ -157,15 +157,15 @@ def _fetch_archive(path: Path, dest: Path, cache: WorkspaceCache) -> tuple[Cache
     """Unpack a local source archive (the same checks as a downloaded sdist)."""
     try:
         size = path.stat().st_size
-        if size > _MAX_ARCHIVE_BYTES:
-            raise FetchError(f"{path.name} is larger than {_MAX_ARCHIVE_BYTES // 2**20} MiB")
+        if size > MAX_ARCHIVE_BYTES:
+            raise FetchError(f"{path.name} is larger than {MAX_ARCHIVE_BYTES // 2**20} MiB")
         key = archive_key(file_sha256(path))
     except OSError as err:
         raise FetchError(f"could not read {path}: {err}") from None
     if cache.restore(key, dest) is not None:
         return key, True
     with tempfile.TemporaryDirectory(prefix=f".{dest.name}.", dir=dest.parent) as tmp:
-        _unpack(path, path.name, Path(tmp) / "tree", dest)
+        unpack_archive(path, path.name, Path(tmp) / "tree", dest)
     return key, False
 
 
@@ -181,7 +181,7 @@ async def _fetch_pypi(
     pinned = source.version
     known = pinned
     if settings.index.offline and pinned is None:
-        known = cache.recall("pypi", _normalise(name))
+        known = cache.recall("pypi", normalise_name(name))
     if known is not None and await _restored(cache, pypi_key(name, known), dest):
         return known, pypi_key(name, known), True
     if settings.index.offline:
@@ -199,25 +199,25 @@ async def _fetch_pypi(
                 follow_redirects=True, timeout=httpx.Timeout(timeout), headers=headers
             ) as client,
         ):
-            files = await _list_files(client, settings.index.url, name)
-            chosen, version = _choose_sdist_or_wheel(name, pinned, files)
+            files = await list_files(client, settings.index.url, name)
+            chosen, version = choose_sdist_or_wheel(name, pinned, files)
             key = pypi_key(name, version)
             if pinned is None:
-                cache.remember("pypi", _normalise(name), version)
+                cache.remember("pypi", normalise_name(name), version)
             if version != pinned and await _restored(cache, key, dest):
                 return version, key, True
             logger.info("downloading %s %s: %s", name, version, chosen.filename)
             with tempfile.TemporaryDirectory(prefix=f".{dest.name}.", dir=dest.parent) as tmp:
                 archive = Path(tmp) / "sdist"
-                await _download(client, chosen, archive)
-                await _in_thread(_unpack, archive, chosen.filename, Path(tmp) / "tree", dest)
+                await download_file(client, chosen, archive)
+                await in_thread(unpack_archive, archive, chosen.filename, Path(tmp) / "tree", dest)
     except TimeoutError:
-        raise _timeout_error(f"downloading {name}", timeout) from None
+        raise timeout_error(f"downloading {name}", timeout) from None
     except httpx.HTTPError as err:
-        detail = _redact(str(err)) or type(err).__name__
+        detail = redact(str(err)) or type(err).__name__
         raise FetchError(f"could not download {name} from the package index: {detail}") from None
     return version, key, False
 
 
 async def _restored(cache: WorkspaceCache, key: CacheKey, dest: Path) -> bool:
-    return await _in_thread(cache.restore, key, dest) is not None
+    return await in_thread(cache.restore, key, dest) is not None

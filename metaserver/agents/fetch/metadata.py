@@ -15,8 +15,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from metaserver.agents.fetch.common import _redact
-from metaserver.agents.fetch.local import _prune_escaping_links
+from metaserver.agents.fetch.common import redact
+from metaserver.agents.fetch.local import prune_escaping_links
 from metaserver.agents.fetch.source import PYPI_NAME_RE
 from metaserver.contracts import Workspace
 from metaserver.exceptions import SourceError
@@ -27,13 +27,13 @@ _MAX_METADATA_BYTES = 1024 * 1024
 _SETUP_NAME_RE = re.compile(r"""\bname\s*=\s*(['"])([A-Za-z0-9._-]+)\1""")
 
 
-def _inspect_tree(workspace: Workspace) -> Workspace:
+def inspect_tree(workspace: Workspace) -> Workspace:
     """Clean the tree, read its name and version, and insist that it holds Python."""
     root = workspace.path
-    _prune_escaping_links(root)
+    prune_escaping_links(root)
     name, version = _read_metadata(root)
     if not _has_python(root):
-        raise SourceError(f"no Python package found in {_redact(workspace.source.original)}")
+        raise SourceError(f"no Python package found in {redact(workspace.source.original)}")
     return workspace.model_copy(
         update={"distribution": name, "version": workspace.version or version}
     )

@@ -44,7 +44,7 @@ async def test_git_source_is_cloned_once(
     repo = make_calc_repo(tmp_path / "origin")
     source = parse_source(f"file://{repo}")
     first = await fetch(source, settings.workspaces_dir / "one", settings)
-    forbid(monkeypatch, "_clone_git")
+    forbid(monkeypatch, "clone_git")
     second = await fetch(source, settings.workspaces_dir / "two", settings)
     assert second.commit == first.commit and second.fingerprint == first.fingerprint
     assert first.fingerprint is not None and first.fingerprint.startswith("git:")
@@ -77,7 +77,7 @@ async def test_local_archive_source(
     first = await fetch(source, settings.workspaces_dir / "one", settings)
     assert (first.distribution, first.version) == ("calcpack", "0.3.1")
     assert first.fingerprint is not None and first.fingerprint.startswith("archive:")
-    forbid(monkeypatch, "_unpack")
+    forbid(monkeypatch, "unpack_archive")
     second = await fetch(source, settings.workspaces_dir / "two", settings)
     assert second.fingerprint == first.fingerprint
     assert (second.path / "calcpack" / "__init__.py").is_file()

@@ -182,7 +182,7 @@ def _documented(
     given: dict[str, bool] = {}  # name -> every call so far reads a file or takes read data
     paths: dict[str, list[str]] = {}
     loose: set[str] = set()  # names called at least once without a resolved path
-    for path in _guide_files(root):
+    for path in guide_files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -227,7 +227,7 @@ class _Documented(NamedTuple):
     paths: dict[str, list[str]]
 
 
-def _guide_files(root: Path) -> list[Path]:
+def guide_files(root: Path) -> list[Path]:
     """README files (the top one first), then guide-like text pages under the docs folder."""
     readmes: list[Path] = []
     guides: list[Path] = []
