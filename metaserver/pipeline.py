@@ -21,14 +21,6 @@ from pathlib import Path
 from typing import get_args
 
 from metaserver.agents.analysis.analyse import analyse
-from metaserver.agents.analysis.repo_docs.coverage import readme_coverage
-from metaserver.agents.analysis.repo_docs.data_flow import reaching_names
-from metaserver.agents.analysis.repo_docs.file_arguments import file_parameters
-from metaserver.agents.analysis.repo_docs.usage import (
-    method_names,
-    mine_usage,
-    usage_names,
-)
 from metaserver.agents.conversion import Conversion, Draft
 from metaserver.agents.design.specs import design, tool_budget
 from metaserver.agents.environment.build import build_environment
@@ -42,6 +34,14 @@ from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
 from metaserver.agents.repair.imports import probe_installer
 from metaserver.agents.repair.rounds import validate_and_repair
+from metaserver.agents.repo_docs.coverage import readme_coverage
+from metaserver.agents.repo_docs.data_flow import reaching_names
+from metaserver.agents.repo_docs.file_arguments import file_parameters
+from metaserver.agents.repo_docs.usage import (
+    method_names,
+    mine_usage,
+    usage_names,
+)
 from metaserver.agents.store_budget import enforce_budget
 from metaserver.agents.validate.calls import check_protocol
 from metaserver.agents.validate.notebook_outputs import notebook_seconds

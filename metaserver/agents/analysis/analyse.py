@@ -18,8 +18,8 @@ from pathlib import Path
 from pydantic import ValidationError as PydanticValidationError
 
 from metaserver.agents.analysis.notebooks import add_notebooks
-from metaserver.agents.analysis.repo_docs.guides import guide_sessions
 from metaserver.agents.analysis.scripts.find import add_scripts
+from metaserver.agents.repo_docs.guides import guide_sessions
 from metaserver.contracts import CodeReport, Environment, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import Policy, Sandbox

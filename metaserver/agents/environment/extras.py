@@ -32,8 +32,8 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from metaserver.agents.analysis.repo_docs.guides import guide_sessions
 from metaserver.agents.environment.distributions import import_names
+from metaserver.agents.repo_docs.guides import guide_sessions
 
 __all__ = ["ChosenExtra", "choose_extras", "declared_extras", "extra_requirements"]
 

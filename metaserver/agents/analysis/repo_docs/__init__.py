@@ -1,2 +1,2 @@
-"""Readers of the repository's own text: README and guide pages, code blocks, doctest
-sessions, data flow, file arguments and coverage of the documented names."""
+"""Moved to :mod:`metaserver.agents.repo_docs`; kept only for tests/probe/test_probe_fold.py,
+which the probe regroup owns, until it imports ``metaserver.agents.repo_docs.usage``."""

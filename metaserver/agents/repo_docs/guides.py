@@ -13,12 +13,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from metaserver.agents.analysis.repo_docs.code_blocks import (
+from metaserver.agents.repo_docs.code_blocks import (
     doctest_examples,
     fenced_blocks,
     rst_blocks,
 )
-from metaserver.agents.analysis.repo_docs.usage import guide_files
+from metaserver.agents.repo_docs.usage import guide_files
 
 __all__ = ["guide_sessions"]
 

@@ -1,0 +1,511 @@
+"""Usage mining: how the repository's own README, docs, tests and examples call its API.
+
+Static only: files are read and parsed with ``ast`` and ``doctest``, never imported or run,
+so this runs in metaserver's process. Each public name gets a count of the calls that
+mention it, and its calls with literal arguments (plus the literal they are asserted to
+equal, when a test says) become example arguments with expected values. The names that the
+README and the docs' quickstart pages call, in the order a reader meets them, are the
+library's documented entry points: design ranks them first, and the report's coverage says
+how many became tools.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from pydantic import BaseModel, Field
+
+from metaserver.agents.repo_docs.code_blocks import code_in_text
+from metaserver.agents.repo_docs.data_flow import DataFlow
+from metaserver.agents.repo_docs.file_arguments import (
+    FileParameters,
+    reads_file,
+    writes_file,
+)
+from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.contracts import JSON, CodeReport
+from metaserver.probe.probe_fold import literal_value
+from metaserver.probe.probe_text import TEXT_READERS
+
+MAX_FILES = 600
+MAX_FILE_BYTES = 400_000
+MAX_CALLS_PER_NAME = 8
+MAX_PARTIAL_CALLS = 2
+WRAPPERS = {"list", "tuple", "sorted", "set", "frozenset", "dict"}
+_TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
+_CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
+_SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}
+# Docs pages that show how to start, as opposed to an API reference listing every name.
+_GUIDE_PAGE = re.compile(
+    r"quick|start|tutorial|intro|overview|usage|guide|example|index|readme|basics|howto",
+    re.I,
+)
+_DOC_DIRS = {"doc", "docs", "documentation"}
+# A docs folder that holds guide pages whatever their names: a tutorial's chapters
+# (``doc/src/tutorials/intro-tutorial/calculus.rst``). Not "example" or "index": a
+# gallery or an API index folder holds pages of every kind.
+_GUIDE_FOLDER = re.compile(r"quick|start|tutorial|intro|overview|usage|guide|basics|howto", re.I)
+# A contributors' guide shows how to build and test the project, not how to use it.
+_NOT_USE = re.compile(r"contribut|develop", re.I)
+MAX_DOCUMENTED = 60
+MAX_GUIDE_FILES = 200
+
+
+class UsageCall(BaseModel):
+    """One call with literal arguments found in the repository."""
+
+    args: list[JSON] = Field(default_factory=list)
+    kwargs: dict[str, JSON] = Field(default_factory=dict)
+    expected: JSON = None
+    has_expected: bool = False
+    wrapper: str | None = None
+    source: str = ""
+    unknown: list[str] = Field(
+        default_factory=list,
+        description="The arguments that are no literals (positions as digits, or keywords; "
+        "their ``args`` entries are None): such a call gives values for the others, never "
+        "an example of its own.",
+    )
+
+
+class Usage(BaseModel):
+    """Mentions per public name, literal calls per name, and the documented entry points."""
+
+    counts: dict[str, int] = Field(default_factory=dict)
+    calls: dict[str, list[UsageCall]] = Field(default_factory=dict)
+    documented: list[str] = Field(
+        default_factory=list,
+        description="Names the README and the docs' guide pages call, first met first.",
+    )
+    reads_files: list[str] = Field(
+        default_factory=list,
+        description="Documented names every guide call of which passes a file path or URL.",
+    )
+    takes_data: list[str] = Field(
+        default_factory=list,
+        description="Documented names, not among reads_files, every guide call of which "
+        "takes data the guide read from a file, an address or the network before "
+        "(``data_flow.py``): the callable may well run in a tool, but not as documented.",
+    )
+    paths: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Documented names every guide call of which resolves through the guide's "
+        "own imports: name -> the dotted paths called (``from pkg.io import write`` then "
+        "``write(...)``: ``pkg.io.write``), first met first.",
+    )
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def mine_usage(
+    root: Path,
+    names: Iterable[str],
+    methods: Iterable[str] = (),
+    packages: Iterable[str] = (),
+    files: dict[str, FileParameters] | None = None,
+    reaching: Iterable[str] = (),
+) -> Usage:
+    """Count and collect calls of ``names`` in the text and code files under ``root``;
+    ``methods`` are the names that are only methods (a bare ``range(3)`` is not theirs);
+    ``packages``, the package's top-level modules (a guide's ``np.array(...)`` is numpy's,
+    never the package's ``array``); ``files``, where each name takes a file
+    (``file_parameters``); ``reaching``, the names that reach the network
+    (``data_flow.reaching_names``): what they return is data no sandboxed tool has."""
+    wanted = {n for n in names if n.isidentifier()}
+    counts: Counter[str] = Counter()
+    calls: dict[str, list[UsageCall]] = {}
+    for path in _files(root):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        relative = str(path.relative_to(root))
+        sources = [text] if path.suffix == ".py" else code_in_text(text)
+        for source in sources:
+            for name, call in _calls_in_code(source, wanted, counts):
+                found = calls.setdefault(name, [])
+                # A call with unknown arguments only lends values: a few, beside the
+                # literal calls, never in their place.
+                alike = [c for c in found if bool(c.unknown) == bool(call.unknown)]
+                if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
+                    found.append(call.model_copy(update={"source": relative}))
+    for found in calls.values():
+        found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
+    documented = _documented(root, wanted, set(methods), set(packages), files or {}, set(reaching))
+    return Usage(
+        counts=dict(counts),
+        calls=calls,
+        documented=documented.names,
+        reads_files=documented.reads_files,
+        takes_data=documented.takes_data,
+        paths=documented.paths,
+    )
+
+
+def documented_names(root: Path, wanted: set[str], methods: set[str] | None = None) -> list[str]:
+    """The names in ``wanted`` that README files, then the docs' guide pages, call in their
+    code blocks and ``>>>`` lines, in the order a reader meets them (at most MAX_DOCUMENTED).
+    A name in ``methods`` (only a method of the package) counts only when called on an
+    object: ``range(3)`` is the builtin, not some class's ``range``.
+    """
+    return _documented(root, wanted, methods or set()).names
+
+
+def _documented(
+    root: Path,
+    wanted: set[str],
+    methods: set[str],
+    packages: set[str] | None = None,
+    files: dict[str, FileParameters] | None = None,
+    reaching: set[str] | None = None,
+) -> _Documented:
+    """``documented_names``; those of them whose every call there reads a file or a URL
+    (a literal path or address among its arguments): out of reach of a sandboxed tool;
+    those whose every call takes data the text read from a file, an address or the network
+    before, or reads one itself (``data_flow.py``): not a use a sandboxed tool can show;
+    and the dotted paths of those whose every call resolves through the text's own imports.
+
+    A text's imports hold for all its code (a README's ``>>>`` lines are pieces of their
+    own): ``from pkg.io import write`` makes a later ``write(...)`` the call of
+    ``pkg.io.write``, never of another ``write`` deep in the package. A call resolved to a
+    module outside ``packages`` (when known) is another library's and documents nothing.
+    """
+    found: dict[str, bool] = {}  # name -> every call so far reads a file
+    given: dict[str, bool] = {}  # name -> every call so far reads a file or takes read data
+    paths: dict[str, list[str]] = {}
+    loose: set[str] = set()  # names called at least once without a resolved path
+    for path in guide_files(root):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        sources = code_in_text(text)
+        bindings = imported_names(sources)
+        built = built_names(sources, bindings, packages or set())
+        flow = DataFlow(reaching or set(), files)
+        for source in sources:
+            for name, bare, reads, data, dotted in _names_called(
+                source, bindings, files, built, flow
+            ):
+                ours = bool(dotted and packages and dotted.partition(".")[0] in packages)
+                if dotted is not None and packages and not ours:
+                    continue  # another library's name (``np.array``)
+                if name not in wanted or (bare and name in methods and not ours):
+                    continue
+                if name in found:
+                    found[name] = found[name] and reads
+                    given[name] = given[name] and (reads or data)
+                elif len(found) < MAX_DOCUMENTED:
+                    found[name], given[name] = reads, reads or data
+                else:
+                    continue
+                if dotted is None:
+                    loose.add(name)
+                elif dotted not in paths.setdefault(name, []):
+                    paths[name].append(dotted)
+    resolved = {name: found_paths for name, found_paths in paths.items() if name not in loose}
+    return _Documented(
+        list(found),
+        [name for name, reads in found.items() if reads],
+        [name for name, data in given.items() if data and not found[name]],
+        resolved,
+    )
+
+
+class _Documented(NamedTuple):
+    names: list[str]
+    reads_files: list[str]
+    takes_data: list[str]
+    paths: dict[str, list[str]]
+
+
+def guide_files(root: Path) -> list[Path]:
+    """README files (the top one first), then guide-like text pages under the docs folder."""
+    readmes: list[Path] = []
+    guides: list[Path] = []
+    # A walk of its own: the usage walk stops after MAX_FILES, which a large test suite
+    # can fill before the docs folder is reached.
+    for path in sorted(root.rglob("*")):
+        if len(readmes) + len(guides) >= MAX_GUIDE_FILES:
+            break
+        relative = path.relative_to(root)
+        folders = {p.lower() for p in relative.parts[:-1]}
+        if folders & _SKIP_DIRS or path.suffix == ".py" or not _small_file(path):
+            continue
+        is_text = path.suffix.lower() in _TEXT_SUFFIXES
+        if path.name.lower().startswith("readme") and (is_text or not path.suffix):
+            readmes.append(path)
+        elif is_text and folders & _DOC_DIRS and _guide_page(path.stem, folders):
+            guides.append(path)
+    readmes.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
+    return readmes + guides
+
+
+def _guide_page(stem: str, folders: set[str]) -> bool:
+    """Whether a docs page is a guide: by its name, or by a folder of guides it is in."""
+    if _GUIDE_PAGE.search(stem):
+        return True
+    return any(_GUIDE_FOLDER.search(f) for f in folders) and not any(
+        _NOT_USE.search(f) for f in folders
+    )
+
+
+def _small_file(path: Path) -> bool:
+    try:
+        return path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_FILE_BYTES
+    except OSError:
+        return False
+
+
+def _names_called(
+    source: str,
+    bindings: dict[str, str] | None = None,
+    files: dict[str, FileParameters] | None = None,
+    built: dict[str, str] | None = None,
+    flow: DataFlow | None = None,
+) -> list[tuple[str, bool, bool, bool, str | None]]:
+    """(name, called bare, reads a file or URL, takes data read before, dotted path) for
+    each call in ``source``, in source order; the path when the call resolves through
+    ``bindings`` (the text's imports): an imported name (its own name, not its alias) or an
+    attribute of an imported module; read data, as ``flow`` finds it. The calls of
+    unparsable lines are lost."""
+    bindings = bindings or {}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        if source.startswith("assert ("):  # a doctest whose shown output is not Python
+            shown = source[8:].split(") == (", 1)[0]
+            return _names_called(shown, bindings, files, built, flow)
+        return []
+    derived = flow.read(tree) if flow is not None else set()
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    calls.sort(key=lambda n: (n.lineno, n.col_offset))
+    found = []
+    for call in calls:
+        name = _called_name(call)
+        if name is None:
+            continue
+        dotted = resolved(call.func, bindings, built)
+        if dotted is not None:
+            name = dotted.rpartition(".")[2]
+        writer = writes_file(name)  # its file is its output, made in the tool's directory
+        reads = reads_file(call, (files or {}).get(name)) and not writer
+        data = id(call) in derived and not writer
+        found.append((name, isinstance(call.func, ast.Name), reads, data, dotted))
+    return found
+
+
+def _files(root: Path) -> Iterator[Path]:
+    """README files, text under docs, Python under tests/examples/docs, test_*.py anywhere."""
+    seen = 0
+    for path in sorted(root.rglob("*")):
+        if seen >= MAX_FILES:
+            return
+        parts = set(path.relative_to(root).parts[:-1])
+        if parts & _SKIP_DIRS or not path.is_file() or path.is_symlink():
+            continue
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+        except OSError:
+            continue
+        lowered = {p.lower() for p in parts}
+        is_readme = path.name.lower().startswith("readme")
+        in_code_dir = bool(lowered & _CODE_DIRS)
+        if path.suffix == ".py":
+            ok = in_code_dir or path.name.startswith("test_") or path.name.endswith("_test.py")
+            ok = ok and path.name != "conf.py"
+        else:
+            ok = path.suffix.lower() in _TEXT_SUFFIXES and (is_readme or in_code_dir)
+        if ok or (is_readme and not path.suffix):
+            seen += 1
+            yield path
+
+
+def _calls_in_code(
+    source: str, wanted: set[str], counts: Counter[str]
+) -> Iterator[tuple[str, UsageCall]]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        # An assertion built from a doctest whose output is not Python: keep the call alone.
+        if source.startswith("assert ("):
+            yield from _calls_in_code(source[8:].split(") == (", 1)[0], wanted, counts)
+        return
+    asserted = {id(call): (value, wrapper) for call, value, wrapper in _assertions(tree)}
+    failing = _expected_to_fail(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or id(node) in failing:
+            continue
+        name = _called_name(node)
+        if name not in wanted:
+            continue
+        counts[name] += 1
+        if any(k.arg is None for k in node.keywords) or any(
+            isinstance(a, ast.Starred) for a in node.args
+        ):
+            continue
+        unknown: list[str] = []
+        args = [_literal_or_none(a, str(i), unknown) for i, a in enumerate(node.args)]
+        kwargs = {str(k.arg): _literal_or_none(k.value, str(k.arg), unknown) for k in node.keywords}
+        if unknown:
+            if len(unknown) < len(args) + len(kwargs):  # some literal to learn from
+                yield name, UsageCall(args=args, kwargs=kwargs, unknown=unknown)
+            continue
+        call = UsageCall(args=args, kwargs=kwargs)
+        if id(node) in asserted:
+            value, wrapper = asserted[id(node)]
+            call.expected, call.has_expected, call.wrapper = value, True, wrapper
+        yield name, call
+
+
+_RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "warns"}
+
+
+def _expected_to_fail(tree: ast.AST) -> set[int]:
+    """Calls the code expects to raise: in ``with pytest.raises(...)``, an ``assertRaises``
+    block, or a ``try`` body. Such a call shows how a function fails, not how to use it.
+    """
+    failing: set[int] = set()
+    for node in ast.walk(tree):
+        body: list[ast.stmt] = []
+        if isinstance(node, ast.With | ast.AsyncWith) and any(
+            isinstance(item.context_expr, ast.Call) and _called_name(item.context_expr) in _RAISES
+            for item in node.items
+        ):
+            body = node.body
+        elif isinstance(node, ast.Try):
+            body = node.body
+        elif isinstance(node, ast.Call) and _called_name(node) in _RAISES:
+            failing.update(id(n) for arg in node.args for n in ast.walk(arg))
+        for statement in body:
+            failing.update(id(n) for n in ast.walk(statement) if isinstance(n, ast.Call))
+    return failing
+
+
+# Receivers whose methods are a builtin type's: ``"{:.2f}".format(x)`` is str.format, never
+# the library's ``format``, whatever the argument.
+_LITERAL_RECEIVERS = (
+    ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set,
+    ast.ListComp, ast.SetComp, ast.DictComp,
+)  # fmt: skip
+
+
+def _called_name(node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and not isinstance(func.value, _LITERAL_RECEIVERS):
+        return func.attr
+    return None
+
+
+def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
+    """``assert f(...) == literal`` (either side), and ``self.assertEqual(f(...), literal)``."""
+    for node in ast.walk(tree):
+        pair: tuple[ast.expr, ast.expr] | None = None
+        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+            test = node.test
+            if len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+                pair = (test.left, test.comparators[0])
+        elif isinstance(node, ast.Call) and _called_name(node) in ("assertEqual", "assertEquals"):
+            if len(node.args) >= 2:
+                pair = (node.args[0], node.args[1])
+        if pair is None:
+            continue
+        for call_side, value_side in (pair, pair[::-1]):
+            call, wrapper = _unwrap(call_side)
+            if call is None:
+                continue
+            try:
+                value = literal_value(value_side)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if wrapper == "str" and not isinstance(value, str):
+                continue  # ``str(f(2))`` shown as no string: not a doctest's output
+            if isinstance(value, (set, frozenset)):
+                wrapper = "set"
+            try:
+                yield call, _json(sorted(value) if wrapper == "set" else value), wrapper
+            except (_NotLiteral, TypeError):
+                continue
+            break
+
+
+def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:
+    """The call inside ``list(f(...))`` (and the wrapper), or the call itself; inside
+    ``str(f(...))`` or ``print(f(...))``, the call whose text is compared (``"str"``)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and TEXT_READERS.get(node.func.id) == "str"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Call)
+    ):
+        return node.args[0], "str"
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in WRAPPERS
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Call)
+    ):
+        wrapper = "set" if node.func.id == "frozenset" else node.func.id
+        return node.args[0], wrapper
+    return (node, None) if isinstance(node, ast.Call) else (None, None)
+
+
+def _literal_or_none(node: ast.expr, place: str, unknown: list[str]) -> JSON:
+    """The literal, or None with ``place`` noted in ``unknown``."""
+    try:
+        return _literal(node)
+    except _NotLiteral:
+        unknown.append(place)
+        return None
+
+
+def _literal(node: ast.expr) -> JSON:
+    """The literal ``node`` is, its arithmetic over numbers folded (``area(2*3)``,
+    ``rotate(math.pi/4)``: probe_fold.py, names known as written, nothing imported)."""
+    try:
+        value = literal_value(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise _NotLiteral from None
+    return _json(value)
+
+
+def _json(value: object) -> JSON:
+    """A literal as JSON (tuples as lists); anything without a JSON form is refused."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _NotLiteral
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _json(v) for k, v in value.items()}
+    raise _NotLiteral
+
+
+def method_names(report: CodeReport) -> set[str]:
+    """The names that are only methods of the package's classes, never a function's or a
+    class's own name."""
+    methods = {c.name.rpartition(".")[2] for c in report.candidates if c.kind == "method"}
+    others = {c.name.rpartition(".")[2] for c in report.candidates if c.kind != "method"}
+    return methods - others
+
+
+def usage_names(report: CodeReport) -> set[str]:
+    """The names whose calls to look for: functions, classes and method names."""
+    return {c.name.rpartition(".")[2] for c in report.candidates} | {
+        c.name for c in report.candidates if c.kind == "constructor"
+    }
