@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fixture_repos import git, make_calc_repo
 
-import metaserver.agents.fetch as fetch_module
+import metaserver.agents.fetch.tree as fetch_module
 from metaserver.agents.fetch import fetch
 from metaserver.agents.fetch.source import parse_source
 from metaserver.agents.fetch.workspace_cache import WorkspaceCache, pypi_key
@@ -28,7 +28,7 @@ def cache_of(settings: Settings) -> WorkspaceCache:
 def forbid(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
     """Make the named fetch helpers fail the test if anything calls them.
 
-    They are patched on the package, where the orchestration in its ``__init__`` looks them up.
+    They are patched on fetch/tree.py, where the orchestration looks them up.
     """
 
     def refuse(*_args: object, **_kwargs: object) -> None:

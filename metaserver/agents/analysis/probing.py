@@ -1,4 +1,4 @@
-"""Analysis stage: what the package offers, as seen from inside its own environment.
+"""What the package offers, as seen from inside its own environment (the probe).
 
 The probe (``probe_script.py``) imports the package in the environment's interpreter, through
 the sandbox; metaserver never imports target code into its own process.
@@ -41,7 +41,7 @@ Installer = Callable[[list[str]], Awaitable[bool]]
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
 
 
-async def analyse(
+async def probe_package(
     workspace: Workspace,
     environment: Environment,
     settings: Settings,
