@@ -3,7 +3,7 @@ repository's own text uses what it found (static: nothing is imported)."""
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.probing import Installer, probe_package
+from metaserver.agents.analysis.analyse import Installer, probe_package
 from metaserver.agents.repo_docs.data_flow import reaching_names
 from metaserver.agents.repo_docs.file_arguments import file_parameters
 from metaserver.agents.repo_docs.usage import Usage, method_names, mine_usage, usage_names

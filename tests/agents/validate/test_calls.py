@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fixture_repos import shared_calc
 
-from metaserver.agents.analysis.probing import probe_package
+from metaserver.agents.analysis.analyse import probe_package
 from metaserver.agents.design.specs import design
 from metaserver.agents.environment.build import build_environment
 from metaserver.agents.generate.render import generate

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fixture_repos import shared_calc
 
-from metaserver.agents.analysis.probing import missing_modules, probe_package
+from metaserver.agents.analysis.analyse import missing_modules, probe_package
 from metaserver.agents.environment.build import build_environment
 from metaserver.contracts import CodeReport, Environment, SkippedCallable, Source, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
