@@ -41,7 +41,7 @@ from fake_children import SERVER_SCRIPT, TOOLS
 from metaserver.registry import Registry, ServerRecord, ToolRecord, lexical
 from metaserver.registry.embeddings import embedder, tool_vectors
 from metaserver.registry.requests import template_requests
-from metaserver.registry.search import _WEIGHTS, search_tools
+from metaserver.registry.search import BM25_WEIGHTS, search_tools
 from metaserver.settings import Settings
 
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
@@ -298,7 +298,7 @@ def embedding_costs(settings: Settings, registry: Registry) -> None:
     )
     db = sqlite3.connect(registry.path, isolation_level=None)
     began = time.perf_counter()
-    lexical.LexicalIndex.read(db, _WEIGHTS, 0)
+    lexical.LexicalIndex.read(db, BM25_WEIGHTS, 0)
     print(
         f"BM25 index read (in the background, from the second search after a change): "
         f"{time.perf_counter() - began:.2f} s"

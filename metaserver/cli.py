@@ -4,6 +4,10 @@ Exit codes: 0 success; 1 the conversion or the tool call failed; 2 bad usage, a 
 an unknown server or tool. stdout carries only results (the report with ``--json``; with
 ``--json``, an error is a JSON object ``{"status": "error", "error": ..., "exit_code": ...}``);
 logs go to stderr.
+
+Each command imports what it needs inside its own function, for start-up speed: the pipeline,
+the server and the registry's search pull in pydantic models, FastMCP and numpy, which
+``metaserver --help`` or ``metaserver remove`` never need.
 """
 
 from __future__ import annotations

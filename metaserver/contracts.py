@@ -419,6 +419,10 @@ class ToolSpec(BaseModel):
 
 
 CheckKind = Literal["expected-value", "no-error", "notebook-outputs"]
+# The one vocabulary of repairs: the catalogue plans them, the review model may propose them
+# (agents/llm/review.py), and agents/repair/rounds.py applies every one.
+RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
+REPAIR_KINDS: tuple[RepairKind, ...] = ("next_example", "drop", "add_dependency", "longer_timeout")
 
 
 class Evidence(BaseModel):

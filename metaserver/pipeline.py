@@ -20,32 +20,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import get_args
 
-from metaserver.agents.analysis.analyse import analyse
-from metaserver.agents.analysis.repo_docs.coverage import readme_coverage
-from metaserver.agents.analysis.repo_docs.data_flow import reaching_names
-from metaserver.agents.analysis.repo_docs.file_arguments import file_parameters
-from metaserver.agents.analysis.repo_docs.usage import (
-    method_names,
-    mine_usage,
-    usage_names,
-)
+from metaserver.agents.analysis import analyse, readme_coverage
 from metaserver.agents.conversion import Conversion, Draft
-from metaserver.agents.design.specs import design, tool_budget
-from metaserver.agents.environment.build import build_environment
-from metaserver.agents.environment.cache import EnvironmentCache
-from metaserver.agents.environment.shared_files import sweep_objects
-from metaserver.agents.fetch.candidates import fetch_first, source_candidates
-from metaserver.agents.fetch.paper import Paper
-from metaserver.agents.fetch.staging import OWNER_SUFFIX
-from metaserver.agents.fetch.workspace_cache import WorkspaceCache
+from metaserver.agents.design import design_tools
+from metaserver.agents.environment import build_environment
+from metaserver.agents.fetch import Paper, discard_staged, fetch_first, source_candidates
 from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
-from metaserver.agents.repair.imports import probe_installer
-from metaserver.agents.repair.rounds import validate_and_repair
-from metaserver.agents.store_budget import enforce_budget
-from metaserver.agents.validate.calls import check_protocol
-from metaserver.agents.validate.notebook_outputs import notebook_seconds
-from metaserver.agents.validate.selftest import failed_tool_tests, run_generated_tests
+from metaserver.agents.repair import probe_installer, validate_and_repair
+from metaserver.agents.stores import trim_stores
+from metaserver.agents.validate import notebook_seconds, publish
 from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
@@ -56,7 +40,6 @@ from metaserver.contracts import (
     LLMUsage,
     Source,
     ToolEvidence,
-    ToolSpec,
     Workspace,
     check_server_name,
 )
@@ -66,23 +49,18 @@ from metaserver.exceptions import (
     MetaServerError,
     NameTakenError,
     NotFoundError,
-    SandboxTimeout,
     UserError,
-    ValidationError,
 )
-from metaserver.fs import remove_tree
 from metaserver.registry import Registry
 from metaserver.registry.failed import keep_failed
 from metaserver.registry.files import discard_conversion
-from metaserver.sandbox import RunResult, Sandbox, get_sandbox
+from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str, float, float], Awaitable[None]]
-STAGES = ("fetch", "environment", "analysis", "generate", "validate", "register")
-# Designs kept in reserve, to stand in for tools that fail validation beyond repair.
-RESERVE_TOOLS = 6
+STAGES = ("fetch", "environment", "analysis", "design", "generate", "validate", "register")
 
 
 def server_name_for(text: str) -> str:
@@ -185,11 +163,7 @@ async def _fetch_and_convert(
         try:
             _refuse_an_added_name(settings, report.server)
         except NameTakenError:
-            for path in (
-                workspace.path,
-                workspace.path.with_name(workspace.path.name + OWNER_SUFFIX),
-            ):
-                remove_tree(path)
+            discard_staged(workspace.path)
             raise
     report.commit = workspace.commit
     workspace = _settle(workspace, settings.workspaces_dir / f"{report.server}-{token}")
@@ -223,30 +197,20 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         draft = Draft(conversion, await _build_environment(conversion))
 
     # The stores just grew (or were used): keep them within their disk budget.
-    await asyncio.to_thread(_trim_stores, settings)
+    await asyncio.to_thread(trim_stores, settings)
 
     await timer.announce("analysis")
     with timer.stage("analysis"):
-        code = await analyse(
+        code, usage = await analyse(
             workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
-        )
-        # static: nothing is imported
-        usage = mine_usage(
-            workspace.path,
-            usage_names(code),
-            method_names(code),
-            code.packages,
-            file_parameters(code),
-            reaching_names(code.candidates),
         )
         report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
         report.analysis_unread = code.unread
-        conversion.max_tools = tool_budget(
-            code, usage, conversion.max_tools, conversion.documented_cap
-        )
-        specs = design(code, conversion.max_tools, usage)
-        longer = design(code, conversion.max_tools + RESERVE_TOOLS, usage)
-        reserve = _reserve(longer, specs)
+
+    await timer.announce("design")
+    with timer.stage("design"):
+        designed = design_tools(code, usage, conversion.max_tools, conversion.documented_cap)
+        conversion.max_tools, specs = designed.max_tools, designed.tools
     # Optional, bounded by settings.llm.budget_seconds; whatever the model does, the worst
     # result is the design above. Its usage goes into report.llm.
     if settings.llm.enabled:
@@ -267,7 +231,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
 
     await timer.announce("validate")
     with timer.stage("validate"):
-        evidence = await validate_and_repair(draft, specs, reserve)
+        evidence = await validate_and_repair(draft, specs, designed.reserve)
         report.seconds.update(notebook_seconds(evidence))
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
@@ -275,10 +239,9 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         needing = [e.target for e in evidence if e.program]  # an uninstalled program
         report.coverage = readme_coverage(usage, passed, code.candidates, needing)
         if passed:
-            unreproduced = await _publish(draft, passed, evidence)
-            if unreproduced:  # proven once, but not again by the server's tests: left out
-                evidence = [_unreproduced(e) if e.name in unreproduced else e for e in evidence]
-                passed = [s for s in passed if s.name not in unreproduced]
+            kept, evidence = await publish(draft, passed, evidence)
+            if len(kept) < len(passed):  # proven once, not again by the server's tests: left out
+                passed = kept
                 report.tools = _final_statuses(evidence, published=True)
                 report.tools_passed = len(passed)
                 report.coverage = readme_coverage(usage, passed, code.candidates, needing)
@@ -290,7 +253,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             timer,
             None,
             Failure(
-                type=_dominant_failure(evidence),
+                type=dominant_failure(evidence),
                 detail=f"{report.tools_passed} tools passed validation; at least "
                 f"{MIN_TOOLS_PASSED} are needed",
             ),
@@ -332,85 +295,6 @@ async def _build_environment(conversion: Conversion) -> Environment:
     return environment
 
 
-async def _publish(draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvidence]) -> set[str]:
-    """Render the server with only its proven tools, and check it still answers; the names
-    of the tools its own tests could not replay in a fresh server, left out of it.
-
-    A tool proven during validation may depend on state calls leave in the library (a name
-    registered once per process): replayed with every other tool's call in the one new
-    server the tests start, it fails. Those tools, and only those, are left out and the
-    rest checked again; a second failure fails the conversion.
-
-    Raises:
-        ValidationError: the server's own replayed tests failed for other reasons, or again.
-        SandboxTimeout: they ran out of time (``selftest_timeout``).
-    """
-    replay = await _check_published(draft, passed, evidence)
-    if replay is None or replay.ok:
-        return set()
-    if replay.timed_out:  # a time limit, not a server that broke the protocol
-        raise SandboxTimeout(f"the generated server's own tests failed: {_why(replay)}")
-    failed = failed_tool_tests(replay.stdout)
-    kept = [s for s in passed if s.name not in failed]
-    if not failed or len(kept) == len(passed) or len(kept) < MIN_TOOLS_PASSED:
-        raise ValidationError(f"the generated server's own tests failed: {_why(replay)}")
-    left_out = ", ".join(sorted(failed))
-    logger.warning("not replayed by the server's own tests, left out: %s", left_out)
-    again = await _check_published(draft, kept, evidence)
-    if again is not None and again.timed_out:
-        raise SandboxTimeout(f"the generated server's own tests failed: {_why(again)}")
-    if again is not None and not again.ok:
-        raise ValidationError(f"the generated server's own tests failed: {_why(again)}")
-    return failed
-
-
-async def _check_published(
-    draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvidence]
-) -> RunResult | None:
-    """Render ``passed``, check the protocol, and replay the server's own tests (None when
-    they are not run)."""
-    settings, sandbox = draft.settings, draft.sandbox
-    draft.render(passed, evidence)
-    protocol = check_protocol(draft.server_dir, passed, draft.environment, settings, sandbox)
-    if not (settings.run_generated_tests and len(passed) >= MIN_TOOLS_PASSED):
-        await protocol
-        return None
-    # Both only read the rendered directory; together they take the time of the longer.
-    replaying = run_generated_tests(
-        draft.server_dir, draft.environment, settings, sandbox, len(passed)
-    )
-    try:
-        async with asyncio.TaskGroup() as group:
-            group.create_task(protocol)
-            replay = group.create_task(replaying)
-    except ExceptionGroup as failed:
-        raise failed.exceptions[0] from None
-    return replay.result()
-
-
-def _why(replay: RunResult) -> str:
-    return "timed out" if replay.timed_out else replay.tail(5)
-
-
-def _unreproduced(evidence: ToolEvidence) -> ToolEvidence:
-    return evidence.model_copy(
-        update={
-            "status": "failed",
-            "error": "passed validation, but the server's own tests (every tool's "
-            "validated call, replayed in one new server) could not replay it: it depends "
-            "on state other calls leave in the library",
-            "failure_type": "api_inference_error",
-        }
-    )
-
-
-def _reserve(longer: list[ToolSpec], chosen: list[ToolSpec]) -> list[ToolSpec]:
-    """The next-best designs after ``chosen``: they stand in for tools that get dropped."""
-    targets = {spec.target for spec in chosen}
-    names = {spec.name for spec in chosen}
-    return [s for s in longer if s.target not in targets and s.name not in names]
-
-
 def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolEvidence]:
     """Tools that did not pass are left out of a published server: they are 'dropped'."""
     if not published:
@@ -420,7 +304,7 @@ def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolE
     ]
 
 
-def _dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
+def dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
     """The cause most of the failed tools share (not the last one seen); on a tie, ours
     (any other type) before the repository's, and then the first in the contract's order."""
     kinds = [e.failure_type for e in evidence if e.failure_type]
@@ -487,19 +371,9 @@ def _check_free_disk(settings: Settings) -> None:
         )
 
 
-def _trim_stores(settings: Settings) -> None:
-    entries = EnvironmentCache(settings.environment_store).entries()
-    entries += WorkspaceCache(settings.workspace_store).entries()
-    enforce_budget(entries, settings.store_max_mb * 1_000_000)
-    # Files only the evicted entries (or removed servers) linked are garbage now.
-    sweep_objects(settings.shared_files)
-
-
 def _discard_conversion(settings: Settings, server: str, token: str) -> None:
     """Delete everything conversion ``token`` made (none of it is registered yet)."""
-    staged = settings.staging_dir / f"fetch-{token}"
-    for path in (staged, staged.with_name(staged.name + OWNER_SUFFIX)):
-        remove_tree(path)
+    discard_staged(settings.staging_dir / f"fetch-{token}")
     if server:
         discard_conversion(settings, server, token)
     logger.info("conversion %s was cancelled; its files are removed", server or token)

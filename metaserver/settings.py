@@ -306,7 +306,7 @@ class Settings(BaseSettings):
         default=120, gt=0, description="A local directory SOURCE copying longer is refused."
     )
     max_tools: int = Field(default=12, ge=1, le=200, description="Tools per server, at most.")
-    # 66: the 60 names the docs are read for (analysis/usage.MAX_DOCUMENTED) plus half of
+    # 66: the 60 names the docs are read for (repo_docs/usage.MAX_DOCUMENTED) plus half of
     # the default max_tools, so the budget (documented + max_tools // 2) is never cut. At 36
     # colour-science 0.4.7 (57 documented names) stopped at 58% coverage; at 66 it reached
     # 79%, for 62 s of conversion instead of 49 s (docs/ARCHITECTURE.md decision 22).

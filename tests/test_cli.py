@@ -168,7 +168,7 @@ def test_convert_call_list_remove_fixture_repository(tmp_path: Path) -> None:
     ]
     assert len(expected_checks) >= 3
     assert report["tools_passed"] == len([t for t in report["tools"] if t["status"] == "passed"])
-    stages = {"fetch", "environment", "analysis", "generate", "validate", "total"}
+    stages = {"fetch", "environment", "analysis", "design", "generate", "validate", "total"}
     assert set(report["seconds"]) >= stages
     output = Path(report["output_dir"])
     for name in ("server.py", "tools.json", "README.md", "mcp.json", "tests/test_tools.py"):

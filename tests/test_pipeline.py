@@ -11,7 +11,7 @@ from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 from metaserver.agents.environment.cache import EnvironmentCache
 from metaserver.contracts import ConversionReport, ToolEvidence
 from metaserver.exceptions import FailureType, UserError
-from metaserver.pipeline import _dominant_failure, convert
+from metaserver.pipeline import convert, dominant_failure
 from metaserver.registry import Registry
 from metaserver.settings import Settings
 
@@ -223,7 +223,7 @@ def test_the_conversion_fails_for_the_cause_most_tools_share() -> None:
         passed,
         failed("c", "repo_internal_bug"),  # the last one seen is not the cause
     ]
-    assert _dominant_failure(many_ours) == "api_inference_error"
+    assert dominant_failure(many_ours) == "api_inference_error"
     tie = [failed("a", "repo_internal_bug"), failed("b", "timeout")]
-    assert _dominant_failure(tie) == "timeout"  # a tie is not blamed on the repository
-    assert _dominant_failure([passed]) == "untoolable_repo"
+    assert dominant_failure(tie) == "timeout"  # a tie is not blamed on the repository
+    assert dominant_failure([passed]) == "untoolable_repo"

@@ -27,7 +27,7 @@ WORKER_RETRIES = 2
 
 def _convert_in_worker(source: str, home: str) -> dict[str, Any]:
     """One conversion inside a Ray worker; the row as JSON (a plain value travels anywhere)."""
-    from metaserver.pipeline import convert
+    from metaserver.pipeline import convert  # lazily: the pipeline is heavy, only workers run it
 
     started = time.monotonic()
     try:

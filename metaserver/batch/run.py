@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from metaserver.batch.local import run_local
+from metaserver.batch.ray_executor import run_ray
 from metaserver.batch.rows import BatchRow
 from metaserver.batch.sources import read_sources, registered_as
 from metaserver.exceptions import UserError
@@ -59,8 +60,6 @@ def run_batch(
 
     if todo:
         if executor == "ray":
-            from metaserver.batch.ray_executor import run_ray
-
             run_ray(todo, settings, concurrency, done)
         else:
             asyncio.run(run_local(todo, settings, concurrency, done))

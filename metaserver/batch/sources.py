@@ -13,7 +13,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from metaserver.agents.fetch.git import _resolve_remote
+from metaserver.agents.fetch.git import resolve_remote
 from metaserver.agents.fetch.source import parse_source
 from metaserver.exceptions import UserError
 from metaserver.registry.records import ServerRecord
@@ -56,7 +56,7 @@ def registered_as(registry: Registry, source: str, timeout: float = 30.0) -> Ser
     if parsed.kind == "pypi":
         return candidates[0] if parsed.version else None
     if parsed.kind == "git":
-        commit = _resolve_remote(parsed, timeout)
+        commit = resolve_remote(parsed, timeout)
     elif parsed.kind == "local" and (Path(parsed.location) / ".git").exists():
         commit = _local_head(Path(parsed.location), timeout)
     else:

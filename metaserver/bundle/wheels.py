@@ -26,7 +26,7 @@ from packaging.utils import (
 from packaging.version import Version
 
 from metaserver import __version__
-from metaserver.agents.fetch.index import _download, _IndexFile, _list_files
+from metaserver.agents.fetch.index import IndexFile, download_file, list_files
 from metaserver.exceptions import FetchError
 
 logger = logging.getLogger(__name__)
@@ -60,12 +60,12 @@ def target_tags(python: str) -> list[Tag]:
     ]
 
 
-def choose(name: str, version: str, files: list[_IndexFile], tags: list[Tag]) -> _IndexFile | None:
+def choose(name: str, version: str, files: list[IndexFile], tags: list[Tag]) -> IndexFile | None:
     """The best wheel of ``name==version`` for ``tags``, else its sdist, else None."""
     wanted = Version(version)
     rank = {tag: index for index, tag in enumerate(tags)}
-    best: tuple[int, _IndexFile] | None = None
-    sdist: _IndexFile | None = None
+    best: tuple[int, IndexFile] | None = None
+    sdist: IndexFile | None = None
     for file in files:
         if file.yanked and best is not None:
             continue
@@ -105,7 +105,7 @@ async def download_all(
 
         async def one(name: str, version: str) -> str:
             async with gate:
-                files = await _list_files(client, index, name)
+                files = await list_files(client, index, name)
                 chosen = choose(name, version, files, tags)
                 if chosen is None:
                     raise FetchError(
@@ -115,7 +115,7 @@ async def download_all(
                 path = target / chosen.filename
                 if not path.exists():
                     partial = path.with_name(path.name + ".part")
-                    await _download(client, chosen, partial)
+                    await download_file(client, chosen, partial)
                     partial.rename(path)
                 return chosen.filename
 

@@ -18,6 +18,7 @@ from metaserver.models.errors import (
     ModelOutputError,
     ModelTimeout,
 )
+from metaserver.models.openai_compat import OpenAICompatModel
 from metaserver.settings import LLMSettings
 
 Stage = Literal["selection", "descriptions", "examples", "review"]
@@ -50,6 +51,7 @@ def model_for(settings: LLMSettings, stage: Stage) -> Model:
         )
     name = settings.model_for(stage)
     if settings.backend == "vllm":
+        # Lazily: vLLM is an optional extra, and importing it takes seconds.
         from metaserver.models.vllm_engine import VLLMEngineModel
 
         return VLLMEngineModel(
@@ -58,8 +60,6 @@ def model_for(settings: LLMSettings, stage: Stage) -> Model:
             max_tokens=settings.max_tokens,
             temperature=settings.temperature,
         )
-    from metaserver.models.openai_compat import OpenAICompatModel
-
     base_url = settings.endpoints.get(name) or settings.base_url
     assert base_url is not None  # enabled guarantees it for this backend
     return OpenAICompatModel(

@@ -76,7 +76,7 @@ def inline_constants(node, namespace, bound=()):
 
 def inlined(node):
     """Whether ``node`` holds a constant's value that ``inline_constants`` wrote in: a README's
-    call of literals alone is the host's to read (analysis/repo_docs/usage.py), one of
+    call of literals alone is the host's to read (agents/repo_docs/usage.py), one of
     constants is not."""
     return any(getattr(n, "constant", False) for n in ast.walk(node))
 

@@ -1,5 +1,5 @@
 """Probe helper (runs INSIDE the target environment; standard library only; also imported by
-analysis/repo_docs/usage.py on the host): arithmetic over numbers in a documented call, folded
+agents/repo_docs/usage.py on the host): arithmetic over numbers in a documented call, folded
 to the number it is.
 
 ``f(2**10)``, ``g(1/3)``, ``h(-3*4)``, ``rotate(math.pi/4)``, ``np.pi/2``, ``math.sqrt(2)``

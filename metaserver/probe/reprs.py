@@ -4,7 +4,7 @@ doctest's output is a value's constructor-call repr.
 ``Fraction(1, 3)``, ``mpf('0.5')``, ``array([1, 2])``, ``Point(x=1, y=2)``: a library's own
 number, array or record printed as its call, which validation compares as shown text
 (validate/reprs.py). Also imported by the host's readers of the repository's own text
-(analysis/repo_docs/doc_examples.py). Imports nothing else of the probe.
+(agents/repo_docs/doc_examples.py). Imports nothing else of the probe.
 """
 
 import ast

@@ -39,6 +39,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+from metaserver.registry.requests import template_requests
+
 SCHEMA_VERSION = 6
 
 # The search index is kept by triggers, in the writer's own transaction, whichever process
@@ -243,8 +245,6 @@ def drop_search_index(db: sqlite3.Connection) -> None:
 
 def _write_requests(db: sqlite3.Connection) -> None:
     """Give every tool without example requests the deterministic ones."""
-    from metaserver.registry.requests import template_requests
-
     rows = db.execute(
         "SELECT id, server, name, input_schema FROM tools WHERE requests = '[]'"
     ).fetchall()

@@ -44,7 +44,7 @@ from metaserver.registry.store import Registry
 # bm25 weights, one per tools_fts column in order: server and tool are UNINDEXED (their
 # weight is unused), then words (the split tool name), description, parameters, origin,
 # example requests.
-_WEIGHTS = (0.0, 0.0, 8.0, 3.0, 1.5, 1.0, 1.0)
+BM25_WEIGHTS = (0.0, 0.0, 8.0, 3.0, 1.5, 1.0, 1.0)
 _MAX_TERMS = 32
 _WORD = re.compile(r"[^\W_]+")
 # Words that say nothing about a tool. Left in, each matched (as a prefix) most descriptions,
@@ -71,11 +71,11 @@ _DEPTH = 100
 _DENSE_FLOOR = 0.2
 # What a place lower in a need's ranking costs (a need's best tool scores 1): 0.25 let each
 # need's top tools in ahead of another need's tail (recall@10 0.593 -> 0.614).
-_TURN = 0.25
+TURN = 0.25
 # The whole request's places cost less: it is the one need that speaks for all of the request,
 # and its second and third tools are more often wanted than a clause's (0.1 to 0.2 measured
 # alike; 0.15: recall@5 0.557 -> 0.562, recall@10 0.665 -> 0.690).
-_WHOLE_TURN = 0.15
+WHOLE_TURN = 0.15
 # How many tools, per tool asked for, are read to move repeated names down the answer.
 _REPEATS = 2
 # What query words are as the index's terms (the tokenizer's output, remembered).
@@ -140,11 +140,11 @@ def search_tools(
             if model is not None and vectors is not None and len(vectors.ids)
             else None
         )
-        index = current(registry.path, _generation(db), _WEIGHTS)
-        lexical = [_bm25(db, need, server, depth, index) for need in needs]
+        index = current(registry.path, _generation(db), BM25_WEIGHTS)
+        lexical = [bm25_ranked(db, need, server, depth, index) for need in needs]
         if embedding is not None:
             dense = embedding.result()
-        merged, whole = _interleave(
+        merged, whole = interleave(
             [
                 _fuse(((_BM25_WEIGHT, words), (_DENSE_WEIGHT, nearest)))
                 for words, nearest in zip(lexical, dense, strict=True)
@@ -162,12 +162,12 @@ def search_tools(
     return [_hit(rows[tool], score=round(max(merged[tool], 0.0), 6)) for tool in ranked]
 
 
-def _interleave(needs: list[dict[int, float]]) -> tuple[dict[int, float], dict[int, float]]:
+def interleave(needs: list[dict[int, float]]) -> tuple[dict[int, float], dict[int, float]]:
     """The needs' fused scores (the whole request's first) merged into one score per tool, and
     the whole request's own scores (ties go to the tool it ranks higher).
 
     Each need's scores are divided by its best, and a tool keeps its best over the needs less
-    what its best place costs: _TURN per place below the top of a need's ranking, _WHOLE_TURN
+    what its best place costs: TURN per place below the top of a need's ranking, WHOLE_TURN
     in the whole request's. So each need's first tools come before any need's later ones.
     """
     merged: dict[int, float] = {}
@@ -177,7 +177,7 @@ def _interleave(needs: list[dict[int, float]]) -> tuple[dict[int, float], dict[i
         if not fused:
             continue
         best = max(fused.values())
-        cost = _WHOLE_TURN if need == 0 else _TURN
+        cost = WHOLE_TURN if need == 0 else TURN
         for rank, tool in enumerate(sorted(fused, key=lambda t: -fused[t])):
             turn[tool] = min(turn.get(tool, rank * cost), rank * cost)
         for tool, score in fused.items():
@@ -213,7 +213,7 @@ def _fuse(rankings: Iterable[tuple[float, list[int]]]) -> dict[int, float]:
     return scores
 
 
-def _bm25(
+def bm25_ranked(
     db: sqlite3.Connection,
     text: str,
     server: str | None,
@@ -233,7 +233,7 @@ def _bm25(
     # Each word becomes a quoted prefix term (quoting neutralises FTS5 syntax in user text);
     # OR lets a tool that matches more words rank higher instead of requiring all of them.
     match = " OR ".join(f'"{term}"*' for term in terms)
-    weights = ", ".join(str(w) for w in _WEIGHTS)
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     # The index alone (its rowid is the tool's id): a join with ``tools`` before the sort
     # tripled the time at 20,000 tools (bench/registry_scale.py). A server's tools are picked
     # by their ids from the ``tools`` index, not by the index's UNINDEXED server column, which

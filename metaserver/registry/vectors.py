@@ -71,8 +71,8 @@ class ToolVectors:
         # The rows of the chosen tools, tool after tool, and where each tool's rows begin.
         begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rows = np.repeat(self.starts[tools] - begins, counts) + np.arange(counts.sum())
-        best = np.maximum.reduceat(_dot(self.matrix[rows], query), begins)
-        return np.asarray(0.5 * (best + _dot(self.centroids[tools], query)), dtype=np.float32)
+        best = np.maximum.reduceat(dot_rows(self.matrix[rows], query), begins)
+        return np.asarray(0.5 * (best + dot_rows(self.centroids[tools], query)), dtype=np.float32)
 
     def nearest(
         self, queries: Vectors, server: str | None, depth: int, floor: float
@@ -83,10 +83,10 @@ class ToolVectors:
             return [[] for _ in queries]
         if self.basis is not None and self.reduced is not None:
             coarse = np.stack(
-                [_dot(self.reduced, _dot(self.basis, query)) for query in queries], axis=1
+                [dot_rows(self.reduced, dot_rows(self.basis, query)) for query in queries], axis=1
             )
         else:
-            coarse = np.stack([_dot(self.centroids, query) for query in queries], axis=1)
+            coarse = np.stack([dot_rows(self.centroids, query) for query in queries], axis=1)
         if server is not None:
             coarse[self.servers != server] = -2.0
         wide = min(depth * CANDIDATES, len(self.ids))
@@ -103,7 +103,7 @@ class ToolVectors:
         return found
 
 
-def _dot(rows: Vectors, query: Vectors) -> Vectors:
+def dot_rows(rows: Vectors, query: Vectors) -> Vectors:
     """``rows @ query``, on this thread alone.
 
     ``@`` of a matrix and a vector goes to the BLAS library numpy ships (OpenBLAS), which
@@ -148,8 +148,8 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
         counts = np.array([blob_rows(row[2]) for row in rows], dtype=np.int64)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
         matrix = from_blobs([row[2] for row in rows])
-        centroids = np.ascontiguousarray(_means(matrix, starts, counts), dtype=np.float32)
-        basis = _basis(path, centroids)
+        centroids = np.ascontiguousarray(sampled_means(matrix, starts, counts), dtype=np.float32)
+        basis = principal_basis(path, centroids)
         vectors = ToolVectors(
             generation=generation,
             ids=np.array([row[0] for row in rows], dtype=np.int64),
@@ -165,7 +165,7 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
         return vectors
 
 
-def _basis(path: Path, centroids: Vectors) -> Vectors | None:
+def principal_basis(path: Path, centroids: Vectors) -> Vectors | None:
     """The first pass's basis for the registry at ``path``: None under :data:`REDUCE_FROM`
     tools; else the one computed before, while the registry stays within a factor of 2 of
     the size it was computed at (the directions of 20,000 tools barely move when a server
@@ -175,12 +175,12 @@ def _basis(path: Path, centroids: Vectors) -> Vectors | None:
     known = _BASES.get(path)
     if known is not None and known[0] / 2 <= len(centroids) <= known[0] * 2:
         return known[1]
-    basis = _principal(centroids)
+    basis = principal_directions(centroids)
     _BASES[path] = (len(centroids), basis)
     return basis
 
 
-def _principal(centroids: Vectors) -> Vectors:
+def principal_directions(centroids: Vectors) -> Vectors:
     """The first :data:`REDUCED` principal directions of the centroids (uncentred: those
     that keep their dot products with any vector best), one unit row each, estimated from
     at most :data:`_SAMPLE` of them spread over the registry."""
@@ -189,7 +189,7 @@ def _principal(centroids: Vectors) -> Vectors:
     return np.ascontiguousarray(directions[:, ::-1][:, :REDUCED].T, dtype=np.float32)
 
 
-def _means(
+def sampled_means(
     matrix: Vectors, starts: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
 ) -> Vectors:
     """Each tool's mean row, computed for the tools of each row count at once (a tool has a

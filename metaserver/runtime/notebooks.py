@@ -25,7 +25,7 @@ from typing import Any
 from .codecs import dumps_compact
 from .decode import work_dir
 from .phash import png_hash
-from .scripts import STDERR_LINES, _read, run_bounded
+from .scripts import STDERR_LINES, read_capped, run_bounded
 
 __all__ = ["DEFAULT_TIMEOUT", "KEEP_RUNS", "NotebookError", "figure_images", "run_notebook"]
 
@@ -155,7 +155,7 @@ def _run(job: Path, cwd: Path, limit: float, stem: str, max_bytes: int) -> tuple
             code = run_bounded(command, cwd=cwd, env=env, out=out, err=err, limit=limit)
         except subprocess.TimeoutExpired:
             raise NotebookError(f"{stem} timed out after {limit:g} s") from None
-        return code, _read(err, max_bytes // 4)
+        return code, read_capped(err, max_bytes // 4)
 
 
 def _copy_data(

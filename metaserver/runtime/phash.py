@@ -24,7 +24,7 @@ MAX_PIXELS = 25_000_000
 def png_hash(data: bytes) -> str | None:
     """The 16-hex-digit difference hash of a PNG, or None for a PNG this cannot decode."""
     try:
-        width, height, gray = _gray(data)
+        width, height, gray = grayscale(data)
     except (ValueError, zlib.error, struct.error, IndexError):
         return None
     cells = _shrink(width, height, gray, 9, 8)
@@ -39,7 +39,7 @@ def hamming(a: str, b: str) -> int:
     return bin(int(a, 16) ^ int(b, 16)).count("1")
 
 
-def _gray(data: bytes) -> tuple[int, int, list[int]]:
+def grayscale(data: bytes) -> tuple[int, int, list[int]]:
     if not data.startswith(_SIGNATURE):
         raise ValueError("not a PNG")
     position, idat, palette = 8, bytearray(), b""

@@ -140,8 +140,8 @@ def run_script(
             code = run_bounded(command, cwd=cwd, env=env, out=out, err=err, limit=limit)
         except subprocess.TimeoutExpired:
             raise ScriptError(f"{_prog(launch)} timed out after {limit:g} s") from None
-        stdout = _read(out, max_bytes // 2)
-        stderr = _read(err, max_bytes // 2)
+        stdout = read_capped(out, max_bytes // 2)
+        stderr = read_capped(err, max_bytes // 2)
     if code != 0:
         tail = "\n".join(stderr.rstrip().splitlines()[-STDERR_LINES:])
         raise ScriptError(f"{_prog(launch)} exited with code {code}: {tail or '(no stderr)'}")
@@ -188,7 +188,7 @@ def _kill_group(child: subprocess.Popen[bytes]) -> None:
     child.wait()
 
 
-def _read(handle: IO[bytes], limit: int) -> str:
+def read_capped(handle: IO[bytes], limit: int) -> str:
     handle.seek(0, os.SEEK_END)
     size = handle.tell()
     handle.seek(0)

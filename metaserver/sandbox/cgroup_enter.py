@@ -138,16 +138,24 @@ def supervise(group: str, child: int) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
+    code = wait_exit_code(child)
+    empty_and_remove(group)
+    os._exit(code)
+
+
+def wait_exit_code(child: int) -> int:
+    """Wait for ``child`` and return its exit code as a shell reports it: the code it exited
+    with, or 128 + the signal that ended it. The process backend's launcher.py waits with
+    this one too (it loads this file by its path)."""
     while True:
         try:
             _, status = os.waitpid(child, 0)
             break
         except InterruptedError:
             continue
-    empty_and_remove(group)
     if os.WIFSIGNALED(status):
-        os._exit(128 + os.WTERMSIG(status))
-    os._exit(os.WEXITSTATUS(status))
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
 
 
 def main(argv: list[str]) -> None:

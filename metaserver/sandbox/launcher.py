@@ -25,7 +25,9 @@ import signal
 import socket
 import struct
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
@@ -36,6 +38,8 @@ PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 BRIDGE_PORT = 3128
 BRIDGE = Path(__file__).with_name("bridge.py")
+# The cgroup supervisor's wait, shared (this process imports nothing of metaserver by name).
+CGROUP_ENTER = Path(__file__).with_name("cgroup_enter.py")
 LIMITS = {
     "as": resource.RLIMIT_AS,
     "cpu": resource.RLIMIT_CPU,
@@ -88,12 +92,23 @@ def loopback_up() -> None:
         sock.close()
 
 
+def load_sibling(path: Path) -> ModuleType:
+    """A standard-library module beside this file, by its path: ``python -I`` leaves this
+    directory off ``sys.path``."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Loaded before any namespace or uid changes, while this directory is surely readable.
+wait_exit_code: Callable[[int], int] = load_sibling(CGROUP_ENTER).wait_exit_code
+
+
 def start_bridge(path: str) -> None:
     """A root-owned bridge 127.0.0.1:3128 -> the proxy's socket, alive as long as we are."""
-    spec = importlib.util.spec_from_file_location("bridge", BRIDGE)
-    assert spec is not None and spec.loader is not None
-    bridge = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bridge)
+    bridge = load_sibling(BRIDGE)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", BRIDGE_PORT))
@@ -144,15 +159,7 @@ def supervise(child: int) -> None:
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, stop)
-    while True:
-        try:
-            _, status = os.waitpid(child, 0)
-            break
-        except InterruptedError:
-            continue
-    if os.WIFSIGNALED(status):
-        os._exit(128 + os.WTERMSIG(status))
-    os._exit(os.WEXITSTATUS(status))
+    os._exit(wait_exit_code(child))
 
 
 def main(argv: list[str]) -> None:

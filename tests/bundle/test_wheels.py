@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from packaging.tags import Tag
 
-from metaserver.agents.fetch.index import _IndexFile
+from metaserver.agents.fetch.index import IndexFile
 from metaserver.bundle.wheels import choose, pins, requirement_closure, target_tags
 
 
@@ -19,8 +19,8 @@ def test_metaserver_needs_what_it_imports() -> None:
 
 
 def test_the_wheel_for_the_target_python_is_chosen_else_the_sdist() -> None:
-    def file(name: str) -> _IndexFile:
-        return _IndexFile(
+    def file(name: str) -> IndexFile:
+        return IndexFile(
             filename=name, url=f"https://files.invalid/{name}", hashes={}, yanked=False
         )
 

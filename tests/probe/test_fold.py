@@ -13,7 +13,7 @@ from typing import Any
 import numpy
 import pytest
 
-from metaserver.agents.analysis.repo_docs.usage import mine_usage
+from metaserver.agents.repo_docs.usage import mine_usage
 from metaserver.probe.examples import examples_for
 from metaserver.probe.fold import folded, literal_value
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from metaserver.registry import lexical
 from metaserver.registry.lexical import LexicalIndex, QueryTerms, current
 from metaserver.registry.records import ServerRecord, ToolRecord
-from metaserver.registry.search import _WEIGHTS, _bm25, search_tools
+from metaserver.registry.search import BM25_WEIGHTS, bm25_ranked, search_tools
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
@@ -80,18 +80,18 @@ def _connect(path: Path) -> sqlite3.Connection:
 def test_ranks_as_fts5_bm25(settings: Settings) -> None:
     registry = _registry(settings)
     db = _connect(registry.path)
-    index = LexicalIndex.read(db, _WEIGHTS, 0)
+    index = LexicalIndex.read(db, BM25_WEIGHTS, 0)
     assert len(index.ids) == 8 and index.terms == sorted(index.terms)
     for query in _QUERIES:
         for server in (None, "units", "text", "absent"):
             for depth in (2, 100):
-                expected = _bm25(db, query, server, depth)
-                assert _bm25(db, query, server, depth, index) == expected, (query, server)
+                expected = bm25_ranked(db, query, server, depth)
+                assert bm25_ranked(db, query, server, depth, index) == expected, (query, server)
     # Not vacuous: a prefix found the four tools with "conv..." words, ranked by score, not
     # by id; a stem found the tool with "runs" only through "running" -> "run".
-    ranked = _bm25(db, "conv", None, 100, index)
+    ranked = bm25_ranked(db, "conv", None, 100, index)
     assert len(ranked) == 4 and ranked != sorted(ranked)
-    assert len(_bm25(db, "running", "text", 100, index)) == 1
+    assert len(bm25_ranked(db, "running", "text", 100, index)) == 1
     db.close()
 
 
@@ -107,18 +107,18 @@ def test_query_words_are_the_tokenizers_terms() -> None:
 def test_the_index_is_read_on_the_second_search_and_follows_changes(settings: Settings) -> None:
     registry = _registry(settings)
     path = registry.path
-    assert current(path, 1, _WEIGHTS) is None  # a first search: SQLite, nothing started
+    assert current(path, 1, BM25_WEIGHTS) is None  # a first search: SQLite, nothing started
     assert path not in lexical._BUILDING and path not in lexical._CACHE
-    assert current(path, 1, _WEIGHTS) is None  # the second starts the read
+    assert current(path, 1, BM25_WEIGHTS) is None  # the second starts the read
     deadline = time.monotonic() + 30
     while path not in lexical._CACHE and time.monotonic() < deadline:
         time.sleep(0.02)
     db = _connect(path)
     generation = db.execute("SELECT generation FROM search_state").fetchone()[0]
-    index = current(path, generation, _WEIGHTS)
+    index = current(path, generation, BM25_WEIGHTS)
     assert index is not None and len(index.ids) == 8
     # Another generation (a registration anywhere) makes it stale: SQLite again.
-    assert current(path, generation + 1, _WEIGHTS) is None
+    assert current(path, generation + 1, BM25_WEIGHTS) is None
     db.close()
 
 
@@ -139,7 +139,7 @@ def test_a_registry_under_an_odd_path_is_read_too(tmp_path: Path) -> None:
     # URI syntax in the path ("?", "#", "%", a space) must not open another file.
     registry = _registry(Settings(home=tmp_path / "odd ?x=1#y %41"))
     path = registry.path
-    current(path, 1, _WEIGHTS)
-    current(path, 1, _WEIGHTS)
+    current(path, 1, BM25_WEIGHTS)
+    current(path, 1, BM25_WEIGHTS)
     assert lexical.wait(path, 30)
     assert len(lexical._CACHE[path].ids) == 8

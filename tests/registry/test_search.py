@@ -12,7 +12,14 @@ import pytest
 from metaserver.registry.embeddings import MODEL_ID, blob_rows, tool_vectors
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.schema import drop_search_index
-from metaserver.registry.search import _TURN, _WHOLE_TURN, ToolHit, _bm25, _interleave, search_tools
+from metaserver.registry.search import (
+    TURN,
+    WHOLE_TURN,
+    ToolHit,
+    bm25_ranked,
+    interleave,
+    search_tools,
+)
 from metaserver.registry.store import SCHEMA_VERSION, Registry
 from metaserver.settings import Settings
 
@@ -115,12 +122,12 @@ def test_bm25_keeps_to_the_server_asked_for(settings: Settings) -> None:
     registry = _registry(settings)
     with registry._connect() as db:
         servers = dict(db.execute("SELECT id, server FROM tools").fetchall())
-        every = _bm25(db, "words of a text to average", None, 100)
-        textkit = _bm25(db, "words of a text to average", "textkit", 100)
+        every = bm25_ranked(db, "words of a text to average", None, 100)
+        textkit = bm25_ranked(db, "words of a text to average", "textkit", 100)
         assert {servers[i] for i in every} == {"mathlib", "textkit"}
         # The same order as the unfiltered ranking, less the other server's tools.
         assert textkit == [i for i in every if servers[i] == "textkit"] and textkit
-        assert _bm25(db, "slug heading", "mathlib", 100) == []
+        assert bm25_ranked(db, "slug heading", "mathlib", 100) == []
 
 
 def test_a_server_without_tools_finds_nothing(settings: Settings) -> None:
@@ -432,14 +439,14 @@ def test_a_repeated_name_comes_after_the_names_not_listed_yet(settings: Settings
 def test_needs_take_turns_and_the_whole_requests_places_cost_less() -> None:
     whole = {1: 4.0, 2: 3.9, 3: 3.8}  # the whole request: tools 1, 2, 3
     clause = {4: 2.0, 5: 1.99, 1: 0.5}  # a clause: tools 4, 5 (and 1, far behind)
-    merged, first = _interleave([whole, clause])
+    merged, first = interleave([whole, clause])
     order = sorted(merged, key=lambda tool: -merged[tool])
     # Each need's top tool first, then the whole request's second ahead of the clause's.
     assert order[:2] in ([1, 4], [4, 1])
     assert order[2:4] == [2, 5]
-    assert merged[2] == 3.9 / 4.0 - _WHOLE_TURN
-    assert merged[5] == 1.99 / 2.0 - _TURN
+    assert merged[2] == 3.9 / 4.0 - WHOLE_TURN
+    assert merged[5] == 1.99 / 2.0 - TURN
     # A tool's best need counts: tool 1 is first in the whole request.
     assert merged[1] == 1.0
     assert first == {tool: score / 4.0 for tool, score in whole.items()}
-    assert _interleave([{}, clause])[0][4] == 1.0
+    assert interleave([{}, clause])[0][4] == 1.0

@@ -13,10 +13,10 @@ from metaserver.registry.vectors import (
     REDUCE_FROM,
     REDUCED,
     ToolVectors,
-    _basis,
-    _dot,
-    _means,
-    _principal,
+    dot_rows,
+    principal_basis,
+    principal_directions,
+    sampled_means,
 )
 
 
@@ -36,7 +36,7 @@ def _vectors(tools: int, seed: int = 3) -> ToolVectors:
         starts=starts,
         counts=counts,
         matrix=matrix,
-        centroids=np.ascontiguousarray(_means(matrix, starts, counts)),
+        centroids=np.ascontiguousarray(sampled_means(matrix, starts, counts)),
     )
 
 
@@ -52,8 +52,8 @@ def _exact(vectors: ToolVectors, query: npt.NDArray[np.float32]) -> list[float]:
 def test_dot_is_the_matrix_product() -> None:
     vectors = _vectors(400)
     query = vectors.matrix[7]
-    assert _dot(vectors.centroids, query).dtype == np.float32
-    assert np.allclose(_dot(vectors.centroids, query), vectors.centroids @ query, atol=1e-5)
+    assert dot_rows(vectors.centroids, query).dtype == np.float32
+    assert np.allclose(dot_rows(vectors.centroids, query), vectors.centroids @ query, atol=1e-5)
 
 
 def test_nearest_ranks_as_the_exact_score_when_every_tool_is_a_candidate() -> None:
@@ -95,8 +95,8 @@ def _low_rank(tools: int, rank: int, seed: int = 4) -> ToolVectors:
     span = np.linalg.qr(rng.standard_normal((DIMENSION, rank)))[0].T.astype(np.float32)
     vectors = _vectors(tools, seed)
     matrix = _unit(rng.standard_normal((len(vectors.matrix), rank)).astype(np.float32) @ span)
-    centroids = np.ascontiguousarray(_means(matrix, vectors.starts, vectors.counts))
-    basis = _principal(centroids)
+    centroids = np.ascontiguousarray(sampled_means(matrix, vectors.starts, vectors.counts))
+    basis = principal_directions(centroids)
     return replace(
         vectors,
         matrix=matrix,
@@ -131,10 +131,10 @@ def test_the_basis_is_kept_while_the_registry_keeps_its_size(tmp_path: Path) -> 
     path = tmp_path / "registry.sqlite3"
     rng = np.random.default_rng(2)
     small = rng.standard_normal((REDUCE_FROM - 1, DIMENSION)).astype(np.float32)
-    assert _basis(path, small) is None
-    first = _basis(path, rng.standard_normal((REDUCE_FROM, DIMENSION)).astype(np.float32))
+    assert principal_basis(path, small) is None
+    first = principal_basis(path, rng.standard_normal((REDUCE_FROM, DIMENSION)).astype(np.float32))
     assert first is not None
     grown = rng.standard_normal((REDUCE_FROM + 12, DIMENSION)).astype(np.float32)
-    assert _basis(path, grown) is first  # a server added: the same directions
+    assert principal_basis(path, grown) is first  # a server added: the same directions
     tripled = rng.standard_normal((3 * REDUCE_FROM, DIMENSION)).astype(np.float32)
-    assert _basis(path, tripled) is not first
+    assert principal_basis(path, tripled) is not first

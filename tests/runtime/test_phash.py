@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from png_images import checks, gradient, png, stripes
 
-from metaserver.runtime.phash import SAME_FIGURE, _gray, hamming, png_hash
+from metaserver.runtime.phash import SAME_FIGURE, grayscale, hamming, png_hash
 
 
 def test_decodes_every_filter_to_luma() -> None:
-    width, height, gray = _gray(png(50, 30, gradient))  # rows use filters 0..4 in turn
+    width, height, gray = grayscale(png(50, 30, gradient))  # rows use filters 0..4 in turn
     assert (width, height) == (50, 30)
     expected = [
         (min(255, x * 2) * 299 + min(255, y * 2) * 587 + 128 * 114) // 1000

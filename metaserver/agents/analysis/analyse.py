@@ -1,4 +1,4 @@
-"""Analysis stage: what the package offers, as seen from inside its own environment.
+"""What the package offers, as seen from inside its own environment (the probe).
 
 The probe (``probe/__main__.py``) imports the package in the environment's interpreter, through
 the sandbox; metaserver never imports target code into its own process.
@@ -18,8 +18,8 @@ from pathlib import Path
 from pydantic import ValidationError as PydanticValidationError
 
 from metaserver.agents.analysis.notebooks import add_notebooks
-from metaserver.agents.analysis.repo_docs.guides import guide_sessions
 from metaserver.agents.analysis.scripts.find import add_scripts
+from metaserver.agents.repo_docs.guides import guide_sessions
 from metaserver.contracts import CodeReport, Environment, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import Policy, Sandbox
@@ -41,7 +41,7 @@ Installer = Callable[[list[str]], Awaitable[bool]]
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
 
 
-async def analyse(
+async def probe_package(
     workspace: Workspace,
     environment: Environment,
     settings: Settings,

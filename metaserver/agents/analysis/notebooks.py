@@ -21,7 +21,7 @@ import keyword
 import re
 from pathlib import Path
 
-from metaserver.agents.analysis.repo_docs.file_arguments import writes_file
+from metaserver.agents.repo_docs.file_arguments import writes_file
 from metaserver.contracts import (
     JSON,
     Candidate,

@@ -15,8 +15,6 @@ import re
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from metaserver.agents.analysis.repo_docs.guide_paths import candidate_paths, pinned_paths
-from metaserver.agents.analysis.repo_docs.usage import Usage, UsageCall
 from metaserver.agents.design.builders import Builders, built_step, documented_arguments
 from metaserver.agents.design.meaning import callable_context, typed_by_meaning
 from metaserver.agents.design.ranking import (
@@ -32,6 +30,8 @@ from metaserver.agents.design.typed import (
     documented_receiver,
     fill_typed_steps,
 )
+from metaserver.agents.repo_docs.guide_paths import candidate_paths, pinned_paths
+from metaserver.agents.repo_docs.usage import Usage, UsageCall
 from metaserver.contracts import (
     JSON,
     Candidate,

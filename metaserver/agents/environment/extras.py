@@ -20,20 +20,17 @@ wins.
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import sys
-import tomllib
 from dataclasses import dataclass
-from email.message import Message
-from email.parser import HeaderParser
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from metaserver.agents.analysis.repo_docs.guides import guide_sessions
 from metaserver.agents.environment.distributions import import_names
+from metaserver.agents.repo_docs.guides import guide_sessions
+from metaserver.packaging_metadata import pyproject_table, read_headers, read_setup_cfg
 
 __all__ = ["ChosenExtra", "choose_extras", "declared_extras", "extra_requirements"]
 
@@ -96,11 +93,11 @@ def choose_extras(root: Path, distribution: str | None) -> list[ChosenExtra]:
 def declared_extras(root: Path) -> dict[str, list[str]]:
     """Each declared extra's requirements: from ``PKG-INFO`` (a source distribution), else
     ``[project.optional-dependencies]``, else ``setup.cfg``'s ``[options.extras_require]``."""
-    found = _from_pkg_info(root / "PKG-INFO")
+    found = _from_pkg_info(root)
     if not found:
-        found = _from_pyproject(root / "pyproject.toml")
+        found = _from_pyproject(root)
     if not found:
-        found = _from_setup_cfg(root / "setup.cfg")
+        found = _from_setup_cfg(root)
     return found
 
 
@@ -129,27 +126,17 @@ def extra_requirements(requirements: list[str], extra: str) -> list[str]:
 
 def _base_requirements(root: Path) -> list[str]:
     """The requirements with no extra: ``PKG-INFO``'s, else ``[project] dependencies``."""
-    headers = _pkg_info(root / "PKG-INFO")
+    headers = read_headers(root / "PKG-INFO")
     if headers is not None:
         lines = headers.get_all("Requires-Dist") or []
         return [line for line in lines if not re.search(r"\bextra\s*==", line)]
-    try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []
-    project = data.get("project")
-    dependencies = project.get("dependencies") if isinstance(project, dict) else None
+    project = pyproject_table(root, "project")
+    dependencies = project.get("dependencies") if project is not None else None
     return [d for d in dependencies if isinstance(d, str)] if isinstance(dependencies, list) else []
 
 
-def _pkg_info(path: Path) -> Message | None:
-    if not path.is_file():
-        return None
-    return HeaderParser().parsestr(path.read_text(encoding="utf-8", errors="replace"))
-
-
-def _from_pkg_info(path: Path) -> dict[str, list[str]]:
-    headers = _pkg_info(path)
+def _from_pkg_info(root: Path) -> dict[str, list[str]]:
+    headers = read_headers(root / "PKG-INFO")
     if headers is None:
         return {}
     found: dict[str, list[str]] = {e.strip(): [] for e in headers.get_all("Provides-Extra") or []}
@@ -160,13 +147,9 @@ def _from_pkg_info(path: Path) -> dict[str, list[str]]:
     return {k: v for k, v in found.items() if v}
 
 
-def _from_pyproject(path: Path) -> dict[str, list[str]]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-    project = data.get("project")
-    optional = project.get("optional-dependencies") if isinstance(project, dict) else None
+def _from_pyproject(root: Path) -> dict[str, list[str]]:
+    project = pyproject_table(root, "project")
+    optional = project.get("optional-dependencies") if project is not None else None
     if not isinstance(optional, dict):
         return {}
     return {
@@ -176,13 +159,9 @@ def _from_pyproject(path: Path) -> dict[str, list[str]]:
     }
 
 
-def _from_setup_cfg(path: Path) -> dict[str, list[str]]:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, configparser.Error):
-        return {}
-    if not parser.has_section("options.extras_require"):
+def _from_setup_cfg(root: Path) -> dict[str, list[str]]:
+    parser = read_setup_cfg(root)
+    if parser is None or not parser.has_section("options.extras_require"):
         return {}
     return {
         extra: [line.strip() for line in value.splitlines() if line.strip()]

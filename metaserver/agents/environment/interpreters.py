@@ -12,18 +12,22 @@ running any of its code. The specifier grammar is evaluated here for interpreter
 
 from __future__ import annotations
 
-import configparser
-import email.parser
 import functools
 import logging
 import os
 import re
 import subprocess
 import sys
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from metaserver.packaging_metadata import (
+    metadata_text,
+    pyproject_table,
+    read_headers,
+    read_setup_cfg,
+)
 
 __all__ = [
     "MIN_PYTHON",
@@ -130,44 +134,30 @@ def read_requires_python(root: Path) -> str | None:
     ``[options]`` and a literal ``python_requires=`` in ``setup.py``, in that order.
     """
     for reader in (_from_pkg_info, _from_pyproject, _from_setup_cfg, _from_setup_py):
-        try:
-            value = reader(root)
-        except (OSError, ValueError, configparser.Error):
-            value = None
+        value = reader(root)
         if value and value.strip():
             return value.strip()
     return None
 
 
-def _text(path: Path) -> str | None:
-    if not path.is_file() or path.stat().st_size > 1024 * 1024:
-        return None
-    return path.read_text(encoding="utf-8", errors="replace")
-
-
 def _from_pkg_info(root: Path) -> str | None:
-    text = _text(root / "PKG-INFO")
-    return email.parser.HeaderParser().parsestr(text).get("Requires-Python") if text else None
+    headers = read_headers(root / "PKG-INFO")
+    return headers.get("Requires-Python") if headers is not None else None
 
 
 def _from_pyproject(root: Path) -> str | None:
-    text = _text(root / "pyproject.toml")
-    project = tomllib.loads(text).get("project") if text else None
-    value = project.get("requires-python") if isinstance(project, dict) else None
+    project = pyproject_table(root, "project")
+    value = project.get("requires-python") if project is not None else None
     return value if isinstance(value, str) else None
 
 
 def _from_setup_cfg(root: Path) -> str | None:
-    text = _text(root / "setup.cfg")
-    if text is None:
-        return None
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    parser.read_string(text)
-    return parser.get("options", "python_requires", fallback=None)
+    parser = read_setup_cfg(root)
+    return parser.get("options", "python_requires", fallback=None) if parser else None
 
 
 def _from_setup_py(root: Path) -> str | None:
-    text = _text(root / "setup.py")
+    text = metadata_text(root / "setup.py")
     match = _SETUP_PY_RE.search(text) if text else None
     return match.group(2) if match else None
 

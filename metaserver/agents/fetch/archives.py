@@ -15,12 +15,12 @@ from pathlib import Path, PurePosixPath
 
 from metaserver.exceptions import FetchError
 
-_MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
+MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
 _MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024
 _MAX_MEMBERS = 200_000
 
 
-def _unpack(archive: Path, filename: str, work: Path, dest: Path) -> None:
+def unpack_archive(archive: Path, filename: str, work: Path, dest: Path) -> None:
     """Unpack into ``work``, then move the project root (the single top directory) to dest."""
     work.mkdir()
     if filename.lower().endswith((".zip", ".whl")):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from metaserver.agents.fetch import fetch
 from metaserver.agents.fetch.paper import PAPER_SUFFIXES, Paper, is_paper, read_paper
 from metaserver.agents.fetch.source import parse_source
 from metaserver.agents.fetch.staging import staging_lease
+from metaserver.agents.fetch.tree import fetch
 from metaserver.contracts import Source, Workspace
 from metaserver.exceptions import FetchError, MetaServerError, SourceError, UserError
 from metaserver.settings import Settings

@@ -18,7 +18,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-async def _in_thread(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+async def in_thread(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """Run blocking ``func`` in a worker thread, and never return while it still runs."""
     task = asyncio.ensure_future(asyncio.to_thread(func, *args, **kwargs))
     try:
@@ -33,7 +33,7 @@ async def _in_thread(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) ->
         raise
 
 
-def _timeout_error(what: str, seconds: float) -> FetchError:
+def timeout_error(what: str, seconds: float) -> FetchError:
     error = FetchError(f"{what} timed out after {seconds:g} s")
     error.failure_type = "timeout"
     return error
@@ -42,7 +42,7 @@ def _timeout_error(what: str, seconds: float) -> FetchError:
 _USERINFO_RE = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
 
 
-def _redact(text: str) -> str:
+def redact(text: str) -> str:
     """Hide credentials in URLs (``https://TOKEN@host``, ``https://user:pass@host``)."""
 
     def hide(match: re.Match[str]) -> str:

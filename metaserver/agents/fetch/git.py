@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from metaserver.agents.fetch.common import _redact, _timeout_error
+from metaserver.agents.fetch.common import redact, timeout_error
 from metaserver.contracts import Source
 from metaserver.exceptions import FetchError, SourceError
 from metaserver.fs import remove_tree
@@ -79,7 +79,7 @@ class _Git:
         git = _import_git()
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise _timeout_error("git", self.timeout)
+            raise timeout_error("git", self.timeout)
         executable = git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git"
         command = [executable, *_GIT_CONFIG, *args]
         try:
@@ -90,7 +90,7 @@ class _Git:
             raise FetchError("git is not installed (or not on PATH)") from None
         except git.GitCommandError as err:
             if time.monotonic() >= self.deadline:
-                raise _timeout_error("git", self.timeout) from None
+                raise timeout_error("git", self.timeout) from None
             raise _GitFailure(_decisive_line(err.stderr)) from None
         return str(output)
 
@@ -115,11 +115,11 @@ def _decisive_line(stderr: object) -> str:
     for prefix in ("fatal:", "error:"):
         for line in lines:
             if line.startswith(prefix):
-                return _redact(line)
-    return _redact(lines[-1]) if lines else "git failed without a message"
+                return redact(line)
+    return redact(lines[-1]) if lines else "git failed without a message"
 
 
-def _resolve_remote(source: Source, timeout: float) -> str | None:
+def resolve_remote(source: Source, timeout: float) -> str | None:
     """The commit a git source's ref names now (one ``git ls-remote``), or None if unknown.
 
     A full commit id is its own answer. None means "clone to find out": an abbreviated
@@ -135,7 +135,7 @@ def _resolve_remote(source: Source, timeout: float) -> str | None:
         git.Git.check_unsafe_protocols(source.location)
         listing = _Git(min(timeout, 30.0)).run(["ls-remote", "--", source.location, ref or "HEAD"])
     except (git.UnsafeProtocolError, _GitFailure, FetchError) as err:
-        logger.info("could not resolve %s remotely: %s", _redact(source.location), err)
+        logger.info("could not resolve %s remotely: %s", redact(source.location), err)
         return None
     refs: dict[str, str] = {}
     for line in listing.splitlines():
@@ -149,7 +149,7 @@ def _resolve_remote(source: Source, timeout: float) -> str | None:
     return None
 
 
-def _clone_git(source: Source, dest: Path, timeout: float) -> str | None:
+def clone_git(source: Source, dest: Path, timeout: float) -> str | None:
     """Clone ``source`` into ``dest`` (git creates it) and return the checked-out commit."""
     git = _import_git()
     url = source.location
@@ -157,7 +157,7 @@ def _clone_git(source: Source, dest: Path, timeout: float) -> str | None:
     try:
         git.Git.check_unsafe_protocols(url)
     except git.UnsafeProtocolError:
-        raise SourceError(f"unsafe git URL (remote helper transport): {_redact(url)!r}") from None
+        raise SourceError(f"unsafe git URL (remote helper transport): {redact(url)!r}") from None
     runner = _Git(timeout)
     ref = source.ref
     try:
@@ -169,9 +169,9 @@ def _clone_git(source: Source, dest: Path, timeout: float) -> str | None:
             _clone_named_ref(runner, url, dest, ref)
     except _GitFailure as failure:
         if ref is not None and failure.ref_missing:
-            raise SourceError(f"no branch, tag or commit {ref!r} in {_redact(url)}") from None
-        raise FetchError(f"git could not fetch {_redact(url)}: {failure.line}") from None
-    return _head_commit(dest)
+            raise SourceError(f"no branch, tag or commit {ref!r} in {redact(url)}") from None
+        raise FetchError(f"git could not fetch {redact(url)}: {failure.line}") from None
+    return head_commit(dest)
 
 
 def _clone(
@@ -225,11 +225,11 @@ def _checkout_commit(runner: _Git, url: str, dest: Path, ref: str) -> None:
     try:
         full = runner.run(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=dest)
     except _GitFailure:
-        raise SourceError(f"no branch, tag or commit {ref!r} in {_redact(url)}") from None
+        raise SourceError(f"no branch, tag or commit {ref!r} in {redact(url)}") from None
     runner.run(["checkout", "--quiet", "--detach", full.strip()], cwd=dest)
 
 
-def _head_commit(path: Path) -> str | None:
+def head_commit(path: Path) -> str | None:
     """HEAD's commit id, read by GitPython from the ref files alone.
 
     ``Repo.head.commit`` would start ``git cat-file`` inside the repository; resolving the

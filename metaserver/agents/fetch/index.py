@@ -19,8 +19,8 @@ from urllib.parse import urldefrag, urljoin
 
 import httpx
 
-from metaserver.agents.fetch.archives import _MAX_ARCHIVE_BYTES
-from metaserver.agents.fetch.common import _redact
+from metaserver.agents.fetch.archives import MAX_ARCHIVE_BYTES
+from metaserver.agents.fetch.common import redact
 from metaserver.exceptions import FetchError, SourceError
 
 logger = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ _HASH_PREFERENCE = ("sha256", "sha512", "sha384", "sha3_256", "sha3_512", "blake
 
 
 @dataclass(frozen=True)
-class _IndexFile:
+class IndexFile:
     """One file the index lists for a project."""
 
     filename: str
@@ -45,19 +45,19 @@ class _IndexFile:
     yanked: bool
 
 
-def _normalise(name: str) -> str:
+def normalise_name(name: str) -> str:
     """PEP 503 name normalisation."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-async def _list_files(client: httpx.AsyncClient, index: str, name: str) -> list[_IndexFile]:
+async def list_files(client: httpx.AsyncClient, index: str, name: str) -> list[IndexFile]:
     """The files the index lists for ``name``, from its JSON or HTML project page."""
-    url = f"{index.rstrip('/')}/{_normalise(name)}/"
+    url = f"{index.rstrip('/')}/{normalise_name(name)}/"
     response = await client.get(url, headers={"Accept": _SIMPLE_ACCEPT})
     if response.status_code in (404, 410):
         raise SourceError(f"unknown package on the index: {name}")
     if response.status_code >= 400:
-        raise FetchError(f"package index answered HTTP {response.status_code} for {_redact(url)}")
+        raise FetchError(f"package index answered HTTP {response.status_code} for {redact(url)}")
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
     page_url = str(response.url)
     if "json" in content_type:
@@ -70,10 +70,10 @@ async def _list_files(client: httpx.AsyncClient, index: str, name: str) -> list[
     return _files_from_html(response.text, page_url)
 
 
-def _files_from_json(data: object, page_url: str) -> list[_IndexFile]:
+def _files_from_json(data: object, page_url: str) -> list[IndexFile]:
     """Files of a PEP 691 JSON project page; malformed entries are skipped."""
     entries = data.get("files") if isinstance(data, dict) else None
-    files: list[_IndexFile] = []
+    files: list[IndexFile] = []
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict):
             continue
@@ -87,7 +87,7 @@ def _files_from_json(data: object, page_url: str) -> list[_IndexFile]:
             if isinstance(v, str)
         }
         files.append(
-            _IndexFile(
+            IndexFile(
                 filename=filename,
                 url=urljoin(page_url, url),
                 hashes=hashes,
@@ -126,12 +126,12 @@ class _LinkParser(HTMLParser):
             self._current = None
 
 
-def _files_from_html(text: str, page_url: str) -> list[_IndexFile]:
+def _files_from_html(text: str, page_url: str) -> list[IndexFile]:
     """Files of a PEP 503 HTML project page (hash in the URL fragment, PEP 592 yanking)."""
     parser = _LinkParser(page_url)
     parser.feed(text)
     parser.close()
-    files: list[_IndexFile] = []
+    files: list[IndexFile] = []
     for attrs, label in parser.links:
         href = attrs.get("href")
         if not href:
@@ -143,20 +143,20 @@ def _files_from_html(text: str, page_url: str) -> list[_IndexFile]:
         if sep and digest:
             hashes[algorithm.lower()] = digest
         files.append(
-            _IndexFile(filename=filename, url=url, hashes=hashes, yanked="data-yanked" in attrs)
+            IndexFile(filename=filename, url=url, hashes=hashes, yanked="data-yanked" in attrs)
         )
     return files
 
 
 def _choose_sdist(
-    name: str, pinned: str | None, files: Iterable[_IndexFile]
-) -> tuple[_IndexFile, str]:
+    name: str, pinned: str | None, files: Iterable[IndexFile]
+) -> tuple[IndexFile, str]:
     """Pick the sdist of the pinned version, or of the newest version that has one.
 
     Requires-Python is deliberately ignored: the tree is the repository, not an install.
     """
-    normalised = _normalise(name)
-    sdists: list[tuple[str, _IndexFile]] = []
+    normalised = normalise_name(name)
+    sdists: list[tuple[str, IndexFile]] = []
     known_versions: set[str] = set()
     for file in files:
         version = _sdist_version(file.filename, normalised)
@@ -177,9 +177,9 @@ def _choose_sdist(
     return _prefer_format([(v, f) for v, f in finals if _key(v) == newest])
 
 
-def _choose_sdist_or_wheel(
-    name: str, pinned: str | None, files: list[_IndexFile]
-) -> tuple[_IndexFile, str]:
+def choose_sdist_or_wheel(
+    name: str, pinned: str | None, files: list[IndexFile]
+) -> tuple[IndexFile, str]:
     """The sdist, or for a release published only as wheels, one of its wheels.
 
     A wheel holds the package's Python source too (and, for a compiled one, its built
@@ -198,9 +198,9 @@ def _choose_sdist_or_wheel(
 
 
 def _choose_wheel(
-    name: str, pinned: str | None, files: list[_IndexFile]
-) -> tuple[_IndexFile, str] | None:
-    normalised = _normalise(name)
+    name: str, pinned: str | None, files: list[IndexFile]
+) -> tuple[IndexFile, str] | None:
+    normalised = normalise_name(name)
     wheels = [
         (version, file)
         for file in files
@@ -222,8 +222,8 @@ def _choose_wheel(
 
 
 def _pinned_sdist(
-    name: str, pinned: str, sdists: list[tuple[str, _IndexFile]], known_versions: set[str]
-) -> tuple[_IndexFile, str]:
+    name: str, pinned: str, sdists: list[tuple[str, IndexFile]], known_versions: set[str]
+) -> tuple[IndexFile, str]:
     matches = [(v, f) for v, f in sdists if _same_version(v, pinned)]
     if not matches:
         if any(_same_version(v, pinned) for v in known_versions):
@@ -237,8 +237,8 @@ def _pinned_sdist(
     return _prefer_format(live)
 
 
-def _prefer_format(choices: list[tuple[str, _IndexFile]]) -> tuple[_IndexFile, str]:
-    def rank(choice: tuple[str, _IndexFile]) -> int:
+def _prefer_format(choices: list[tuple[str, IndexFile]]) -> tuple[IndexFile, str]:
+    def rank(choice: tuple[str, IndexFile]) -> int:
         lower = choice[1].filename.lower()
         return next(i for i, suffix in enumerate(_SDIST_SUFFIXES) if lower.endswith(suffix))
 
@@ -255,7 +255,7 @@ def _sdist_version(filename: str, normalised: str) -> str | None:
     stem = filename[: -len(suffix)]
     # Old sdists keep dashes in the name (python-dateutil-2.8.2), so try every split point.
     for index, char in enumerate(stem):
-        if char == "-" and _normalise(stem[:index]) == normalised:
+        if char == "-" and normalise_name(stem[:index]) == normalised:
             return stem[index + 1 :] or None
     return None
 
@@ -264,7 +264,7 @@ def _wheel_version(filename: str, normalised: str) -> str | None:
     if not filename.lower().endswith(".whl"):
         return None
     parts = filename[:-4].split("-")
-    if len(parts) >= 5 and _normalise(parts[0]) == normalised:
+    if len(parts) >= 5 and normalise_name(parts[0]) == normalised:
         return parts[1]
     return None
 
@@ -336,7 +336,7 @@ def _pick_hash(hashes: dict[str, str]) -> tuple[str, str] | None:
     return None
 
 
-async def _download(client: httpx.AsyncClient, file: _IndexFile, target: Path) -> None:
+async def download_file(client: httpx.AsyncClient, file: IndexFile, target: Path) -> None:
     """Stream ``file`` to ``target``, checking its size and the index's hash."""
     expected = _pick_hash(file.hashes)
     if expected is None:
@@ -349,9 +349,9 @@ async def _download(client: httpx.AsyncClient, file: _IndexFile, target: Path) -
         with target.open("wb") as out:
             async for chunk in response.aiter_bytes():
                 size += len(chunk)
-                if size > _MAX_ARCHIVE_BYTES:
+                if size > MAX_ARCHIVE_BYTES:
                     raise FetchError(
-                        f"{file.filename} is larger than {_MAX_ARCHIVE_BYTES // 2**20} MiB"
+                        f"{file.filename} is larger than {MAX_ARCHIVE_BYTES // 2**20} MiB"
                     )
                 digest.update(chunk)
                 out.write(chunk)

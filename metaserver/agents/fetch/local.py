@@ -17,7 +17,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from metaserver.agents.fetch.git import _head_commit
+from metaserver.agents.fetch.git import head_commit
 from metaserver.agents.fetch.local_guard import CopyBudget, check_project_directory
 from metaserver.exceptions import FetchError, SourceError
 from metaserver.fs import file_sha256
@@ -45,7 +45,7 @@ _SKIP_ANYWHERE = frozenset(
 _SKIP_AT_TOP = frozenset({"venv", "build", "dist"})
 
 
-def _copy_local(original: Path, dest: Path, budget: CopyBudget | None = None) -> str | None:
+def copy_local(original: Path, dest: Path, budget: CopyBudget | None = None) -> str | None:
     """Copy the directory into ``dest``; return its HEAD commit if it is a git checkout.
 
     Raises:
@@ -76,7 +76,7 @@ def _copy_local(original: Path, dest: Path, budget: CopyBudget | None = None) ->
         raise FetchError(f"could not copy {root}: {first}") from None
     except OSError as err:
         raise FetchError(f"could not copy {root}: {err}") from None
-    commit = _head_commit(root) if (root / ".git").exists() else None
+    commit = head_commit(root) if (root / ".git").exists() else None
     return commit
 
 
@@ -135,7 +135,7 @@ def _link_stays_inside(link: Path, root: Path) -> bool:
     return (link.parent / target).resolve().is_relative_to(root)
 
 
-def _prune_escaping_links(root: Path) -> None:
+def prune_escaping_links(root: Path) -> None:
     """Remove symlinks that point outside the workspace (from a clone or a copy)."""
     resolved_root = root.resolve()
     for directory, dirnames, filenames in os.walk(root):

@@ -8,45 +8,37 @@ a tree with no Python in it is refused here, before any later stage works on it.
 from __future__ import annotations
 
 import ast
-import configparser
-import email.parser
 import logging
 import re
-import tomllib
 from pathlib import Path
 
-from metaserver.agents.fetch.common import _redact
-from metaserver.agents.fetch.local import _prune_escaping_links
+from metaserver.agents.fetch.common import redact
+from metaserver.agents.fetch.local import prune_escaping_links
 from metaserver.agents.fetch.source import PYPI_NAME_RE
 from metaserver.contracts import Workspace
 from metaserver.exceptions import SourceError
+from metaserver.packaging_metadata import (
+    metadata_text,
+    read_headers,
+    read_pyproject,
+    read_setup_cfg,
+)
 
 logger = logging.getLogger(__name__)
 
-_MAX_METADATA_BYTES = 1024 * 1024
 _SETUP_NAME_RE = re.compile(r"""\bname\s*=\s*(['"])([A-Za-z0-9._-]+)\1""")
 
 
-def _inspect_tree(workspace: Workspace) -> Workspace:
+def inspect_tree(workspace: Workspace) -> Workspace:
     """Clean the tree, read its name and version, and insist that it holds Python."""
     root = workspace.path
-    _prune_escaping_links(root)
+    prune_escaping_links(root)
     name, version = _read_metadata(root)
     if not _has_python(root):
-        raise SourceError(f"no Python package found in {_redact(workspace.source.original)}")
+        raise SourceError(f"no Python package found in {redact(workspace.source.original)}")
     return workspace.model_copy(
         update={"distribution": name, "version": workspace.version or version}
     )
-
-
-def _read_text(path: Path) -> str | None:
-    """A metadata file's text, or None if absent, unreadable, or implausibly large."""
-    try:
-        if not path.is_file() or path.stat().st_size > _MAX_METADATA_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _read_metadata(root: Path) -> tuple[str | None, str | None]:
@@ -64,31 +56,24 @@ def _read_metadata(root: Path) -> tuple[str | None, str | None]:
 
 
 def _from_pkg_info(root: Path) -> tuple[str | None, str | None]:
-    text = _read_text(root / "PKG-INFO")
-    if text is None:
+    headers = read_headers(root / "PKG-INFO")
+    if headers is None:
         return None, None
-    headers = email.parser.HeaderParser().parsestr(text)
     return _clean(headers.get("Name")), _clean(headers.get("Version"))
 
 
 def _from_dist_info(root: Path) -> tuple[str | None, str | None]:
     """A tree unpacked from a wheel: its one ``*.dist-info/METADATA``."""
     found = list(root.glob("*.dist-info/METADATA"))
-    text = _read_text(found[0]) if len(found) == 1 else None
-    if text is None:
+    headers = read_headers(found[0]) if len(found) == 1 else None
+    if headers is None:
         return None, None
-    headers = email.parser.HeaderParser().parsestr(text)
     return _clean(headers.get("Name")), _clean(headers.get("Version"))
 
 
 def _from_pyproject(root: Path) -> tuple[str | None, str | None]:
-    text = _read_text(root / "pyproject.toml")
-    if text is None:
-        return None, None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        logger.warning("ignoring unreadable pyproject.toml in %s: %s", root, err)
+    data = read_pyproject(root)
+    if data is None:
         return None, None
     project = data.get("project")
     if isinstance(project, dict) and project.get("name"):
@@ -102,14 +87,8 @@ def _from_pyproject(root: Path) -> tuple[str | None, str | None]:
 
 
 def _from_setup_cfg(root: Path) -> tuple[str | None, str | None]:
-    text = _read_text(root / "setup.cfg")
-    if text is None:
-        return None, None
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text)
-    except configparser.Error as err:
-        logger.warning("ignoring unreadable setup.cfg in %s: %s", root, err)
+    parser = read_setup_cfg(root)
+    if parser is None:
         return None, None
     version = _clean(parser.get("metadata", "version", fallback=None))
     if version and ":" in version:
@@ -118,7 +97,7 @@ def _from_setup_cfg(root: Path) -> tuple[str | None, str | None]:
 
 
 def _from_setup_py(root: Path) -> tuple[str | None, str | None]:
-    text = _read_text(root / "setup.py")
+    text = metadata_text(root / "setup.py")
     if text is None:
         return None, None
     parsed = _setup_call_name(text)

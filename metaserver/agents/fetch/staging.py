@@ -101,6 +101,12 @@ def staging_lease(entry: Path) -> Iterator[Path]:
             owner.unlink(missing_ok=True)
 
 
+def discard_staged(entry: Path) -> None:
+    """Remove a fetched tree that will not be used, and the lease that says whose it was."""
+    for path in (entry, entry.with_name(entry.name + OWNER_SUFFIX)):
+        remove_tree(path)
+
+
 def _mtime(path: Path) -> float:
     try:
         return path.lstat().st_mtime

@@ -13,12 +13,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from metaserver.agents.analysis.repo_docs.usage import Usage
 from metaserver.agents.llm.describe import describe
 from metaserver.agents.llm.examples import add_examples
 from metaserver.agents.llm.ledger import Ledger
 from metaserver.agents.llm.requests import write_requests
 from metaserver.agents.llm.select import select
+from metaserver.agents.repo_docs.usage import Usage
 from metaserver.contracts import CodeReport, LLMUsage, ToolSpec
 from metaserver.models import Model, ModelConfigError, Stage, model_for
 from metaserver.settings import LLMSettings

@@ -17,9 +17,8 @@ from pydantic import BaseModel, Field
 from metaserver.agents.environment.dependencies import is_requirement
 from metaserver.agents.llm.examples import valid_arguments
 from metaserver.agents.llm.ledger import Ledger
-from metaserver.agents.repair.catalogue import REPAIR_KINDS, RepairKind
-from metaserver.agents.repair.classify import classify
-from metaserver.contracts import JSON, LLMUsage, ToolEvidence, ToolSpec
+from metaserver.agents.validate.classify import classify
+from metaserver.contracts import JSON, REPAIR_KINDS, LLMUsage, RepairKind, ToolEvidence, ToolSpec
 from metaserver.models import Message, ModelConfigError, OutputSchema, model_for
 from metaserver.prompts import render
 from metaserver.settings import LLMSettings

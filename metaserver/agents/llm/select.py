@@ -11,10 +11,10 @@ examples follow the same rules as without a model.
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.repo_docs.usage import Usage
 from metaserver.agents.design.specs import design, rank_score, usable
 from metaserver.agents.llm.budget import longest_fitting
 from metaserver.agents.llm.ledger import Ledger
+from metaserver.agents.repo_docs.usage import Usage
 from metaserver.contracts import Candidate, CodeReport, ToolSpec
 from metaserver.models import Message, Model, OutputSchema
 from metaserver.prompts import render

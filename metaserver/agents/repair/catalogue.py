@@ -20,21 +20,15 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel
 
-from metaserver.agents.analysis.repo_docs.doc_examples import find_examples
 from metaserver.agents.design.meaning import callable_context, values_meant
 from metaserver.agents.design.synthesis import value_for
 from metaserver.agents.environment.distributions import distribution_of
+from metaserver.agents.repo_docs.doc_examples import find_examples
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
-from metaserver.contracts import JSON, Example, Parameter, ToolEvidence, ToolSpec
-
-# The one vocabulary of repairs: the catalogue plans them, the review model may propose them
-# (metaserver.agents.llm.review), and metaserver.agents.repair.rounds applies every one.
-RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
-REPAIR_KINDS: tuple[RepairKind, ...] = ("next_example", "drop", "add_dependency", "longer_timeout")
+from metaserver.contracts import JSON, Example, Parameter, RepairKind, ToolEvidence, ToolSpec
 
 TIMEOUT_FACTOR = 4.0
 

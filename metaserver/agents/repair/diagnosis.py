@@ -1,8 +1,9 @@
 """The review model's diagnosis of a failed tool, as a repair of the catalogue.
 
-The model picks among the same kinds the catalogue plans (:data:`REPAIR_KINDS`), and each is
-applied exactly as the catalogue's own (:mod:`metaserver.agents.repair.rounds`): an example
-to try, a requirement to install, a longer budget, or a drop.
+The model picks among the same kinds the catalogue plans
+(:data:`metaserver.contracts.REPAIR_KINDS`), and each is applied exactly as the catalogue's
+own (:mod:`metaserver.agents.repair.rounds`): an example to try, a requirement to install, a
+longer budget, or a drop.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from metaserver.agents.analysis.analyse import Installer
+from metaserver.agents.analysis import Installer
 from metaserver.agents.conversion import Draft
 from metaserver.agents.environment.dependencies import add_packages, is_requirement
 from metaserver.agents.environment.distributions import distribution_of
@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 
 def probe_installer(draft: Draft) -> Installer:
-    """What ``analyse`` calls with the missing modules: installs their distributions once."""
+    """What the analysis calls with the missing modules: installs their distributions once."""
     done: set[str] = set()
 
     async def install(modules: list[str]) -> bool:

@@ -58,7 +58,7 @@ async def validate_and_repair(
             specs.extend(fresh)
         if fresh:
             draft.render(specs)
-        attempts = await _apply(draft, repairs, specs, state)
+        attempts = await apply_repairs(draft, repairs, specs, state)
         touched = {r.tool for r in repairs} | {spec.name for spec in fresh}
         again = await validate(
             draft.server_dir, specs, environment, settings, sandbox, attempts, only=touched
@@ -104,7 +104,7 @@ def needing_failed_tools(evidence: list[ToolEvidence]) -> list[ToolEvidence]:
         ]
 
 
-async def _apply(
+async def apply_repairs(
     draft: Draft, repairs: list[Repair], specs: list[ToolSpec], state: RepairState
 ) -> dict[str, list[Example]]:
     """Carry out ``repairs``: installs, longer budgets; the examples to try, per tool."""

@@ -1,3 +1,11 @@
-"""Validation stage: every tool called through a real MCP client, protocol checks, value
-comparison, replay of the generated tests.
+"""The validation stage's door: :func:`validate`, every tool called through a real MCP client
+(:mod:`.calls`, with protocol checks and value comparison); :func:`publish`, the server
+rendered with its proven tools and its generated tests replayed; :func:`notebook_seconds`,
+the time each notebook tool's run took.
 """
+
+from metaserver.agents.validate.calls import validate
+from metaserver.agents.validate.notebook_outputs import notebook_seconds
+from metaserver.agents.validate.publish import publish
+
+__all__ = ["notebook_seconds", "publish", "validate"]

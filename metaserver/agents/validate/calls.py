@@ -19,8 +19,8 @@ from fastmcp import Client
 from jsonschema import Draft202012Validator
 
 from metaserver.agents.generate.documents import MANIFEST
-from metaserver.agents.repair.classify import classify
 from metaserver.agents.validate.attribution import exact_replay, text_of_itself
+from metaserver.agents.validate.classify import classify
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.programs import missing_program

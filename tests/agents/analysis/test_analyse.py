@@ -1,4 +1,4 @@
-"""analyse: the probe run through the sandbox in the target's own environment."""
+"""probe_package: the probe run through the sandbox in the target's own environment."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fixture_repos import shared_calc
 
-from metaserver.agents.analysis.analyse import analyse, missing_modules
+from metaserver.agents.analysis.analyse import missing_modules, probe_package
 from metaserver.agents.environment.build import build_environment
 from metaserver.contracts import CodeReport, Environment, SkippedCallable, Source, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
@@ -41,7 +41,7 @@ def calc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, Environme
 @pytest.fixture(scope="module")
 def calc_report(calc: tuple[Workspace, Environment, Settings]) -> CodeReport:
     space, environment, settings = calc
-    return asyncio.run(analyse(space, environment, settings, get_sandbox(settings.sandbox)))
+    return asyncio.run(probe_package(space, environment, settings, get_sandbox(settings.sandbox)))
 
 
 def test_finds_the_six_functions(calc_report: CodeReport) -> None:
@@ -102,7 +102,9 @@ def tree_with(tmp_path: Path, files: dict[str, str]) -> Workspace:
 async def test_a_package_whose_import_raises(tmp_path: Path, settings: Settings) -> None:
     space = tree_with(tmp_path, {"explodes/__init__.py": "raise RuntimeError('kaboom')\n"})
     with pytest.raises(AnalysisError) as raised:
-        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+        await probe_package(
+            space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox)
+        )
     assert "kaboom" in str(raised.value)
     assert raised.value.failure_type == "import_error"
     assert not isinstance(raised.value, UntoolableError)
@@ -131,14 +133,18 @@ def _hidden():
 """
     space = tree_with(tmp_path, {"classy/__init__.py": classy})
     with pytest.raises(UntoolableError) as raised:
-        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+        await probe_package(
+            space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox)
+        )
     assert raised.value.failure_type == "untoolable_repo"
 
 
 async def test_nothing_importable(tmp_path: Path, settings: Settings) -> None:
     space = tree_with(tmp_path, {"README.md": "nothing here\n"})
     with pytest.raises(AnalysisError) as raised:
-        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+        await probe_package(
+            space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox)
+        )
     assert not isinstance(raised.value, UntoolableError)
 
 
@@ -146,7 +152,9 @@ async def test_an_import_that_hangs_times_out(tmp_path: Path, isolated_home: Pat
     settings = Settings(home=isolated_home, timeouts={"probe": 1})
     space = tree_with(tmp_path, {"slow.py": "import time\ntime.sleep(30)\n"})
     with pytest.raises(SandboxTimeout):
-        await analyse(space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox))
+        await probe_package(
+            space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox)
+        )
 
 
 async def test_a_walk_past_the_limit_stops_at_the_probes_budget(
@@ -165,7 +173,7 @@ async def test_a_walk_past_the_limit_stops_at_the_probes_budget(
         )
     space = tree_with(tmp_path, files)
 
-    report = await analyse(
+    report = await probe_package(
         space, plain_environment(tmp_path), settings, get_sandbox(settings.sandbox)
     )
 

@@ -3,9 +3,9 @@ caps for variety, the shallowest public path (synthetic CodeReports)."""
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.repo_docs.usage import Usage
 from metaserver.agents.design.ranking import rank_score
 from metaserver.agents.design.specs import design
+from metaserver.agents.repo_docs.usage import Usage
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, SessionStep
 
 PROVEN = Example(arguments={}, expected=1, has_expected=True)

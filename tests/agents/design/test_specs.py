@@ -309,8 +309,8 @@ def test_a_share_notebooks_leave_unused_goes_to_the_api() -> None:
 
 
 def test_the_budget_grows_to_fit_the_documented_entry_points() -> None:
-    from metaserver.agents.analysis.repo_docs.usage import Usage
     from metaserver.agents.design.specs import tool_budget
+    from metaserver.agents.repo_docs.usage import Usage
 
     names = [f"f{i}" for i in range(20)]
     code = report(*(candidate(n) for n in names), candidate("_hidden"))
@@ -372,8 +372,8 @@ def test_a_handle_parameter_is_usable_when_a_session_builds_it() -> None:
 
 
 def test_the_default_cap_never_cuts_what_the_docs_can_document() -> None:
-    from metaserver.agents.analysis.repo_docs.usage import MAX_DOCUMENTED, Usage
     from metaserver.agents.design.specs import tool_budget
+    from metaserver.agents.repo_docs.usage import MAX_DOCUMENTED, Usage
     from metaserver.settings import Settings
 
     names = [f"f{i:02d}" for i in range(MAX_DOCUMENTED)]
@@ -415,7 +415,7 @@ def test_an_instance_the_class_holds_is_synthesised_before_guessed_arguments() -
 
 
 def test_a_name_the_guides_import_documents_only_the_callable_listed_there() -> None:
-    from metaserver.agents.analysis.repo_docs.usage import Usage, UsageCall
+    from metaserver.agents.repo_docs.usage import Usage, UsageCall
 
     shown = candidate("write", parameters=[param("filename", {"type": "string"})])
     shown = shown.model_copy(
@@ -449,7 +449,7 @@ def test_a_name_the_guides_import_documents_only_the_callable_listed_there() -> 
 def test_a_guides_literal_beside_an_object_argument_is_the_value_of_its_parameter(
     tmp_path: Path,
 ) -> None:
-    from metaserver.agents.analysis.repo_docs.usage import mine_usage
+    from metaserver.agents.repo_docs.usage import mine_usage
 
     (tmp_path / "README.md").write_text(
         ">>> from pkg.mod import write\n>>> h2 = build()\n>>> write('H2.xyz', h2)\n"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.repo_docs.usage import Usage, UsageCall
 from metaserver.agents.design.specs import design
+from metaserver.agents.repo_docs.usage import Usage, UsageCall
 from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, SessionStep
 
 HANDLE: dict[str, JSON] = {

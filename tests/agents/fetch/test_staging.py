@@ -11,6 +11,8 @@ from pathlib import Path
 
 from metaserver.agents.fetch.staging import (
     ORPHAN_GRACE_SECONDS,
+    OWNER_SUFFIX,
+    discard_staged,
     owner_alive,
     process_start,
     staging_lease,
@@ -76,3 +78,16 @@ def test_lease_sweeps_first_and_is_dropped_when_the_entry_is_gone(tmp_path: Path
     # Still there on the way out (the caller moves it next): the lease stays with it.
     assert (staging / "fetch-kept.owner").exists()
     assert sweep_staging(staging) == []  # its owner (this process) is alive
+
+
+def test_a_discarded_tree_takes_its_lease_with_it(tmp_path: Path) -> None:
+    entry = tmp_path / "staging" / "fetch-abc"
+    (entry / "pkg").mkdir(parents=True)
+    owner = entry.with_name(entry.name + OWNER_SUFFIX)
+    owner.write_text("{}")
+    other = tmp_path / "staging" / "fetch-other"
+    other.mkdir()
+    discard_staged(entry)
+    assert not entry.exists() and not owner.exists()
+    assert other.is_dir()
+    discard_staged(entry)  # gone already: nothing to do, nothing raised

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fixture_repos import git, make_calc_repo
 
-import metaserver.agents.fetch as fetch_module
+import metaserver.agents.fetch.tree as fetch_module
 from metaserver.agents.fetch import fetch
 from metaserver.agents.fetch.source import parse_source
 from metaserver.agents.fetch.workspace_cache import WorkspaceCache, pypi_key
@@ -28,7 +28,7 @@ def cache_of(settings: Settings) -> WorkspaceCache:
 def forbid(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
     """Make the named fetch helpers fail the test if anything calls them.
 
-    They are patched on the package, where the orchestration in its ``__init__`` looks them up.
+    They are patched on fetch/tree.py, where the orchestration looks them up.
     """
 
     def refuse(*_args: object, **_kwargs: object) -> None:
@@ -44,7 +44,7 @@ async def test_git_source_is_cloned_once(
     repo = make_calc_repo(tmp_path / "origin")
     source = parse_source(f"file://{repo}")
     first = await fetch(source, settings.workspaces_dir / "one", settings)
-    forbid(monkeypatch, "_clone_git")
+    forbid(monkeypatch, "clone_git")
     second = await fetch(source, settings.workspaces_dir / "two", settings)
     assert second.commit == first.commit and second.fingerprint == first.fingerprint
     assert first.fingerprint is not None and first.fingerprint.startswith("git:")
@@ -77,7 +77,7 @@ async def test_local_archive_source(
     first = await fetch(source, settings.workspaces_dir / "one", settings)
     assert (first.distribution, first.version) == ("calcpack", "0.3.1")
     assert first.fingerprint is not None and first.fingerprint.startswith("archive:")
-    forbid(monkeypatch, "_unpack")
+    forbid(monkeypatch, "unpack_archive")
     second = await fetch(source, settings.workspaces_dir / "two", settings)
     assert second.fingerprint == first.fingerprint
     assert (second.path / "calcpack" / "__init__.py").is_file()

@@ -14,7 +14,7 @@ import pytest_asyncio
 from fastmcp import Client
 
 from metaserver.agents.generate.render import RUNTIME_PACKAGE, generate, python_type, render_tool
-from metaserver.agents.repair.classify import classify
+from metaserver.agents.validate.classify import classify
 from metaserver.children.launch import server_command, stdio_transport
 from metaserver.contracts import (
     JSON,

@@ -8,8 +8,7 @@ from llm_server import ScriptedLLM, answer, failing, garbage, llm_settings, samp
 from metaserver.agents.design.specs import design
 from metaserver.agents.llm import Diagnosis, llm_diagnose
 from metaserver.agents.llm.review import diagnosis_schema
-from metaserver.agents.repair.catalogue import REPAIR_KINDS
-from metaserver.contracts import JSON, Evidence, LLMUsage, ToolEvidence, ToolSpec
+from metaserver.contracts import JSON, REPAIR_KINDS, Evidence, LLMUsage, ToolEvidence, ToolSpec
 from metaserver.settings import LLMSettings
 
 SPEC: ToolSpec = design(sample_report(), 12)[0]  # pkg:add(a: int, b: int)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from metaserver.agents.llm import Diagnosis
-from metaserver.agents.repair.catalogue import REPAIR_KINDS, Repair, RepairState
+from metaserver.agents.repair.catalogue import Repair, RepairState
 from metaserver.agents.repair.diagnosis import repair_from
+from metaserver.contracts import REPAIR_KINDS
 
 DROP = Repair(tool="ratio", kind="drop", reason="ValueError")
 

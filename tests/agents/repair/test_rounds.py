@@ -9,7 +9,7 @@ from draft_helpers import draft, spec
 
 from metaserver.agents.repair import rounds
 from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState
-from metaserver.agents.repair.rounds import _apply, needing_failed_tools
+from metaserver.agents.repair.rounds import apply_repairs, needing_failed_tools
 from metaserver.contracts import (
     Evidence,
     Example,
@@ -29,7 +29,7 @@ async def test_a_longer_timeout_uses_the_seconds_proposed(
     tool = spec()
     repair = Repair(tool="ratio", kind="longer_timeout", timeout=seconds, reason="slow")
     state = RepairState()
-    attempts = await _apply(draft(tmp_path), [repair], [tool], state)
+    attempts = await apply_repairs(draft(tmp_path), [repair], [tool], state)
     assert tool.timeout == expected and state.extended == {"ratio"} and attempts == {}
 
 
@@ -37,14 +37,14 @@ async def test_a_longer_timeout_never_shortens_the_budget(tmp_path: Path) -> Non
     tool = spec()
     tool.timeout = 200.0
     repair = Repair(tool="ratio", kind="longer_timeout", timeout=60.0, reason="slow")
-    await _apply(draft(tmp_path), [repair], [tool], RepairState())
+    await apply_repairs(draft(tmp_path), [repair], [tool], RepairState())
     assert tool.timeout == 200.0
 
 
 async def test_next_example_hands_its_examples_to_validation(tmp_path: Path) -> None:
     example = Example(arguments={"text": "3:4"}, origin="llm")
     repair = Repair(tool="ratio", kind="next_example", examples=[example], reason="x")
-    attempts = await _apply(draft(tmp_path), [repair], [spec()], RepairState())
+    attempts = await apply_repairs(draft(tmp_path), [repair], [spec()], RepairState())
     assert attempts == {"ratio": [example]}
 
 
@@ -69,7 +69,7 @@ async def test_a_notebooks_companions_that_cannot_install_leave_the_missing_modu
         reason="missing",
     )
     state = RepairState()
-    await _apply(draft(tmp_path), [repair], [spec()], state)
+    await apply_repairs(draft(tmp_path), [repair], [spec()], state)
     assert asked == [["matplotlib", "corner", "mpl_toolkits"], ["matplotlib"]]
     assert state.installed == {"matplotlib"}
 
@@ -91,7 +91,7 @@ async def test_a_longer_timeout_reaches_the_budget_a_notebook_tool_times_itself_
     assert "timeout=None" in (work.server_dir / "server.py").read_text()
 
     repair = Repair(tool="tour", kind="longer_timeout", timeout=100.0, reason="slow")
-    await _apply(work, [repair], [slow], RepairState())
+    await apply_repairs(work, [repair], [slow], RepairState())
 
     assert "timeout=100.0" in (work.server_dir / "server.py").read_text()
 

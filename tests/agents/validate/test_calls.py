@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fixture_repos import shared_calc
 
-from metaserver.agents.analysis.analyse import analyse
+from metaserver.agents.analysis.analyse import probe_package
 from metaserver.agents.design.specs import design
 from metaserver.agents.environment.build import build_environment
 from metaserver.agents.generate.render import generate
@@ -50,7 +50,7 @@ class Calc:
 
         async def build() -> tuple[Environment, list[ToolSpec]]:
             environment = await build_environment(self.workspace, venv, self.settings, sandbox)
-            report = await analyse(self.workspace, environment, self.settings, sandbox)
+            report = await probe_package(self.workspace, environment, self.settings, sandbox)
             return environment, design(report, max_tools=12)
 
         self.environment, designed = asyncio.run(build())

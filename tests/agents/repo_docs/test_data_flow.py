@@ -8,9 +8,9 @@ import ast
 import textwrap
 from pathlib import Path
 
-from metaserver.agents.analysis.repo_docs.coverage import readme_coverage
-from metaserver.agents.analysis.repo_docs.data_flow import DataFlow, reaching_names
-from metaserver.agents.analysis.repo_docs.usage import mine_usage
+from metaserver.agents.repo_docs.coverage import readme_coverage
+from metaserver.agents.repo_docs.data_flow import DataFlow, reaching_names
+from metaserver.agents.repo_docs.usage import mine_usage
 from metaserver.contracts import Candidate, ToolSpec
 
 README = """\

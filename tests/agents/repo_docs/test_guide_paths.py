@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.repo_docs.coverage import readme_coverage
-from metaserver.agents.analysis.repo_docs.guide_paths import pinned_paths
-from metaserver.agents.analysis.repo_docs.usage import Usage
+from metaserver.agents.repo_docs.coverage import readme_coverage
+from metaserver.agents.repo_docs.guide_paths import pinned_paths
+from metaserver.agents.repo_docs.usage import Usage
 from metaserver.contracts import Candidate, ToolSpec
 
 

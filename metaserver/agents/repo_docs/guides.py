@@ -13,12 +13,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from metaserver.agents.analysis.repo_docs.code_blocks import (
+from metaserver.agents.repo_docs.code_blocks import (
     doctest_examples,
     fenced_blocks,
     rst_blocks,
 )
-from metaserver.agents.analysis.repo_docs.usage import _guide_files
+from metaserver.agents.repo_docs.usage import guide_files
 
 __all__ = ["guide_sessions"]
 
@@ -30,7 +30,7 @@ def guide_sessions(root: Path) -> list[str]:
     """One doctest-style text per README or guide page under ``root`` that shows code."""
     texts: list[str] = []
     size = 0
-    for path in _guide_files(root):
+    for path in guide_files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from metaserver.agents.repair.classify import classify
+from metaserver.agents.validate.classify import classify
 from metaserver.exceptions import FailureType
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from metaserver.agents.analysis.repo_docs.data_flow import reaching_names
-from metaserver.agents.analysis.repo_docs.guide_paths import pinned_paths
-from metaserver.agents.analysis.repo_docs.usage import Usage
+from metaserver.agents.repo_docs.data_flow import reaching_names
+from metaserver.agents.repo_docs.guide_paths import pinned_paths
+from metaserver.agents.repo_docs.usage import Usage
 from metaserver.contracts import Candidate, Coverage, ToolSpec
 
 __all__ = ["readme_coverage", "short_name"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metaserver.agents.analysis.repo_docs.guides import guide_sessions
+from metaserver.agents.repo_docs.guides import guide_sessions
 
 README = """\
 # demo
@@ -64,7 +64,7 @@ def test_a_page_in_a_folder_of_guides_is_a_guide(tmp_path: Path) -> None:
 def test_a_statement_continued_without_prompts_is_one_statement(tmp_path: Path) -> None:
     """``>>> h = Dot(1,`` then an indented line without ``...``: doctest reads the rest as
     output of a line that does not parse; it is the statement's continuation."""
-    from metaserver.agents.analysis.repo_docs.usage import mine_usage
+    from metaserver.agents.repo_docs.usage import mine_usage
 
     readme = (
         ">>> from demo import Dot\n"

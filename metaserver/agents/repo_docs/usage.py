@@ -21,14 +21,14 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
-from metaserver.agents.analysis.repo_docs.code_blocks import code_in_text
-from metaserver.agents.analysis.repo_docs.data_flow import DataFlow
-from metaserver.agents.analysis.repo_docs.file_arguments import (
+from metaserver.agents.repo_docs.code_blocks import code_in_text
+from metaserver.agents.repo_docs.data_flow import DataFlow
+from metaserver.agents.repo_docs.file_arguments import (
     FileParameters,
     reads_file,
     writes_file,
 )
-from metaserver.agents.analysis.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
 from metaserver.contracts import JSON, CodeReport
 from metaserver.probe.doctest_lines import WRAPPERS
 from metaserver.probe.fold import literal_value
@@ -182,7 +182,7 @@ def _documented(
     given: dict[str, bool] = {}  # name -> every call so far reads a file or takes read data
     paths: dict[str, list[str]] = {}
     loose: set[str] = set()  # names called at least once without a resolved path
-    for path in _guide_files(root):
+    for path in guide_files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -227,7 +227,7 @@ class _Documented(NamedTuple):
     paths: dict[str, list[str]]
 
 
-def _guide_files(root: Path) -> list[Path]:
+def guide_files(root: Path) -> list[Path]:
     """README files (the top one first), then guide-like text pages under the docs folder."""
     readmes: list[Path] = []
     guides: list[Path] = []

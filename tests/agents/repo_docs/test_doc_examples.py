@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metaserver.agents.analysis.repo_docs.doc_examples import find_examples
+from metaserver.agents.repo_docs.doc_examples import find_examples
 from metaserver.contracts import Parameter
 
 X = Parameter(name="x", kind="positional_or_keyword", json_schema={"type": "number"})

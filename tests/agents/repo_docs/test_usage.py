@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from metaserver.agents.analysis.repo_docs.code_blocks import doctest_examples
-from metaserver.agents.analysis.repo_docs.usage import mine_usage
+from metaserver.agents.repo_docs.code_blocks import doctest_examples
+from metaserver.agents.repo_docs.usage import mine_usage
 
 README = """\
 # demo
@@ -145,8 +145,8 @@ Done.
 
 
 def test_rst_literal_blocks_and_executed_directives_are_code(tmp_path: Path) -> None:
-    from metaserver.agents.analysis.repo_docs.guides import guide_sessions
-    from metaserver.agents.analysis.repo_docs.usage import documented_names
+    from metaserver.agents.repo_docs.guides import guide_sessions
+    from metaserver.agents.repo_docs.usage import documented_names
 
     (tmp_path / "README.rst").write_text(RST_README)
     wanted = {"Parameters", "Parameter", "GaussianModel", "guess", "install"}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Sequence
 
-from metaserver.agents.analysis.repo_docs.file_arguments import (
+from metaserver.agents.repo_docs.file_arguments import (
     FileParameters,
     names_file,
     reads_file,

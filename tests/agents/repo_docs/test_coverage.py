@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import metaserver.agents.analysis.repo_docs.usage as usage_module
-from metaserver.agents.analysis.repo_docs.coverage import readme_coverage, short_name
-from metaserver.agents.analysis.repo_docs.usage import Usage, documented_names, mine_usage
+import metaserver.agents.repo_docs.usage as usage_module
+from metaserver.agents.repo_docs.coverage import readme_coverage, short_name
+from metaserver.agents.repo_docs.usage import Usage, documented_names, mine_usage
 from metaserver.contracts import ToolSpec
 
 README = """\
@@ -259,7 +259,7 @@ def test_a_documented_name_resolves_through_the_guides_own_imports(tmp_path: Pat
 def test_a_name_with_any_extension_is_a_file_where_the_parameter_takes_one(
     tmp_path: Path,
 ) -> None:
-    from metaserver.agents.analysis.repo_docs.file_arguments import file_parameters
+    from metaserver.agents.repo_docs.file_arguments import file_parameters
     from metaserver.contracts import Candidate, CodeReport, Parameter
 
     def found(target: str, *names: str, kind: str = "function") -> Candidate:
@@ -304,7 +304,7 @@ def test_a_name_with_any_extension_is_a_file_where_the_parameter_takes_one(
 
 
 def test_a_name_the_probe_did_not_list_where_the_guide_calls_it_is_nobody_elses() -> None:
-    from metaserver.agents.analysis.repo_docs.guide_paths import pinned_paths
+    from metaserver.agents.repo_docs.guide_paths import pinned_paths
     from metaserver.contracts import Candidate
 
     def found(target: str) -> Candidate:
@@ -326,7 +326,7 @@ def test_a_name_the_probe_did_not_list_where_the_guide_calls_it_is_nobody_elses(
 
 
 def test_a_method_resolves_through_any_path_of_its_class_and_a_functions_result_is_loose() -> None:
-    from metaserver.agents.analysis.repo_docs.guide_paths import pinned_paths
+    from metaserver.agents.repo_docs.guide_paths import pinned_paths
     from metaserver.contracts import Candidate
 
     def found(target: str, kind: str = "function", **extra: object) -> Candidate:

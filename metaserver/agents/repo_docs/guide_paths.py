@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from metaserver.contracts import Candidate
 
 if TYPE_CHECKING:  # usage.py imports this module: the name is for annotations only
-    from metaserver.agents.analysis.repo_docs.usage import Usage
+    from metaserver.agents.repo_docs.usage import Usage
 
 __all__ = ["built_names", "candidate_paths", "imported_names", "pinned_paths", "resolved"]
 
