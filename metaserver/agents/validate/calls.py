@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
 
@@ -146,11 +146,14 @@ async def validate(
     if only is None:
         await check_protocol(server_dir, specs, environment, settings, sandbox, ("2026-07-28",))
     results: list[ToolEvidence] = []
-    async with connect(server_dir, environment, settings, sandbox) as client:
+    by_target = {spec.target: spec for spec in specs}
+    async with AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            connect(server_dir, environment, settings, sandbox)
+        )
         tools = await client.list_tools()
         _check_listing(tools, specs, "legacy")
         schemas = {tool.name: tool.input_schema for tool in tools}
-        by_target = {spec.target: spec for spec in specs}
         try:
             for spec in specs:
                 if only is not None and spec.name not in only:
@@ -164,14 +167,38 @@ async def validate(
                         )
                     ]
                 calling(spec.name)
-                results.append(
-                    await _check_examples(
-                        client, spec, examples, schemas[spec.name], settings, by_target
-                    )
+                evidence = await _check_examples(
+                    client, spec, examples, schemas[spec.name], settings, by_target
                 )
+                results.append(evidence)
+                if evidence.status == "failed" and not await answers(client, evidence):
+                    # The call killed or still holds the server: this tool is charged, and
+                    # the tools after it meet a fresh server, not "Connection closed".
+                    logger.warning("validate: %s stopped its server; restarting it", spec.name)
+                    evidence.error = _short(f"{evidence.error} ({SERVER_LOST})")
+                    with suppress(Exception):  # closing a dead server's session may fail
+                        await stack.aclose()
+                    client = await stack.enter_async_context(
+                        connect(server_dir, environment, settings, sandbox)
+                    )
         finally:
             calling(None)
     return results
+
+
+SERVER_LOST = "the server died or stopped answering during this call and was restarted"
+PING_TIMEOUT = 5.0
+
+
+async def answers(client: Client[Any], evidence: ToolEvidence) -> bool:
+    """Whether the server still answers after ``evidence``'s failed call: not after a
+    timeout (the call may still hold it), else whether it answers a ping in time."""
+    if evidence.failure_type == "timeout":
+        return False
+    try:
+        return bool(await asyncio.wait_for(client.ping(), PING_TIMEOUT))
+    except Exception:  # a dead child, a closed pipe, no answer: gone
+        return False
 
 
 async def _check_examples(
