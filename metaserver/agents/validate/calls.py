@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from pathlib import Path
@@ -22,6 +23,7 @@ from metaserver.agents.generate.documents import MANIFEST
 from metaserver.agents.repair.classify import classify
 from metaserver.agents.validate.attribution import exact_replay, text_of_itself
 from metaserver.agents.validate.compare import matches, normalise
+from metaserver.agents.validate.doctest_replay import confirm_verdicts
 from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.programs import missing_program
 from metaserver.agents.validate.protocol import documents_problems, listing_problems
@@ -183,7 +185,12 @@ async def validate(
                     )
         finally:
             calling(None)
-    return results
+    # Blamed on the repository only if its own doctest, run unchanged, disagrees too.
+    workdir = settings.staging_dir / f"doctest-{server_dir.name}"
+    try:
+        return await confirm_verdicts(results, specs, environment, settings, sandbox, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 SERVER_LOST = "the server died or stopped answering during this call and was restarted"
