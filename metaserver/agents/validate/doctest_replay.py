@@ -36,10 +36,12 @@ logger = logging.getLogger(__name__)
 MAX_GOT = 300
 
 # Runs in the target environment: the standard library only. For each request, the first
-# docstring (the callable's, its class's, its module's) with a ``>>>`` example whose source
-# is the documented line, run by the standard runner up to that example.
+# docstring (the callable's, its class's, its module's, then its module's other members')
+# with a ``>>>`` example whose source is the documented line, run by the standard runner.
 RUNNER = r"""
 import doctest, importlib, io, json, sys
+
+MAX_MEMBERS = 2000
 
 class Recorder(doctest.DocTestRunner):
     def __init__(self, line):
@@ -75,6 +77,18 @@ def docstrings(module, qualname):
         doc = getattr(obj, "__doc__", None)
         if isinstance(doc, str):
             yield ".".join(parts[:depth]) or module.__name__, doc
+    # then the module's other classes, their methods and its functions: an example written
+    # for a sibling class is that class's, run unchanged there
+    for name, member in list(vars(module).items())[:MAX_MEMBERS]:
+        if name.startswith("_") or getattr(member, "__module__", None) != module.__name__:
+            continue
+        members = [(name, member)]
+        if isinstance(member, type):
+            members += [(f"{name}.{k}", v) for k, v in vars(member).items() if callable(v)]
+        for where, obj in members:
+            doc = getattr(obj, "__doc__", None)
+            if isinstance(doc, str) and ">>>" in doc:
+                yield where, doc
 
 answers = {}
 for key, target, line in json.loads(sys.argv[1]):

@@ -37,6 +37,13 @@ MODULE = textwrap.dedent(
             return sum(self.values) / len(self.values)
 
 
+    class Sibling(Stats):
+        """Another running statistic."""
+
+        def mean(self):
+            return 0.0
+
+
     def wrong(x):
         """Doubles.
 
@@ -91,8 +98,12 @@ def test_the_runner_runs_the_docstring_unchanged(tmp_path: Path) -> None:
             ["mean", "fixturemod:Stats.mean", "rs.mean()"],
             ["wrong", "fixturemod:wrong", "wrong(2)"],
             ["nowhere", "fixturemod:wrong", "wrong(3)"],
+            ["sibling", "fixturemod:Sibling.mean", "rs.mean()"],
         ],
     )
+    # Written for Stats, not for the Sibling our tool called it on: run where it was written.
+    assert answers["sibling"]["where"] == "Stats"
+    assert answers["sibling"]["outcome"] == "success"
     # The ;-separated line runs as written, in the class's docstring: the value is right.
     assert answers["mean"]["outcome"] == "success"
     assert answers["mean"]["where"] == "Stats"
