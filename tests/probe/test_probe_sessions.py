@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import sys
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from metaserver.probe.probe_members import describe_callable, describe_class
+from metaserver.probe.probe_sessions import _line_statements
 
 SOURCE = '''
 class Grid:
@@ -449,3 +451,22 @@ def test_forget_drops_every_receiver_a_statement_uses() -> None:
         probe_sessions._forget(statement, receivers)
         assert receivers == {"acc": None, "other": None, "kept": [3]}
         receivers.update(acc=[1], other=[2])
+
+
+def test_a_line_of_several_statements_is_each_of_them() -> None:
+    def read(source: str, want: str = "") -> list[tuple[str, str]]:
+        pairs = _line_statements(doctest.Example(source, want))
+        return [(example.source.strip(), example.want) for example, _ in pairs]
+
+    # setup calls, each a step of its own, the repository's own text
+    assert read("rs.push(1); rs.push(2); rs.push(6)\n") == [
+        ("rs.push(1)", ""),
+        ("rs.push(2)", ""),
+        ("rs.push(6)", ""),
+    ]
+    # the output is the last statement's when the ones before it print nothing
+    assert read("x = 2; x.bit_length()\n", "2\n") == [("x = 2", ""), ("x.bit_length()", "2\n")]
+    # an earlier expression prints too: the output is no one statement's
+    assert read("a.f(); a.g()\n", "1\n2\n") == [("a.f()", ""), ("a.g()", "")]
+    assert read("rs.mean()\n", "3.0\n") == [("rs.mean()", "3.0\n")]
+    assert read("not python (\n") == []
