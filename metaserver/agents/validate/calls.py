@@ -137,6 +137,12 @@ async def validate(
     order, until one passes. A disagreeing documented value or a timeout ends the attempts:
     the first is a finding, the second would only cost more time.
 
+    A call that kills the server, or leaves it without an answer (a timeout, no ping), is
+    charged to its tool alone: the tools after it are called on a new server.
+
+    Its ``repo_internal_bug`` verdicts stand only where the standard doctest runner agrees
+    (``doctest_replay.confirm_verdicts``).
+
     The listing is checked in the session that makes the calls (legacy era) and, on a full
     run, in the 2026-07-28 era too; a re-run of repaired tools (``only``) serves the same
     server code, so its other era is not checked again.
@@ -156,10 +162,18 @@ async def validate(
         tools = await client.list_tools()
         _check_listing(tools, specs, "legacy")
         schemas = {tool.name: tool.input_schema for tool in tools}
+        lost = False  # the server the last call left is dead or held
         try:
             for spec in specs:
                 if only is not None and spec.name not in only:
                     continue
+                if lost:  # the tools after one that killed or holds it meet a fresh one
+                    with suppress(Exception):  # closing a dead server's session may fail
+                        await stack.aclose()
+                    client = await stack.enter_async_context(
+                        connect(server_dir, environment, settings, sandbox)
+                    )
+                    lost = False
                 examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
                 if spec.kind == "notebook":
                     # A notebook passes only by reproducing its own outputs with its defaults.
@@ -174,15 +188,11 @@ async def validate(
                 )
                 results.append(evidence)
                 if evidence.status == "failed" and not await answers(client, evidence):
-                    # The call killed or still holds the server: this tool is charged, and
-                    # the tools after it meet a fresh server, not "Connection closed".
+                    # This tool is charged; the next ones get a new server, not
+                    # "Connection closed".
                     logger.warning("validate: %s stopped its server; restarting it", spec.name)
                     evidence.error = _short(f"{evidence.error} ({SERVER_LOST})")
-                    with suppress(Exception):  # closing a dead server's session may fail
-                        await stack.aclose()
-                    client = await stack.enter_async_context(
-                        connect(server_dir, environment, settings, sandbox)
-                    )
+                    lost = True
         finally:
             calling(None)
     # Blamed on the repository only if its own doctest, run unchanged, disagrees too.
