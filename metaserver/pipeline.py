@@ -242,7 +242,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             kept, evidence = await publish(draft, passed, evidence)
             if len(kept) < len(passed):  # proven once, not again by the server's tests: left out
                 passed = kept
-                report.tools = _final_statuses(evidence, published=True)
+                report.tools = _final_statuses(evidence, published=len(kept) >= MIN_TOOLS_PASSED)
                 report.tools_passed = len(passed)
                 report.coverage = readme_coverage(usage, passed, code.candidates, needing)
 

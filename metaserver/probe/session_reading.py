@@ -8,6 +8,7 @@ once; the last call a session shows of each name is noted with it.
 """
 
 import ast
+import doctest
 import types
 
 from .constants import constants_key
@@ -86,12 +87,9 @@ def _last_call(key, statements, method):
 
 
 def _read_session(doc, namespace):
-    """(example, statement) per line, (None, statement) per import line."""
+    """(example, statement) per statement, (None, statement) per import line."""
     literals = Literals(namespace)
-    for example in _parsed_once(doc):
-        statement = _statement_once(example.source)
-        if statement is None:
-            continue
+    for example, statement in (p for line in _parsed_once(doc) for p in line_statements(line)):
         literals.note(statement)
         statement = literals.inline(statement)
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -99,6 +97,41 @@ def _read_session(doc, namespace):
             yield None, statement
             continue
         yield example, statement
+
+
+def line_statements(line):
+    """A ``>>>`` line as (example, statement) pairs: one, or, for a line of several
+    statements (``rs.push(1); rs.push(2); rs.push(6)``), each in turn with its own text as
+    its source. The line's output belongs to its last statement, and to none when an
+    earlier one is an expression (doctest prints its value too: the output is then not the
+    last one's alone); a line that does not parse is none."""
+    statement = _statement_once(line.source)
+    if statement is not None:
+        return [(line, statement)]
+    text = line.source.strip()
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    shown = line.want or line.exc_msg
+    if shown and any(isinstance(part, ast.Expr) for part in body[:-1]):
+        shown = None  # every statement still runs; the output is no one statement's
+    pairs = []
+    for index, part in enumerate(body):
+        source = ast.get_source_segment(text, part)
+        if source is None:
+            return pairs
+        last = shown and index == len(body) - 1
+        example = doctest.Example(
+            source,
+            line.want if last else "",
+            line.exc_msg if last else None,
+            line.lineno,
+            line.indent,
+            line.options,
+        )
+        pairs.append((example, part))
+    return pairs
 
 
 _STATEMENTS = {}

@@ -138,10 +138,20 @@ def _short(value: Any) -> str:
 
 
 def _resolve(target: str) -> Any:
+    """The class a codec names, by import path.
+
+    Raises:
+        CodecError: the path does not import (a class made per context keeps a
+            ``__module__``/``__qualname__`` under which nothing is found): our codec's
+            error, not the library's.
+    """
     module_name, _, qualname = target.partition(":")
-    obj: Any = importlib.import_module(module_name)
-    for part in qualname.split(".") if qualname else []:
-        obj = getattr(obj, part)
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in qualname.split(".") if qualname else []:
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise CodecError(f"the codec's type {target} does not import: {exc}") from exc
     return obj
 
 

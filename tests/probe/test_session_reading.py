@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import doctest
 from typing import Any
 
 import pytest
+
+from metaserver.probe.session_reading import line_statements
 
 
 def ast_text(node: Any) -> str:
@@ -56,3 +59,22 @@ def test_a_method_reads_a_text_up_to_its_last_call() -> None:
     assert read("name") == everything  # h.name, the last line
     assert read("area") == everything  # bound to size, called later: no attribute there
     assert read("never") == []
+
+
+def test_a_line_of_several_statements_is_each_of_them() -> None:
+    def read(source: str, want: str = "") -> list[tuple[str, str]]:
+        pairs = line_statements(doctest.Example(source, want))
+        return [(example.source.strip(), example.want) for example, _ in pairs]
+
+    # setup calls, each a step of its own, the repository's own text
+    assert read("rs.push(1); rs.push(2); rs.push(6)\n") == [
+        ("rs.push(1)", ""),
+        ("rs.push(2)", ""),
+        ("rs.push(6)", ""),
+    ]
+    # the output is the last statement's when the ones before it print nothing
+    assert read("x = 2; x.bit_length()\n", "2\n") == [("x = 2", ""), ("x.bit_length()", "2\n")]
+    # an earlier expression prints too: the output is no one statement's
+    assert read("a.f(); a.g()\n", "1\n2\n") == [("a.f()", ""), ("a.g()", "")]
+    assert read("rs.mean()\n", "3.0\n") == [("rs.mean()", "3.0\n")]
+    assert read("not python (\n") == []

@@ -306,3 +306,11 @@ def test_a_lenient_codec_decodes_its_form_and_passes_anything_else() -> None:
     assert decode("not a date", "?date", handles) == "not a date"
     with pytest.raises(CodecError):
         decode("not a date", "date", handles)  # the strict codec still refuses it
+
+
+def test_a_class_made_per_context_is_our_codec_error_not_the_librarys() -> None:
+    # Its __module__/__qualname__ name a path under which nothing is found.
+    made = type("mpf", (), {"__module__": "fractions", "__qualname__": "Context.mpf"})
+    target = f"{made.__module__}:{made.__qualname__}"
+    with pytest.raises(CodecError, match="does not import"):
+        decode("1.5", f"new:{target}", HandleTable())

@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shutil
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ from metaserver.agents.generate.documents import MANIFEST
 from metaserver.agents.validate.attribution import exact_replay, text_of_itself
 from metaserver.agents.validate.classify import classify
 from metaserver.agents.validate.compare import matches, normalise
+from metaserver.agents.validate.doctest_replay import confirm_verdicts
 from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.programs import missing_program
 from metaserver.agents.validate.protocol import documents_problems, listing_problems
@@ -135,6 +137,12 @@ async def validate(
     order, until one passes. A disagreeing documented value or a timeout ends the attempts:
     the first is a finding, the second would only cost more time.
 
+    A call that kills the server, or leaves it without an answer (a timeout, no ping), is
+    charged to its tool alone: the tools after it are called on a new server.
+
+    Its ``repo_internal_bug`` verdicts stand only where the standard doctest runner agrees
+    (``doctest_replay.confirm_verdicts``).
+
     The listing is checked in the session that makes the calls (legacy era) and, on a full
     run, in the 2026-07-28 era too; a re-run of repaired tools (``only``) serves the same
     server code, so its other era is not checked again.
@@ -146,15 +154,26 @@ async def validate(
     if only is None:
         await check_protocol(server_dir, specs, environment, settings, sandbox, ("2026-07-28",))
     results: list[ToolEvidence] = []
-    async with connect(server_dir, environment, settings, sandbox) as client:
+    by_target = {spec.target: spec for spec in specs}
+    async with AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            connect(server_dir, environment, settings, sandbox)
+        )
         tools = await client.list_tools()
         _check_listing(tools, specs, "legacy")
         schemas = {tool.name: tool.input_schema for tool in tools}
-        by_target = {spec.target: spec for spec in specs}
+        lost = False  # the server the last call left is dead or held
         try:
             for spec in specs:
                 if only is not None and spec.name not in only:
                     continue
+                if lost:  # the tools after one that killed or holds it meet a fresh one
+                    with suppress(Exception):  # closing a dead server's session may fail
+                        await stack.aclose()
+                    client = await stack.enter_async_context(
+                        connect(server_dir, environment, settings, sandbox)
+                    )
+                    lost = False
                 examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
                 if spec.kind == "notebook":
                     # A notebook passes only by reproducing its own outputs with its defaults.
@@ -164,14 +183,39 @@ async def validate(
                         )
                     ]
                 calling(spec.name)
-                results.append(
-                    await _check_examples(
-                        client, spec, examples, schemas[spec.name], settings, by_target
-                    )
+                evidence = await _check_examples(
+                    client, spec, examples, schemas[spec.name], settings, by_target
                 )
+                results.append(evidence)
+                if evidence.status == "failed" and not await answers(client, evidence):
+                    # This tool is charged; the next ones get a new server, not
+                    # "Connection closed".
+                    logger.warning("validate: %s stopped its server; restarting it", spec.name)
+                    evidence.error = _short(f"{evidence.error} ({SERVER_LOST})")
+                    lost = True
         finally:
             calling(None)
-    return results
+    # Blamed on the repository only if its own doctest, run unchanged, disagrees too.
+    workdir = settings.staging_dir / f"doctest-{server_dir.name}"
+    try:
+        return await confirm_verdicts(results, specs, environment, settings, sandbox, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+SERVER_LOST = "the server died or stopped answering during this call and was restarted"
+PING_TIMEOUT = 5.0
+
+
+async def answers(client: Client[Any], evidence: ToolEvidence) -> bool:
+    """Whether the server still answers after ``evidence``'s failed call: not after a
+    timeout (the call may still hold it), else whether it answers a ping in time."""
+    if evidence.failure_type == "timeout":
+        return False
+    try:
+        return bool(await asyncio.wait_for(client.ping(), PING_TIMEOUT))
+    except Exception:  # a dead child, a closed pipe, no answer: gone
+        return False
 
 
 async def _check_examples(

@@ -21,7 +21,8 @@ _RULES: list[tuple[re.Pattern[str], FailureType]] = [
             # The generated server's codecs could not build an argument (runtime/decode.py):
             # our reading of the parameter's type, whatever the example.
             r"cannot decode .* as [a-z]+(?::|\b)|expected a handle \(|unknown codec '|"
-            r"has no instance attribute '|is built from an object of its fields"
+            r"has no instance attribute '|is built from an object of its fields|"
+            r"the codec's type \S+ does not import"
         ),
         "api_inference_error",
     ),

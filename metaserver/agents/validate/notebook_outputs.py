@@ -7,8 +7,10 @@ reprs ignored (IPython shows ``<Line2D at 0x…>`` where ``repr`` says ``object 
 without its ``shape=``), and the type name of a repr that describes its object after a colon
 not compared (``<AxesSubplot:xlabel='t'>`` stored where a later matplotlib shows
 ``<Axes: xlabel='t'>``: classes are merged and renamed between versions, what follows the
-colon is the value shown); the numbers inside it are compared within 3% relative (a rerun on
-another machine prints other rounding noise, a different library version other last digits).
+colon is the value shown), an array's repr as the list it shows, and what changes from run
+to run (timings, versions, dates; ``text_forms.py``) not compared at all; the numbers inside
+it are compared within 3% relative (a rerun on another machine prints other rounding noise,
+a different library version other last digits).
 Figures are compared by perceptual hash (``runtime/phash.py``, computed the same way on both
 sides): as many as stored, each within Hamming distance 20; a PNG that cannot be decoded is
 compared by count only.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 
+from metaserver.agents.validate.text_forms import masked, unwrapped_arrays
 from metaserver.contracts import JSON, ToolEvidence
 from metaserver.runtime.phash import SAME_FIGURE, hamming
 
@@ -117,7 +120,9 @@ def texts_match(got: str, want: str) -> bool:
 
 def _tokens(text: str) -> list[str | float]:
     """Text split into its numbers and the (whitespace-normalised) words between them."""
-    text = _NUMPY_SCALAR.sub(r"\1", _ADDRESS.sub("at 0x?", text))
+    # What varies between runs is not compared; an array is the list it shows (text_forms).
+    text = masked(unwrapped_arrays(_ADDRESS.sub("at 0x?", text)))
+    text = _NUMPY_SCALAR.sub(r"\1", text)
     text = _DESCRIBED_REPR.sub("<?:", text)
     text = _AROUND_PUNCTUATION.sub(r"\1", _NUMPY_SHAPE.sub("", text))
     text = " ".join(text.split())
@@ -125,7 +130,9 @@ def _tokens(text: str) -> list[str | float]:
     position = 0
     for match in _NUMBER.finditer(text):
         if match.start() > position:
-            parts.append(text[position : match.start()])
+            between = text[position : match.start()]
+            # ``[1. 2.]`` (an array's str) shows the list ``[1.0, 2.0]`` shows
+            parts.append("," if between == " " and parts else between)
         parts.append(float(match.group()))
         position = match.end()
     if position < len(text):

@@ -8,7 +8,11 @@ import logging
 
 from metaserver.agents.conversion import Draft
 from metaserver.agents.validate.calls import check_protocol
-from metaserver.agents.validate.selftest import failed_tool_tests, run_generated_tests
+from metaserver.agents.validate.selftest import (
+    SELFTEST_PASSES,
+    failed_tool_reasons,
+    run_generated_tests,
+)
 from metaserver.contracts import MIN_TOOLS_PASSED, ToolEvidence, ToolSpec
 from metaserver.exceptions import SandboxTimeout, ValidationError
 from metaserver.sandbox import RunResult
@@ -20,34 +24,41 @@ async def publish(
     draft: Draft, passed: list[ToolSpec], evidence: list[ToolEvidence]
 ) -> tuple[list[ToolSpec], list[ToolEvidence]]:
     """Render the server with only its proven tools, and check it still answers; the tools
-    kept, and every tool's evidence (a tool its own tests could not replay, failed).
+    kept, and every tool's evidence (a tool its own tests could not replay, failed, with the
+    reason its test gave).
 
     A tool proven during validation may depend on state calls leave in the library (a name
-    registered once per process): replayed with every other tool's call in the one new
-    server the tests start, it fails. Those tools, and only those, are left out and the
-    rest checked again; a second failure fails the conversion.
+    registered once per process), or its replay may fail where its validation did not: each
+    such tool is left out, and the rest checked again (up to ``SELFTEST_PASSES`` times).
+    Under ``MIN_TOOLS_PASSED`` tools left, the checks stop: the conversion then fails by
+    its count of passed tools, not as a server that broke the protocol.
 
     Raises:
-        ValidationError: the server's own replayed tests failed for other reasons, or again.
+        ValidationError: the server's own tests failed for no tool's replay, or still fail.
         SandboxTimeout: they ran out of time (``selftest_timeout``).
     """
-    replay = await _check_published(draft, passed, evidence)
-    if replay is None or replay.ok:
-        return passed, evidence
-    if replay.timed_out:  # a time limit, not a server that broke the protocol
-        raise SandboxTimeout(f"the generated server's own tests failed: {_why(replay)}")
-    failed = failed_tool_tests(replay.stdout)
-    kept = [s for s in passed if s.name not in failed]
-    if not failed or len(kept) == len(passed) or len(kept) < MIN_TOOLS_PASSED:
-        raise ValidationError(f"the generated server's own tests failed: {_why(replay)}")
-    left_out = ", ".join(sorted(failed))
-    logger.warning("not replayed by the server's own tests, left out: %s", left_out)
-    again = await _check_published(draft, kept, evidence)
-    if again is not None and again.timed_out:
-        raise SandboxTimeout(f"the generated server's own tests failed: {_why(again)}")
-    if again is not None and not again.ok:
-        raise ValidationError(f"the generated server's own tests failed: {_why(again)}")
-    return kept, [_unreproduced(e) if e.name in failed else e for e in evidence]
+    left_out: dict[str, str] = {}
+    kept = list(passed)
+    why = ""
+    for _ in range(SELFTEST_PASSES):
+        replay = await _check_published(draft, kept, evidence)
+        if replay is None or replay.ok:
+            break
+        why = _why(replay)
+        if replay.timed_out:  # a time limit, not a server that broke the protocol
+            raise SandboxTimeout(f"the generated server's own tests failed: {why}")
+        names = {s.name for s in kept}
+        failed = {n: r for n, r in failed_tool_reasons(replay.stdout).items() if n in names}
+        if not failed:
+            raise ValidationError(f"the generated server's own tests failed: {why}")
+        logger.warning("not replayed by the server's own tests, left out: %s", sorted(failed))
+        left_out.update(failed)
+        kept = [s for s in kept if s.name not in failed]
+        if len(kept) < MIN_TOOLS_PASSED:
+            break
+    else:
+        raise ValidationError(f"the generated server's own tests still failed: {why}")
+    return kept, [_unreproduced(e, left_out[e.name]) if e.name in left_out else e for e in evidence]
 
 
 async def _check_published(
@@ -78,13 +89,15 @@ def _why(replay: RunResult) -> str:
     return "timed out" if replay.timed_out else replay.tail(5)
 
 
-def _unreproduced(evidence: ToolEvidence) -> ToolEvidence:
+def _unreproduced(evidence: ToolEvidence, reason: str) -> ToolEvidence:
+    """A tool validation proved whose replay in the server's own tests failed, and why."""
+    why = reason or "its test gave no reason"
     return evidence.model_copy(
         update={
             "status": "failed",
             "error": "passed validation, but the server's own tests (every tool's "
-            "validated call, replayed in one new server) could not replay it: it depends "
-            "on state other calls leave in the library",
+            "validated call, replayed in one new server) could not replay it "
+            f"(most often: it depends on state other calls leave in the library): {why}",
             "failure_type": "api_inference_error",
         }
     )

@@ -17,7 +17,14 @@ from metaserver.contracts import Environment
 from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.settings import Settings
 
-__all__ = ["SELFTEST_PACKAGES", "run_generated_tests", "selftest_timeout"]
+__all__ = [
+    "SELFTEST_PACKAGES",
+    "SELFTEST_PASSES",
+    "failed_tool_reasons",
+    "failed_tool_tests",
+    "run_generated_tests",
+    "selftest_timeout",
+]
 
 
 def selftest_timeout(settings: Settings, tools: int) -> float:
@@ -52,6 +59,10 @@ async def run_generated_tests(
             # The tests use pytest alone; a repository's plugins (installed with it) would
             # only slow each start, or fail it.
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+            # A call that hangs fails its own test at validation's limit, not the whole run.
+            "METASERVER_TEST_CALL_TIMEOUT": str(2 * settings.timeouts.tool_call),
+            # Wide enough that each failure's reason is not cut in pytest's summary.
+            "COLUMNS": "400",
         },
         tenant=server_dir.name,  # the uid the server itself runs as
     )
@@ -59,12 +70,27 @@ async def run_generated_tests(
     return await sandbox.run([*argv, str(server_dir / "tests")], policy)
 
 
+SELFTEST_PASSES = 3
+"""How often the server's own tests run, each after leaving out the tools whose replay
+failed in the run before."""
+MAX_REASON = 300
+
 _FAILED_TOOL_TEST = re.compile(
-    r"^FAILED \S*test_tools\.py::test_tool_answers_as_validated\[(\S+)\](?:\s|$)", re.M
+    r"^FAILED \S*test_tools\.py::test_tool_answers_as_validated\[(\S+)\](?: - (.*))?$", re.M
 )
 
 
 def failed_tool_tests(output: str) -> set[str]:
     """The tools whose replay failed in the generated tests' pytest summary
     (``FAILED ../tests/test_tools.py::test_tool_answers_as_validated[NAME]``)."""
-    return set(_FAILED_TOOL_TEST.findall(output))
+    return set(failed_tool_reasons(output))
+
+
+def failed_tool_reasons(output: str) -> dict[str, str]:
+    """Each tool whose replay failed, with the reason pytest's summary gives
+    (``FAILED ...[NAME] - AssertionError: ...``, at most ``MAX_REASON`` characters; empty
+    when it gives none)."""
+    return {
+        name: " ".join((reason or "").split())[:MAX_REASON]
+        for name, reason in _FAILED_TOOL_TEST.findall(output)
+    }

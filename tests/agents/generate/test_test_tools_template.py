@@ -9,6 +9,8 @@ import shutil
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 import metaserver.agents.generate as generate
 
 TEMPLATE = Path(generate.__file__).parent / "templates" / "test_tools.py"
@@ -70,3 +72,54 @@ def test_a_step_takes_a_list_of_the_objects_earlier_steps_built(tmp_path: Path) 
         "mix_new",
         {"name": "duo", "signals": [{"handle": "h1"}, {"handle": "h2"}]},
     )
+
+
+SERVER = """
+import os
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("replay")
+
+
+@mcp.tool
+def echo(x: int) -> int:
+    return x
+
+
+@mcp.tool
+def refuse() -> int:
+    raise ValueError("refused")
+
+
+@mcp.tool
+def die() -> int:
+    os._exit(3)
+
+
+mcp.run(show_banner=False)
+"""
+
+
+@pytest.mark.integration
+def test_each_replayed_call_fails_alone_and_a_dead_server_is_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("METASERVER_TEST_CALL_TIMEOUT", "10")
+    (tmp_path / "server.py").write_text(SERVER)
+    template = _template(tmp_path)
+    step = {"tool": "refuse", "arguments": {}, "receiver": None}
+    template.CALLS[:] = [
+        # its session's setup step is refused: this call fails, not the ones after it
+        {"tool": "needs_setup", "arguments": {}, "session": [step], "receiver": "r"},
+        {"tool": "die", "arguments": {}},  # ends the server: the next call gets a new one
+        {"tool": "echo", "arguments": {"x": 2}},
+        {"tool": "refuse", "arguments": {}},
+    ]
+    results = template.replayed()
+    assert results["needs_setup"][0] is True
+    assert "AssertionError" in results["needs_setup"][1]
+    assert results["die"][0] is True
+    assert results["echo"] == (False, 2)
+    assert results["refuse"][0] is True
+    assert "refused" in results["refuse"][1]  # the error's text is its test's reason

@@ -99,7 +99,15 @@ def broken_specs(calc: Calc) -> list[ToolSpec]:
         ],
         examples=[Example(arguments={"seconds": NAP_SECONDS})],
     )
-    return [wrong, empty_mean, nap, guessed]
+    # A call that ends the server's process: every tool after it meets a fresh server.
+    die = ToolSpec(
+        name="die",
+        description="End the process.",
+        target="os:_exit",
+        parameters=[Parameter(name="n", kind="positional_only", json_schema={"type": "integer"})],
+        examples=[Example(arguments={"n": 3})],
+    )
+    return [wrong, empty_mean, nap, guessed, die]
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +116,9 @@ def outcome(
 ) -> tuple[list[ToolSpec], dict[str, ToolEvidence]]:
     """One validation of every case; the slow tool sits between tools that must pass."""
     assert [s.name for s in sorted(calc.specs, key=lambda s: s.name)] == CALC_FUNCTIONS
-    wrong, empty_mean, nap, guessed = broken_specs(calc)
+    wrong, empty_mean, nap, guessed, die = broken_specs(calc)
     fixture_specs = sorted(calc.specs, key=lambda s: s.name)
-    specs = [*fixture_specs[:2], nap, *fixture_specs[2:], wrong, empty_mean, guessed]
+    specs = [die, *fixture_specs[:2], nap, *fixture_specs[2:], wrong, empty_mean, guessed]
     directory = calc.server(tmp_path_factory.mktemp("validate") / "srv", specs)
     results = asyncio.run(
         validate(
@@ -154,21 +162,23 @@ def test_every_fixture_tool_passes_its_expected_value(
     assert evidence["clamp"].result == 1.0
 
 
-def test_a_wrong_expected_value_fails_as_a_repository_bug(
+def test_a_wrong_expected_value_the_repositorys_doctest_does_not_show_is_ours(
     outcome: tuple[list[ToolSpec], dict[str, ToolEvidence]],
 ) -> None:
+    # ``add(2, 3)`` -> 6 claims the repository's line, but its docstring shows 5: run
+    # unchanged by the standard doctest runner, it passes, so the disagreement is ours.
+    # (A documented value that really is wrong: tests/agents/validate/test_verdicts_pipeline.py.)
     _, results = outcome
     mismatch = results["add_wrong"]
     assert mismatch.status == "failed"
-    assert mismatch.failure_type == "repo_internal_bug"
+    assert mismatch.failure_type == "api_inference_error"
     assert mismatch.evidence is not None
     assert (mismatch.evidence.result, mismatch.evidence.expected) == (5, 6)
     assert mismatch.evidence.check == "expected-value"
     assert mismatch.error is not None
     assert "expected 6" in mismatch.error
     assert "got 5" in mismatch.error
-    # The repository's own line, replayed as written, is in the evidence of the verdict.
-    assert mismatch.evidence.replay == ["add(2, 3)"]
+    assert "run unchanged by the standard doctest runner, passes" in mismatch.error
 
 
 def test_a_disagreement_with_an_example_we_assembled_is_ours(
@@ -192,6 +202,19 @@ def test_a_function_that_raises_fails_with_its_error(
     assert "division by zero" in raised.error
     # No documented result for these arguments: the arguments, not the code, are suspect.
     assert raised.failure_type == "api_inference_error"
+
+
+def test_a_call_that_kills_the_server_is_charged_alone(
+    outcome: tuple[list[ToolSpec], dict[str, ToolEvidence]],
+) -> None:
+    specs, results = outcome
+    assert specs[0].name == "die"
+    die = results["die"]
+    assert die.status == "failed"
+    assert die.error is not None and "restarted" in die.error
+    # Not the repository's: no example of its own was replayed.
+    assert die.failure_type != "repo_internal_bug"
+    assert all(results[name].status == "passed" for name in CALC_FUNCTIONS)
 
 
 def test_a_slow_tool_times_out_and_the_others_still_pass(

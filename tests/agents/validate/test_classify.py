@@ -33,6 +33,11 @@ from metaserver.exceptions import FailureType
             "api_inference_error",
         ),
         ("expected a handle ({'handle': id}) for pkg:Grid", "api_inference_error"),
+        (
+            "Error calling tool 'sqrt': the codec's type mpmath.ctx_mp:mpf does not import: "
+            "module 'mpmath.ctx_mp' has no attribute 'mpf'",
+            "api_inference_error",
+        ),
         ("ValueError: math domain error", "repo_internal_bug"),
         ("ZeroDivisionError: division by zero", "repo_internal_bug"),
         ("RuntimeError: something broke inside the library", "repo_internal_bug"),

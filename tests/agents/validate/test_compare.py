@@ -274,3 +274,19 @@ def test_a_text_shown_by_str_or_print_is_compared_with_the_results_text() -> Non
     assert matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+00:00", "str")
     assert not matches("2014-01-01T12:30:00+00:00", "2014-01-01 12:30:00+01:00", "str")
     assert matches("12:30:00", "12:30", "str") and not matches("2024-01-02", "2024-01-03", "str")
+
+
+def test_a_handle_of_an_array_matches_the_list_shown_by_its_values() -> None:
+    handle = {"handle": "h1", "type": "numpy.ndarray", "repr": "array([1., 2., 6.])"}
+    assert matches(handle, [1.0, 2.0, 6.0])
+    assert not matches(handle, [1.0, 2.0, 7.0])
+
+
+def test_a_repr_differing_only_in_its_address_or_module_path_matches() -> None:
+    handle = {
+        "handle": "h2",
+        "type": "pkg._core.Model",
+        "repr": "<pkg._core.Model object at 0x7f12ab34>",
+    }
+    assert matches(handle, "<pkg.Model object at 0x5a2c0010>", "repr")
+    assert not matches(handle, "<pkg.Other object at 0x5a2c0010>", "repr")

@@ -97,3 +97,16 @@ def test_notebook_seconds_come_from_notebook_runs_only() -> None:
         item("broken", "notebook-outputs", "error text"),
     ]
     assert notebook_seconds(evidence) == {"notebook:nb": 1.25}
+
+
+def test_numpy_2_array_reprs_match_the_lists_a_notebook_stored() -> None:
+    assert texts_match("array([1., 2., 3.])", "[1.0, 2.0, 3.0]")
+    assert texts_match("[1. 2. 3.]", "[1.0, 2.0, 3.0]")
+    assert texts_match("{'a': array([0.5, 1.5])}", "{'a': [0.5, 1.5]}")
+    assert not texts_match("array([1., 2., 4.])", "[1.0, 2.0, 3.0]")
+
+
+def test_versions_timings_and_dates_a_notebook_printed_are_not_compared() -> None:
+    assert texts_match("tspkg 0.9.1\nfit in 0.71 s", "tspkg 0.8.0\nfit in 2.5 s")
+    assert texts_match("started 2026-12-01 10:00:01", "started 2024-03-05 09:14:59")
+    assert not texts_match("tspkg 0.9.1\nmse 0.71", "tspkg 0.8.0\nmse 2.5")

@@ -1,0 +1,96 @@
+"""Printed output with what is no finding taken out (ARCHITECTURE.md, "Honest attribution").
+
+Two kinds of difference between a stored (or documented) output and a rerun's say nothing
+about the repository's code:
+
+- what changes from run to run or install to install: durations (``fit took 1.52 s``,
+  ``12.3 ms ± 1 ms per loop``), version strings (``pkg 1.4.2``), dates and clock times,
+  memory addresses. ``masked`` replaces each with a placeholder on both sides, so it is not
+  compared at all (``plain_reprs`` only the addresses: a doctest's value is a function's);
+- a dependency's formatting: numpy 2 prints ``array([1., 2.])`` where a notebook run with
+  numpy 1, or a list, showed ``[1.0, 2.0]``; a class's repr names the module that defines it
+  (``<pkg._core.Model object>``, ``<pkg.Model object>``). ``unwrapped_arrays`` and the class
+  names in ``plain_reprs`` leave the values to be compared.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["masked", "plain_reprs", "unwrapped_arrays"]
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
+_DURATION = re.compile(
+    r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?\s*"
+    r"(?:ns|µs|μs|us|ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?)(?![\w])"
+    r"(?:\s*±\s*[-+]?(?:\d+\.\d*|\.\d+|\d+)\s*(?:ns|µs|μs|us|ms|s))?"
+)
+_DATE_TIME = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b"
+)
+# Three dotted numbers (``1.4.2``, ``2.0.1rc1``, ``v0.16.1.dev3+g1a2b``), or two after the
+# word version (``version 2.1``): what an install, not the code, decides.
+_VERSION = re.compile(
+    r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.+-]?[A-Za-z0-9]+)*(?![\w.])"
+    r"|(?i:\bversion\b)\s*:?\s*v?\d+\.\d+(?:[.+-]?[A-Za-z0-9]+)*"
+)
+# ``<pkg._core.Model object at ...>``: the class by its own name, not its module's path.
+_CLASS_PATH = re.compile(r"<(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*[\s>:(])")
+_ARRAY_CALL = re.compile(r"\b(?:np\.|numpy\.)?array\(")
+_ARRAY_OPTIONS = re.compile(r",\s*(?:dtype|shape)=[^,()]*(?:\([^()]*\))?[^,()]*$")
+
+
+def masked(text: str) -> str:
+    """``text`` as ``plain_reprs`` makes it, and its durations, dates and times, and
+    versions as placeholders: for the output of a whole run (a notebook's), where what the
+    clock and the install print is no finding. A value a function returns for its
+    arguments (a date library's date, a version parser's version) is not masked: it is
+    what the function computes."""
+    text = plain_reprs(text)
+    text = _DATE_TIME.sub("<moment>", text)
+    text = _VERSION.sub("<version>", text)
+    return _DURATION.sub("<duration>", text)
+
+
+def plain_reprs(text: str) -> str:
+    """``text`` with memory addresses as ``0x?`` and a class named in a repr by its own
+    name (``<pkg._core.Model object at 0x?>`` as ``<Model object at 0x?>``)."""
+    return _CLASS_PATH.sub("<", _ADDRESS.sub("0x?", text))
+
+
+def unwrapped_arrays(text: str) -> str:
+    """``text`` with each numpy array repr as the list it shows: ``array([1., 2.])`` as
+    ``[1., 2.]``, its ``dtype=`` (and a summary's ``shape=``) left out."""
+    out: list[str] = []
+    position = 0
+    for match in _ARRAY_CALL.finditer(text):
+        if match.start() < position:
+            continue  # inside an array already unwrapped
+        end = _closing(text, match.end())
+        if end is None:
+            break
+        out.append(text[position : match.start()])
+        inner = unwrapped_arrays(text[match.end() : end])
+        while True:
+            trimmed = _ARRAY_OPTIONS.sub("", inner)
+            if trimmed == inner:
+                break
+            inner = trimmed
+        out.append(inner)
+        position = end + 1
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the ``)`` that closes the bracket opened just before ``start``."""
+    depth = 1
+    for index in range(start, len(text)):
+        if text[index] in "([{":
+            depth += 1
+        elif text[index] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index if text[index] == ")" else None
+    return None

@@ -1,0 +1,88 @@
+"""Honest verdicts through a real conversion: what is the repository's, and what is ours."""
+
+from __future__ import annotations
+
+import pytest
+from verdict_fixtures import make_verdict_repo
+
+from metaserver.contracts import ConversionReport, ToolEvidence
+from metaserver.pipeline import convert
+from metaserver.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+TOOL_CALL_TIMEOUT = 6
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> ConversionReport:
+    import asyncio
+
+    root = tmp_path_factory.mktemp("verdicts")
+    repo = make_verdict_repo(root / "verdictpack")
+    settings = Settings(home=root / "home", timeouts={"tool_call": TOOL_CALL_TIMEOUT})
+    return asyncio.run(convert(str(repo), settings=settings, max_tools=16))
+
+
+def tool(report: ConversionReport, qualname: str) -> ToolEvidence:
+    return next(t for t in report.tools if t.target.rpartition(":")[2] == qualname)
+
+
+def test_the_conversion_succeeds(report: ConversionReport) -> None:
+    assert report.status == "success", report.failure
+    assert report.tools_passed >= 3
+
+
+def test_a_semicolon_separated_session_passes_by_its_documented_value(
+    report: ConversionReport,
+) -> None:
+    mean = tool(report, "RunningStats.mean")
+    assert mean.status == "passed", mean.error
+    assert mean.evidence is not None
+    assert mean.evidence.check == "expected-value"
+    assert mean.evidence.result == 3.0
+    assert [s.line for s in mean.evidence.session] == [
+        "rs = RunningStats()",
+        "rs.push(1)",
+        "rs.push(2)",
+        "rs.push(6)",
+    ]
+
+
+def test_a_documented_value_that_is_wrong_refuses_its_tool_with_the_replay(
+    report: ConversionReport,
+) -> None:
+    read = tool(report, "Gauge.read")
+    assert read.status == "dropped"
+    assert read.failure_type == "repo_internal_bug", read.error
+    assert read.evidence is not None
+    assert read.evidence.replay == ["g = Gauge(2)", "g.read()"]
+    # the repository's own doctest, run unchanged, disagrees too
+    assert "standard doctest runner, shows '4'" in (read.error or "")
+
+
+def test_a_call_that_kills_or_hangs_the_server_is_charged_alone(
+    report: ConversionReport,
+) -> None:
+    for name in ("crash", "spin"):
+        charged = tool(report, name)
+        assert charged.status == "dropped"
+        assert charged.failure_type != "repo_internal_bug", charged.error
+    assert "restarted" in (tool(report, "crash").error or "")
+    assert tool(report, "spin").failure_type == "timeout"
+    # Whatever order they were called in, every other tool met a server that answered.
+    assert all(
+        "Connection closed" not in (t.error or "") for t in report.tools if t.name != "crash"
+    )
+    assert tool(report, "triple").status == "passed"
+
+
+def test_a_tool_its_own_tests_cannot_replay_is_left_out_with_the_reason(
+    report: ConversionReport,
+) -> None:
+    claim = tool(report, "claim")
+    assert claim.status == "dropped"
+    assert claim.failure_type == "api_inference_error"
+    assert claim.error is not None
+    assert "server's own tests" in claim.error
+    assert "claimed already" in claim.error  # the reason its replay gave
