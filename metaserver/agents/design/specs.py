@@ -16,6 +16,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from metaserver.agents.analysis.repo_docs.guide_paths import candidate_paths, pinned_paths
+from metaserver.agents.analysis.repo_docs.main_api import internal, with_fallback
 from metaserver.agents.analysis.repo_docs.usage import Usage, UsageCall
 from metaserver.agents.design.builders import Builders, built_step, documented_arguments
 from metaserver.agents.design.meaning import callable_context, typed_by_meaning
@@ -69,6 +70,7 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         if old != new.target
     }
     candidates = [_renamed_steps(shallowest(c), moved) for c in report.candidates]
+    usage = with_fallback(usage, candidates)  # a README with no code: the tests' main API
     if usage:
         pinned = pinned_paths(usage, candidates)
         candidates = [_with_usage(c, usage, pinned) for c in candidates]
@@ -108,11 +110,15 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
 
 
 def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: int) -> int:
-    """How many tools to design: ``max_tools``, or more (up to ``cap``) when the README and
-    guides call more usable entry points than that, with room left for the constructors
-    their methods need and for what the README does not show."""
+    """How many tools to design: ``max_tools``, or more (up to ``cap``) as the documented,
+    provable surface grows: when the README and guides (or, showing none, the fallback
+    entry points of main_api.py) call more usable entry points than that, with room left
+    for the constructors their methods need and for what the README does not show; or when
+    more public functions than that can be proven by a value (their doctests, the values
+    their tests assert): a large library publishes dozens of tools."""
     if usage is None or cap <= max_tools:
         return max_tools
+    usage = with_fallback(usage, report.candidates) or usage
     counted = set(usage.documented) - set(usage.reads_files)
     answered = {
         c.name if c.kind == "constructor" else c.name.rpartition(".")[2]
@@ -120,7 +126,23 @@ def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: in
         if usable(c)
     }
     documented = len(counted & answered)
-    return max(max_tools, min(cap, documented + max_tools // 2))
+    provable = {
+        c.name.rpartition(".")[2]
+        for c in report.candidates
+        if usable(c) and not internal(c) and _provable(c, usage)
+    }
+    provable |= counted & answered
+    return max(max_tools, min(cap, max(documented + max_tools // 2, len(provable))))
+
+
+def _provable(candidate: Candidate, usage: Usage) -> bool:
+    """Whether an example of its own or a call of its tests shows its value."""
+    if any(e.has_expected for e in candidate.examples):
+        return True
+    if candidate.kind != "function":
+        return False
+    short = candidate.name.rpartition(".")[2]
+    return any(call.has_expected for call in usage.calls.get(short, []))
 
 
 def _renamed_steps(candidate: Candidate, moved: dict[str, str]) -> Candidate:
