@@ -118,8 +118,10 @@ def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: in
     their tests assert): a large library publishes dozens of tools."""
     if usage is None or cap <= max_tools:
         return max_tools
-    usage = with_fallback(usage, report.candidates) or usage
     counted = set(usage.documented) - set(usage.reads_files)
+    if not usage.documented:  # the fallback entry points the tests or examples call
+        fallen = with_fallback(usage, report.candidates) or usage
+        counted = {n for n in fallen.documented if n in usage.tested or n in usage.exampled}
     answered = {
         c.name if c.kind == "constructor" else c.name.rpartition(".")[2]
         for c in report.candidates

@@ -67,8 +67,7 @@ def _exported(candidate: Candidate) -> bool:
 
 def _eligible(candidate: Candidate) -> bool:
     return (
-        candidate.kind in ("function", "constructor")
-        and not candidate.owner
+        (candidate.kind == "constructor" or (candidate.kind == "function" and not candidate.owner))
         and not candidate.deprecated
         and not any(part.startswith("_") for part in candidate.name.split("."))
         and not internal(candidate)
