@@ -45,7 +45,9 @@ _INTERNAL_NAME = re.compile(r"main|cli|run_cli", re.I)
 
 def internal(candidate: Candidate) -> bool:
     """Whether every public path of the candidate runs through an internal module, or it
-    is a command line's ``main``."""
+    is a command line's ``main``. A script or a notebook is what it is: never internal."""
+    if candidate.kind in ("script", "notebook"):
+        return False
     if _INTERNAL_NAME.fullmatch(candidate.name.rpartition(".")[2]):
         return True
     paths = [candidate.target, *(a for a in candidate.aliases if ":" in a)]
@@ -109,20 +111,15 @@ def shows_api(usage: Usage | None) -> bool:
 
 def fallback_entry_points(usage: Usage, candidates: Iterable[Candidate]) -> list[str]:
     """The entry points when the README and guides show none: the examples folder's calls
-    (first met first); then the public namespace's names that tests or examples call, and
-    then the other public names they call (each most used first); then the rest of the
-    namespace. Internal helpers are none of them."""
+    (first met first); then the public namespace's names that the tests call, and then the
+    other public names they call (each most tested first). A name nothing calls is none
+    (its place in the namespace still ranks it); internal helpers are none either."""
     candidates = list(candidates)
     public = {_short(c) for c in candidates if _eligible(c)}
     namespace = public_namespace(usage, candidates)
-    called = sorted((n for n in public if _used(usage, n)), key=lambda n: _most_used(usage, n))
+    called = sorted((n for n in public if usage.tested.get(n)), key=lambda n: _most_used(usage, n))
     found: list[str] = []
-    for name in [
-        *usage.exampled,
-        *(n for n in namespace if _used(usage, n)),
-        *called,
-        *namespace,
-    ]:
+    for name in [*usage.exampled, *(n for n in namespace if usage.tested.get(n)), *called]:
         if name in public and name not in found:
             found.append(name)
     return found[:MAX_NAMESPACE]

@@ -79,10 +79,12 @@ def test_fallback_entry_points_only_when_the_readme_shows_none() -> None:
     ]
     usage = Usage(tested={"c": 5, "b": 1, "e": 50}, counts={"c": 5, "b": 1, "e": 50, "d": 2})
     usage.exampled = ["d"]
-    # examples, then the tested namespace, then other tested public names, then the rest
-    assert fallback_entry_points(usage, candidates) == ["d", "b", "c", "a"]
+    # examples, then the tested namespace, then other tested public names; never what
+    # nothing calls (a), nor an internal helper however tested (e)
+    assert fallback_entry_points(usage, candidates) == ["d", "b", "c"]
     fallen = with_fallback(usage, candidates)
-    assert fallen is not None and fallen.documented == ["d", "b", "c", "a"]
+    assert fallen is not None and fallen.documented == ["d", "b", "c"]
+    assert with_fallback(Usage(counts={"a": 3}), candidates).documented == []  # type: ignore[union-attr]
     shown = usage.model_copy(update={"documented": ["a"]})
     assert with_fallback(shown, candidates) is shown
 
@@ -138,3 +140,7 @@ def test_a_method_is_covered_only_on_the_class_it_is_called_on(tmp_path: Path) -
     assert other.covered == ["Model"]
     own = readme_coverage(usage, [spec("lib.model:Model.fit", "method")], candidates)
     assert own.covered == ["fit"]
+
+
+def test_a_script_is_never_internal() -> None:
+    assert not internal(cand("scripts.main:main", kind="script"))
