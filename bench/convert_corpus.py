@@ -173,7 +173,8 @@ def table(rows: list[dict[str, Any]]) -> str:
 def _coverage_cell(coverage: dict[str, Any] | None) -> str:
     """``covered/documented (percent)``, without the names that read files or URLs (``+N
     files``), need an uninstalled program (``+N programs``) or only take data read from
-    files or the network (``+N read data``); ``-`` when the README and guides call nothing;
+    files or the network (``+N read data``); `` ns`` when measured on the public namespace
+    (the README and guides call none of the package); ``-`` when there is nothing to count;
     ``n/a (N files/net)`` when every name they call reads a file or a URL or reaches the
     network (no ratio: nothing to count, which is not 0%)."""
     if not coverage:
@@ -189,6 +190,8 @@ def _coverage_cell(coverage: dict[str, Any] | None) -> str:
     if not documented:
         return f"n/a ({len(files)} files/net){needs}" if apart else "-"
     cell = f"{len(covered)}/{len(documented)} ({100 * len(covered) / len(documented):.0f}%)"
+    if coverage.get("basis") == "namespace":  # a README with no code: its public names
+        cell += " ns"
     return cell + (f" +{len(files)} files" if files else "") + needs
 
 

@@ -247,6 +247,8 @@ def select(
                 and not any(e.has_expected for e in candidate.examples)
             ):
                 continue  # alone, a handle is of little use: it comes in with its methods
+            if capped and candidate.documented is None and internal(candidate):
+                continue  # an internal helper only fills what the API leaves (main_api.py)
             # A documented name passes the class and module caps, not the family cap: the
             # README's `count` is one tool, on the class it builds, not one per class.
             if capped and not caps.allow(candidate, documented=candidate.documented is not None):

@@ -207,3 +207,14 @@ def test_an_internal_helper_ranks_below_public_callables_unless_documented() -> 
     assert [s.target for s in specs] == ["text.tokenize:word_tokenize"]
     documented = helper.model_copy(update={"documented": 0})
     assert rank_score(documented) > rank_score(public)
+
+
+def test_an_internal_helper_takes_no_place_the_caps_free_for_variety() -> None:
+    public = [function(f"f{i}", "text.core") for i in range(4)]
+    helper = function("sanitize", "text.utils", examples=[PROVEN])
+    other = function("g", "text.extra")
+    # per-module cap 3 of 6: a public callable of the capped module still beats the helper
+    specs = design(CodeReport(packages=["text"], candidates=[*public, helper, other]), 6)
+    assert "text.utils:sanitize" in [s.target for s in specs]  # it fills the last place
+    specs = design(CodeReport(packages=["text"], candidates=[*public, helper, other]), 5)
+    assert "text.utils:sanitize" not in [s.target for s in specs]
