@@ -144,3 +144,35 @@ def test_a_method_is_covered_only_on_the_class_it_is_called_on(tmp_path: Path) -
 
 def test_a_script_is_never_internal() -> None:
     assert not internal(cand("scripts.main:main", kind="script"))
+
+
+def test_a_method_on_what_a_function_returned_is_that_classs(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        "```python\nfrom lib import make\nt = make([1])\nt.total()\n```\n"
+    )
+    usage = mine_usage(tmp_path, {"make", "total"}, methods={"total"}, packages=["lib"])
+    assert usage.paths["total"] == ["lib.make.total"]
+
+    def method(target: str, owner: str) -> Candidate:
+        return Candidate(
+            target=target,
+            name=target.partition(":")[2],
+            signature="total(self)",
+            parameters=[],
+            kind="method",
+            owner=owner,
+        )
+
+    candidates = [
+        cand("lib.core:make", aliases=["lib:make"], returns="lib.core:Tally"),
+        cand("lib.core:Tally", "constructor"),
+        cand("lib.core:Ledger", "constructor"),
+        method("lib.core:Tally.total", "lib.core:Tally"),
+        method("lib.core:Ledger.total", "lib.core:Ledger"),
+    ]
+    other = readme_coverage(
+        usage, [spec("lib:make"), spec("lib.core:Ledger.total", "method")], candidates
+    )
+    assert other.covered == ["make"]  # Ledger's total is not the one the README calls
+    own = readme_coverage(usage, [spec("lib.core:Tally.total", "method")], candidates)
+    assert own.covered == ["total"]
