@@ -1,6 +1,7 @@
-"""Fixture repositories for the main API when the README shows none (issue 27): a package
-whose README has no code, whose tests call its functions with asserted values, with
-internal helpers that have doctests of their own and a loader copied into sibling modules.
+"""Fixture repositories for the main API (issue 27): a package whose README has no code,
+whose tests call its functions with asserted values, with internal helpers that have
+doctests of their own and a loader copied into sibling modules; and one whose README calls
+a method that another class of the package also has.
 """
 
 from __future__ import annotations
@@ -165,6 +166,76 @@ def make_untold_repo(root: Path) -> Path:
     for relative, text in files.items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
         (root / relative).write_text(textwrap.dedent(text) if relative.endswith(".md") else text)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+TALLY_README = """\
+# tallykit
+
+```python
+from tallykit import make_tally
+t = make_tally([1, 2, 3])
+t.total()
+t.mean()
+```
+"""
+
+TALLY_INIT = '''\
+"""Tallies and ledgers."""
+
+__all__ = ["Ledger", "Tally", "make_tally"]
+
+
+class Tally:
+    """Numbers to sum."""
+
+    def __init__(self, values: list):
+        self.values = list(values)
+
+    def total(self) -> float:
+        """The sum of the values.
+
+        .. deprecated:: 2.0
+        """
+        return float(sum(self.values))
+
+    def mean(self) -> float:
+        """The mean of the values."""
+        return sum(self.values) / len(self.values)
+
+
+class Ledger:
+    """Amounts booked in order."""
+
+    def __init__(self, amounts: list):
+        self.amounts = list(amounts)
+
+    def total(self) -> float:
+        """What the ledger adds up to."""
+        return float(sum(self.amounts))
+
+
+def make_tally(values: list) -> Tally:
+    """A tally of the values."""
+    return Tally(values)
+'''
+
+
+def make_tally_repo(root: Path) -> Path:
+    """``tallykit``: the README calls ``total`` and ``mean`` on what ``make_tally`` returns;
+    ``Tally.total`` is deprecated (no tool), and ``Ledger`` has a ``total`` of its own."""
+    root.mkdir(parents=True, exist_ok=True)
+    files = {
+        "pyproject.toml": PYPROJECT.format(name="tallykit", package="tallykit"),
+        "README.md": TALLY_README,
+        "tallykit/__init__.py": TALLY_INIT,
+    }
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
