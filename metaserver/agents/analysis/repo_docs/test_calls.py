@@ -145,7 +145,8 @@ def inline_literals(tree: ast.Module) -> ast.Module:
     once, to a literal, is that literal where it is passed to a call or compared:
     ``x = [1, 2]`` then ``assert f(x) == 3`` reads as ``assert f([1, 2]) == 3``.
     ``np.array(L)`` reads as ``L``. A name bound twice, by a loop, a parameter (a
-    parametrised test) or anything but a literal is left as it is."""
+    parametrised test) or anything but a literal is left as it is, and so is one whose
+    object the code may change (``x.append(3)``, ``x[0] = 2``)."""
     _inline_scope(tree, {})
     return tree
 
@@ -173,6 +174,10 @@ def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
             stores[node.arg] = stores.get(node.arg, 0) + 2  # a parameter: never a literal
         elif isinstance(node, _SCOPES) and not isinstance(node, ast.Lambda):
             stores[node.name] = stores.get(node.name, 0) + 2
+        elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.value, ast.Name):
+            # ``x.append(3)``, ``x[0] = 2``: the object may change after its binding
+            if isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+                stores[node.value.id] = stores.get(node.value.id, 0) + 2
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
         for argument in ast.walk(scope.args):
             if isinstance(argument, ast.arg):
@@ -204,9 +209,8 @@ def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
 def _substituted(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
     if isinstance(node, ast.Name) and node.id in bound:
         return copy.deepcopy(bound[node.id])
-    if _array_of(node) is not None:
-        return _substituted(_array_of(node) or node, bound)
-    return node
+    inner = _array_of(node)
+    return node if inner is None else _substituted(inner, bound)
 
 
 def _array_of(node: ast.expr) -> ast.expr | None:
