@@ -35,7 +35,7 @@ MAX_NAMESPACE = 60
 # Module names that hold a package's plumbing, in every ecosystem's conventions.
 _INTERNAL_MODULE = re.compile(
     r"_*(?:utils?|utilities|misc|helpers?|internals?|private|compat\w*|\w*_compat|py\d*compat"
-    r"|six|backports?|testing|tests?|conftest|cli|__main__|main|commands?|scripts?"
+    r"|six|backports?|testing|tests?|conftest|cli|__main__|commands?|scripts?"
     r"|vendor(?:ed)?|externals?|extern|third_?party|bridges?|interop\w*"
     r"|fetch\w*|download\w*|remote)",
     re.I,
