@@ -3,6 +3,7 @@
 Usage::
 
     uv run python bench/convert_corpus.py [CORPUS ...] [--only SUBSTRING] [--json FILE]
+        [--core TSV]
 
 CORPUS is a corpus file, or the name of one beside the default (``dev``, ``dev2``); several
 are converted in turn. Each source runs in a fresh ``METASERVER_HOME`` (so nothing is reused
@@ -12,8 +13,11 @@ expected-value check, README coverage (documented entry points that became passe
 names whose every guide call reads a file or URL, and those whose tools failed only for an
 external program that is not installed, are left out and counted apart), handles
 returned where the documentation shows a number, tools blamed on the repository, and seconds
-per stage. Not run by CI: it needs the package index (or a warm cache) and
-minutes.
+per stage. With a core-entry-points TSV (``--core``, or ``NAME-core.tsv`` beside a corpus
+``NAME.txt``: ``library<TAB>comma-separated entry points``, header first), a second table
+gives the core entry points each library's passed tools cover (``core_entries.py``), the
+share of passed tools proven by an expected value, and the median conversion time.
+Not run by CI: it needs the package index (or a warm cache) and minutes.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from core_entries import core_table, read_core
 
 from metaserver.contracts import ToolEvidence
 from metaserver.pipeline import convert
@@ -98,7 +104,12 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
         "coverage": report.coverage.model_dump(),
         "seconds": {**report.seconds, "wall": round(time.monotonic() - started, 1)},
         "tools": [
-            {"name": t.name, "target": t.target, "check": t.evidence and t.evidence.check}
+            {
+                "name": t.name,
+                "target": t.target,
+                "check": t.evidence and t.evidence.check,
+                "receivers": _receivers(t),
+            }
             for t in published
         ],
         "failed_tools": [
@@ -107,6 +118,18 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
             if t.status != "passed"
         ],
     }
+
+
+def _receivers(tool: ToolEvidence) -> list[str]:
+    """The constructors whose objects the tool's proof called it on (its session's steps
+    that built the receiver): an inherited method proven on a subclass's object."""
+    if tool.evidence is None:
+        return []
+    return [
+        s.target
+        for s in tool.evidence.session
+        if s.member is None and s.into is None and s.attribute is None
+    ]
 
 
 def _handle_for_number(tool: ToolEvidence) -> bool:
@@ -150,7 +173,8 @@ def table(rows: list[dict[str, Any]]) -> str:
 def _coverage_cell(coverage: dict[str, Any] | None) -> str:
     """``covered/documented (percent)``, without the names that read files or URLs (``+N
     files``), need an uninstalled program (``+N programs``) or only take data read from
-    files or the network (``+N read data``); ``-`` when the README and guides call nothing;
+    files or the network (``+N read data``); `` ns`` when measured on the public namespace
+    (the README and guides call none of the package); ``-`` when there is nothing to count;
     ``n/a (N files/net)`` when every name they call reads a file or a URL or reaches the
     network (no ratio: nothing to count, which is not 0%)."""
     if not coverage:
@@ -166,6 +190,8 @@ def _coverage_cell(coverage: dict[str, Any] | None) -> str:
     if not documented:
         return f"n/a ({len(files)} files/net){needs}" if apart else "-"
     cell = f"{len(covered)}/{len(documented)} ({100 * len(covered) / len(documented):.0f}%)"
+    if coverage.get("basis") == "namespace":  # a README with no code: its public names
+        cell += " ns"
     return cell + (f" +{len(files)} files" if files else "") + needs
 
 
@@ -183,6 +209,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="sources containing this")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the homes (for debugging)")
+    parser.add_argument("--core", type=Path, help="core entry points per library (a TSV)")
     options = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     logging.getLogger("metaserver").setLevel(logging.INFO)
@@ -196,6 +223,15 @@ async def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     print(table(rows))
+    cores = (
+        [options.core]
+        if options.core
+        else [c.with_name(f"{c.stem}-core.tsv") for c in options.corpus]
+    )
+    core = {k: v for path in cores if path.exists() for k, v in read_core(path).items()}
+    if core:
+        print()
+        print(core_table(rows, core))
     if options.json:
         options.json.write_text(json.dumps(rows, indent=2))
     if not options.keep:

@@ -537,6 +537,13 @@ class Coverage(BaseModel):
 
     documented: list[str] = Field(default_factory=list)
     covered: list[str] = Field(default_factory=list)
+    basis: Literal["readme", "namespace"] = Field(
+        default="readme",
+        description="Where ``documented`` comes from: the README and guides, or, where they "
+        "call none of the package, its public namespace (top-level exports, else ``__all__``, "
+        "else what its tests call; most tested first): neither 100% nor n/a for a README "
+        "with no code.",
+    )
     reads_files: list[str] = Field(
         default_factory=list,
         description="Documented names whose every call in the guides reads a file or a URL, "

@@ -103,7 +103,7 @@ def _class_attribute(value: Any, codec: str | None) -> bool:
 def _attribute(name: str, target: str) -> Any:
     """The instance a class holds as a public attribute (``Geodesic.WGS84``), else the one
     the module defining the class, then the package's top module, holds (``USD``, a
-    ``Currency`` of ``moneyed``): the order the probe offers them in (probe_held.py)."""
+    ``Currency`` of ``moneyed``): the order the probe offers them in (probe/held.py)."""
     cls = _resolve(target)
     value = getattr(cls, name, None) if not name.startswith("_") else None
     if _already(value, cls):

@@ -397,4 +397,3 @@ def test_forget_drops_every_receiver_a_statement_uses() -> None:
         sessions._forget(statement, receivers)
         assert receivers == {"acc": None, "other": None, "kept": [3]}
         receivers.update(acc=[1], other=[2])
-

@@ -99,7 +99,7 @@ class Span(datetime.timedelta):
 
 
 def test_a_library_subclass_of_a_time_type_is_decoded_as_itself() -> None:
-    # codec "datetime:module:Moment" (probe_types): built as Moment, whose methods the
+    # codec "datetime:module:Moment" (probe/schemas.py): built as Moment, whose methods the
     # tool calls; the plain codec still builds the standard class.
     moment = decode("2024-01-02T03:04:05", f"datetime:{HERE}Moment", HandleTable())
     assert type(moment) is Moment and moment.label() == "moment 2024-01-02T03:04:05"

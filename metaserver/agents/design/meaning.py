@@ -269,7 +269,7 @@ def object_codec(name: str, description: str | None, context: str) -> str | None
 def typed_by_meaning(candidate: Candidate) -> Candidate:
     """The candidate with each untyped parameter that takes a date, datetime or time
     object (``object_codec``) given that codec, leniently as the probe types a parameter
-    by its example (probe_typed.py): ISO text is decoded, any other value passes as it is."""
+    by its example (probe/schemas.py): ISO text is decoded, any other value passes as it is."""
     if candidate.kind in ("script", "notebook"):
         return candidate  # command-line words and notebook parameters are text as given
     context = callable_context(candidate.name, candidate.summary)

@@ -16,15 +16,27 @@ import math
 from collections import Counter
 from collections.abc import Callable
 
+from metaserver.agents.repo_docs.main_api import internal
 from metaserver.contracts import Candidate
 
-__all__ = ["collapse_duplicates", "rank_key", "rank_score", "select", "shallowest"]
+__all__ = [
+    "collapse_duplicates",
+    "rank_key",
+    "rank_score",
+    "select",
+    "shallowest",
+    "sibling_keys",
+]
 
 DOCUMENTED_BASE = 24.0
 """A documented entry point's floor: twice what an expected value and an example give."""
 DOCUMENTED_ORDER = 12.0
 """On top of the floor, shrinking with each name met before it in the README and guides."""
 USAGE_CAP = 6.0
+MIN_FAMILY = 3
+INTERNAL_PENALTY = 16.0
+"""An undocumented helper of an internal module (utilities, compat, a CLI ``main``) weighs
+below any public callable, proven or not (main_api.py)."""
 MAX_POSITION = 1_000_000
 
 
@@ -51,6 +63,8 @@ def rank_score(candidate: Candidate) -> float:
     short = candidate.name.rpartition(".")[2]
     if short.isupper():
         score -= 2  # a constant that happens to be callable (dateutil's MO, TU...)
+    if candidate.documented is None and internal(candidate):
+        score -= INTERNAL_PENALTY
     return score
 
 
@@ -118,6 +132,46 @@ def duplicate_key(candidate: Candidate) -> tuple[str, ...] | None:
     return None
 
 
+def sibling_keys(candidates: list[Candidate]) -> dict[str, tuple[str, ...]]:
+    """A shared key for the functions of one name and parameters in sibling modules: module
+    paths of one length that differ in one part (``pkg.datasets.cancer.data:load_pandas``
+    and ``pkg.datasets.anes96.data:load_pandas``), a family generated or copied per module
+    (MIN_FAMILY of them at least: two modules' ``parse`` may well differ). Such a family is
+    one tool's worth, whatever their docstrings say; target -> key, for the functions in
+    one. A documented one is no sibling of an undocumented
+    one: the guides' imports chose it (``from pkg.io import write``, not ``pkg.aims``'s)."""
+    functions = [c for c in candidates if c.kind == "function" and not c.owner]
+    parent = {c.target: c.target for c in functions}
+
+    def root(target: str) -> str:
+        while parent[target] != target:
+            parent[target] = parent[parent[target]]
+            target = parent[target]
+        return target
+
+    first: dict[tuple[str, ...], str] = {}
+    for candidate in functions:
+        module, _, name = candidate.target.partition(":")
+        parts = module.split(".")
+        params = tuple(p.name for p in candidate.parameters)
+        for index in range(1, len(parts)):
+            masked = ".".join([*parts[:index], "*", *parts[index + 1 :]])
+            key = (name, masked, str(candidate.documented is None), *params)
+            if key in first:
+                parent[root(candidate.target)] = root(first[key])
+            else:
+                first[key] = candidate.target
+    grouped: dict[str, list[str]] = {}
+    for candidate in functions:
+        grouped.setdefault(root(candidate.target), []).append(candidate.target)
+    return {
+        target: ("siblings", group[0])
+        for group in grouped.values()
+        if len(group) >= MIN_FAMILY
+        for target in group
+    }
+
+
 def collapse_duplicates(
     ranked: list[Candidate], constructors: dict[str, Candidate] | None = None
 ) -> list[Candidate]:
@@ -138,14 +192,19 @@ def collapse_duplicates(
         owner = constructors.get(candidate.owner or "")
         return owner.documented if owner is not None else None
 
+    siblings = sibling_keys(ranked)
+
+    def key_of(candidate: Candidate) -> tuple[str, ...] | None:
+        return siblings.get(candidate.target) or duplicate_key(candidate)
+
     groups: dict[tuple[str, ...], list[Candidate]] = {}
     for candidate in ranked:
-        key = duplicate_key(candidate)
+        key = key_of(candidate)
         if key is not None:
             groups.setdefault(key, []).append(candidate)
     kept: list[Candidate] = []
     for candidate in ranked:
-        key = duplicate_key(candidate)
+        key = key_of(candidate)
         if key is None:
             kept.append(candidate)
             continue
@@ -188,6 +247,8 @@ def select(
                 and not any(e.has_expected for e in candidate.examples)
             ):
                 continue  # alone, a handle is of little use: it comes in with its methods
+            if capped and candidate.documented is None and internal(candidate):
+                continue  # an internal helper only fills what the API leaves (main_api.py)
             # A documented name passes the class and module caps, not the family cap: the
             # README's `count` is one tool, on the class it builds, not one per class.
             if capped and not caps.allow(candidate, documented=candidate.documented is not None):

@@ -31,6 +31,7 @@ from metaserver.agents.design.typed import (
     fill_typed_steps,
 )
 from metaserver.agents.repo_docs.guide_paths import candidate_paths, pinned_paths
+from metaserver.agents.repo_docs.main_api import internal, with_fallback
 from metaserver.agents.repo_docs.usage import Usage, UsageCall
 from metaserver.contracts import (
     JSON,
@@ -69,6 +70,7 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         if old != new.target
     }
     candidates = [_renamed_steps(shallowest(c), moved) for c in report.candidates]
+    usage = with_fallback(usage, candidates)  # a README with no code: the tests' main API
     if usage:
         pinned = pinned_paths(usage, candidates)
         candidates = [_with_usage(c, usage, pinned) for c in candidates]
@@ -108,19 +110,41 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
 
 
 def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: int) -> int:
-    """How many tools to design: ``max_tools``, or more (up to ``cap``) when the README and
-    guides call more usable entry points than that, with room left for the constructors
-    their methods need and for what the README does not show."""
+    """How many tools to design: ``max_tools``, or more (up to ``cap``) as the documented,
+    provable surface grows: when the README and guides (or, showing none, the fallback
+    entry points of main_api.py) call more usable entry points than that, with room left
+    for the constructors their methods need and for what the README does not show; or when
+    more public functions than that can be proven by a value (their doctests, the values
+    their tests assert): a large library publishes dozens of tools."""
     if usage is None or cap <= max_tools:
         return max_tools
     counted = set(usage.documented) - set(usage.reads_files)
+    if not usage.documented:  # the fallback entry points the tests or examples call
+        fallen = with_fallback(usage, report.candidates) or usage
+        counted = {n for n in fallen.documented if n in usage.tested or n in usage.exampled}
     answered = {
         c.name if c.kind == "constructor" else c.name.rpartition(".")[2]
         for c in report.candidates
         if usable(c)
     }
     documented = len(counted & answered)
-    return max(max_tools, min(cap, documented + max_tools // 2))
+    provable = {
+        c.name.rpartition(".")[2]
+        for c in report.candidates
+        if usable(c) and not internal(c) and _provable(c, usage)
+    }
+    provable |= counted & answered
+    return max(max_tools, min(cap, max(documented + max_tools // 2, len(provable))))
+
+
+def _provable(candidate: Candidate, usage: Usage) -> bool:
+    """Whether an example of its own or a call of its tests shows its value."""
+    if any(e.has_expected for e in candidate.examples):
+        return True
+    if candidate.kind != "function":
+        return False
+    short = candidate.name.rpartition(".")[2]
+    return any(call.has_expected for call in usage.calls.get(short, []))
 
 
 def _renamed_steps(candidate: Candidate, moved: dict[str, str]) -> Candidate:
@@ -335,7 +359,7 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
     if candidate.kind == "method" and candidate.parameters:
         # A method's first parameter is the instance. A session example's receiver is the
         # one its session built (validation replays it); any other example, which never
-        # carries an expected value (probe_sessions.py), gets one from the constructor's.
+        # carries an expected value (probe/sessions.py), gets one from the constructor's.
         handle = candidate.parameters[0]
         value = _instance_value(handle, owner)
         built = _built_by_tool(handle, owner, value, targets)

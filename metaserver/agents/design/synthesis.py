@@ -125,7 +125,7 @@ def value_for(
 
 def _held_instance(schema: dict[str, JSON]) -> JSON:
     """``{"attribute": NAME}`` for the first instance the class holds (``Geodesic.WGS84``)
-    that the schema offers (probe_types.with_attributes), else None."""
+    that the schema offers (probe/schemas.with_attributes), else None."""
     arms = schema.get("anyOf")
     for arm in arms if isinstance(arms, list) else []:
         properties = arm.get("properties") if isinstance(arm, dict) else None

@@ -1,7 +1,8 @@
 """Objects the docs never built, built by the tools that build their class.
 
 ``K, _, _ = ct.lqr(sys)`` in a guide whose ``sys`` is set up off the page: the probe
-(``probe_values``) makes ``sys`` a ``typed`` session step of the constructor of the class the
+(``probe/built_arguments.py``) makes ``sys`` a ``typed`` session step of the constructor
+of the class the
 parameter's annotation or docstring type names (``sys : StateSpace``). Which arguments build
 one is known only here, where every candidate's examples are (``builders.py``): the class's
 own documented call, else its documented factory's or a subclass's. A step with none drops

@@ -86,7 +86,7 @@ def doctest_examples(text: str) -> list[doctest.Example]:
 def _shown(source: str, want: str) -> tuple[str, str]:
     """A line that shows a call's result as text (``print(f(2))``, ``str(f(2))``): the
     line and its text as a string literal, which ``_unwrap`` reads (wrapper ``"str"``); for
-    ``repr(f(2))``, the call and the output it would have shown (probe_text.py)."""
+    ``repr(f(2))``, the call and the output it would have shown (probe/text.py)."""
     try:
         node = ast.parse(source, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -3,16 +3,20 @@ tools that passed validation.
 
 A conversion can pass its three-tool bar with tools nobody would call; this number says
 whether the library's main API made it in. The documented names come from usage mining
-(``Usage.documented``, static); a name is covered when a passed tool is bound to a callable
-of that name (a function, a method, or a class through its constructor).
+(``Usage.documented``, static), or, where the README and guides call none of the package,
+from its public namespace (``main_api.public_namespace``); a name is covered when a passed
+tool is bound to a callable of that name (a function, a method, or a class through its
+constructor), a method name only on the class the guides call it on (``pinned_paths``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from metaserver.agents.repo_docs.data_flow import reaching_names
 from metaserver.agents.repo_docs.guide_paths import pinned_paths
+from metaserver.agents.repo_docs.main_api import public_namespace, shows_api
 from metaserver.agents.repo_docs.usage import Usage
 from metaserver.contracts import Candidate, Coverage, ToolSpec
 
@@ -43,6 +47,10 @@ def readme_coverage(
     """
     candidates = list(candidates)
     documented = list(usage.documented) if usage is not None else []
+    basis: Literal["readme", "namespace"] = "readme"
+    if not shows_api(usage):
+        # A README with no code: the package's public namespace is what it offers.
+        documented, basis = public_namespace(usage, candidates), "namespace"
     reads_files = list(usage.reads_files) if usage is not None else []
     reaching = reaching_names(candidates)
     reads_files += [n for n in documented if n in reaching and n not in reads_files]
@@ -68,6 +76,7 @@ def readme_coverage(
     return Coverage(
         documented=documented,
         covered=covered,
+        basis=basis,
         reads_files=reads_files,
         needs_programs=needing,
         needs_data=needs_data,

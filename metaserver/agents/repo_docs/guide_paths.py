@@ -37,7 +37,8 @@ def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set
     candidate there, and another of the same name is not what the guide calls); else it is
     left out, and its short name decides as before (the object may live where the probe
     did not look, or be a method of what a function returned: ``x = closed(0, 1);
-    x.replace()``).
+    x.replace()``), unless the function says which of the package's classes it returns
+    (``Candidate.returns``): then the method is that class's, as if called on it.
     """
     pinned: dict[str, set[str]] = {}
     if not usage.paths:
@@ -62,13 +63,34 @@ def pinned_paths(usage: Usage, candidates: Iterable[Candidate]) -> dict[str, set
     listed = [merged.get(_defined(c) or ("", ""), paths) for c, paths in pairs]
     places = {t.partition(":")[0] for c in candidates for t in (c.target, *c.aliases)}
     places |= set().union(*classes.values()) if classes else set()
+    made = _made_by(candidates, classes)
     for name, called in usage.paths.items():
+        # ``t = make_tally(...); t.total()``: the method of the class make_tally returns.
+        called = [
+            *called,
+            *(
+                f"{owner}.{path.rpartition('.')[2]}"
+                for path in called
+                for owner in made.get(path.rpartition(".")[0], ())
+            ),
+        ]
         hits = [found for found in listed if found & set(called)]
         if hits:
             pinned[name] = set().union(*hits)
         elif any(path.rpartition(".")[0] in places for path in called):
             pinned[name] = set()
     return pinned
+
+
+def _made_by(candidates: list[Candidate], classes: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each path of a function that returns one of the package's classes (``returns``), to
+    that class's paths: a method called on what the function made is that class's."""
+    made: dict[str, set[str]] = {}
+    for candidate in candidates:
+        if candidate.kind == "function" and candidate.returns in classes:
+            for path in candidate_paths(candidate):
+                made.setdefault(path, set()).update(classes[candidate.returns or ""])
+    return made
 
 
 def _defined(candidate: Candidate) -> tuple[str, str] | None:

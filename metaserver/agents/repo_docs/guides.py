@@ -2,7 +2,7 @@
 
 A method's docstring often lacks what the README shows first (``patch = Point(0,
 0).buffer(10)``): the probe reads these texts as it reads a class's docstring
-(``probe/probe_sessions.py``), so such a call becomes an example replayed on the receiver
+(``probe/sessions.py``), so such a call becomes an example replayed on the receiver
 its own README line built. Read statically; one text per file, since a README's blocks
 share their variables. ``>>>`` sessions are kept as written (with their shown outputs); a
 fenced or directive block becomes one ``>>>`` line per statement, with no output.

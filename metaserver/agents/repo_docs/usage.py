@@ -29,6 +29,11 @@ from metaserver.agents.repo_docs.file_arguments import (
     writes_file,
 )
 from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.repo_docs.test_calls import (
+    asserted_pairs,
+    inline_literals,
+    is_test_file,
+)
 from metaserver.contracts import JSON, CodeReport
 from metaserver.probe.doctest_lines import WRAPPERS
 from metaserver.probe.fold import literal_value
@@ -40,6 +45,7 @@ MAX_CALLS_PER_NAME = 8
 MAX_PARTIAL_CALLS = 2
 _TEXT_SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 _CODE_DIRS = {"test", "tests", "testing", "example", "examples", "docs", "doc", "demo", "demos"}
+_EXAMPLE_DIRS = {"example", "examples", "demo", "demos"}
 _SKIP_DIRS = {".git", ".tox", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}
 # Docs pages that show how to start, as opposed to an API reference listing every name.
 _GUIDE_PAGE = re.compile(
@@ -78,6 +84,15 @@ class Usage(BaseModel):
     """Mentions per public name, literal calls per name, and the documented entry points."""
 
     counts: dict[str, int] = Field(default_factory=dict)
+    tested: dict[str, int] = Field(
+        default_factory=dict,
+        description="Calls per name in the repository's own test suite (test_calls.py): "
+        "where the README shows no code, the names its tests call most are its main API.",
+    )
+    exampled: list[str] = Field(
+        default_factory=list,
+        description="Names the examples folder's Python calls, first met first (main_api.py).",
+    )
     calls: dict[str, list[UsageCall]] = Field(default_factory=dict)
     documented: list[str] = Field(
         default_factory=list,
@@ -121,6 +136,8 @@ def mine_usage(
     (``data_flow.reaching_names``): what they return is data no sandboxed tool has."""
     wanted = {n for n in names if n.isidentifier()}
     counts: Counter[str] = Counter()
+    tested: Counter[str] = Counter()
+    exampled: list[str] = []
     calls: dict[str, list[UsageCall]] = {}
     for path in _files(root):
         try:
@@ -129,19 +146,28 @@ def mine_usage(
             continue
         relative = str(path.relative_to(root))
         sources = [text] if path.suffix == ".py" else code_in_text(text)
+        counted = Counter[str]()
         for source in sources:
-            for name, call in _calls_in_code(source, wanted, counts):
+            for name, call in _calls_in_code(source, wanted, counted):
                 found = calls.setdefault(name, [])
                 # A call with unknown arguments only lends values: a few, beside the
                 # literal calls, never in their place.
                 alike = [c for c in found if bool(c.unknown) == bool(call.unknown)]
                 if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
                     found.append(call.model_copy(update={"source": relative}))
+        counts.update(counted)
+        folders = {part.lower() for part in path.relative_to(root).parts[:-1]}
+        if is_test_file(path.relative_to(root)):
+            tested.update(counted)
+        elif path.suffix == ".py" and folders & _EXAMPLE_DIRS:
+            exampled += [name for name in counted if name not in exampled]
     for found in calls.values():
         found.sort(key=lambda c: not c.has_expected)  # provable calls first (stable)
     documented = _documented(root, wanted, set(methods), set(packages), files or {}, set(reaching))
     return Usage(
         counts=dict(counts),
+        tested=dict(tested),
+        exampled=exampled,
         calls=calls,
         documented=documented.names,
         reads_files=documented.reads_files,
@@ -320,7 +346,9 @@ def _files(root: Path) -> Iterator[Path]:
         lowered = {p.lower() for p in parts}
         is_readme = path.name.lower().startswith("readme")
         in_code_dir = bool(lowered & _CODE_DIRS)
-        if path.suffix == ".py":
+        if path.suffix == ".doctest":  # a test suite's doctest file: sessions, as in a README
+            ok = True
+        elif path.suffix == ".py":
             ok = in_code_dir or path.name.startswith("test_") or path.name.endswith("_test.py")
             ok = ok and path.name != "conf.py"
         else:
@@ -340,6 +368,8 @@ def _calls_in_code(
         if source.startswith("assert ("):
             yield from _calls_in_code(source[8:].split(") == (", 1)[0], wanted, counts)
         return
+    if isinstance(tree, ast.Module):
+        tree = inline_literals(tree)  # ``x = [1, 2]`` then ``f(x)``: the call of f([1, 2])
     asserted = {id(call): (value, wrapper) for call, value, wrapper in _assertions(tree)}
     failing = _expected_to_fail(tree)
     for node in ast.walk(tree):
@@ -409,18 +439,10 @@ def _called_name(node: ast.Call) -> str | None:
 
 
 def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
-    """``assert f(...) == literal`` (either side), and ``self.assertEqual(f(...), literal)``."""
-    for node in ast.walk(tree):
-        pair: tuple[ast.expr, ast.expr] | None = None
-        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
-            test = node.test
-            if len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-                pair = (test.left, test.comparators[0])
-        elif isinstance(node, ast.Call) and _called_name(node) in ("assertEqual", "assertEquals"):
-            if len(node.args) >= 2:
-                pair = (node.args[0], node.args[1])
-        if pair is None:
-            continue
+    """``assert f(...) == literal`` (either side, ``pytest.approx`` too),
+    ``self.assertEqual(f(...), literal)``, ``assert_allclose(f(...), literal)`` and their
+    kin (``test_calls.asserted_pairs``)."""
+    for pair in asserted_pairs(tree):
         for call_side, value_side in (pair, pair[::-1]):
             call, wrapper = _unwrap(call_side)
             if call is None:
@@ -475,7 +497,7 @@ def _literal_or_none(node: ast.expr, place: str, unknown: list[str]) -> JSON:
 
 def _literal(node: ast.expr) -> JSON:
     """The literal ``node`` is, its arithmetic over numbers folded (``area(2*3)``,
-    ``rotate(math.pi/4)``: probe_fold.py, names known as written, nothing imported)."""
+    ``rotate(math.pi/4)``: probe/fold.py, names known as written, nothing imported)."""
     try:
         value = literal_value(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

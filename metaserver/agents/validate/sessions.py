@@ -8,7 +8,7 @@ gets the handle the session held after that step (a list of them for a list of i
 (``G.add_edge("A", "B")`` after ``G = Graph()``: a step ``on`` the step that built ``G``)
 calls its method's tool on the handle that step returned.
 
-A method's example that carries a session (probe/probe_sessions.py) is checked on
+A method's example that carries a session (probe/sessions.py) is checked on
 the receiver its own session built, never on one built from another example, so the
 documented value is compared with what the repository's example really computes.
 """

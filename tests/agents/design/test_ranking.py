@@ -180,3 +180,41 @@ def test_a_method_whose_session_builds_its_receiver_needs_not_its_constructor() 
     usage = Usage(documented=["plot"])
     # the session's tools come with it; Response's own constructor is not needed
     assert names(candidates, max_tools=3, usage=usage) == ["make", "respond", "response_plot"]
+
+
+def test_same_named_loaders_of_sibling_modules_are_one_tool() -> None:
+    loaders = [
+        function("load_pandas", f"stats.datasets.{name}.data", doc=f"Load the {name} data.")
+        for name in ("anes96", "cancer", "ccard", "china")
+    ]
+    pair = [function("parse", "pkg.dates"), function("parse", "pkg.isoparser")]
+    fit = function("fit", "stats.api", examples=[PROVEN])
+    specs = design(CodeReport(packages=["stats"], candidates=[*loaders, *pair, fit]), 6)
+    targets = [s.target for s in specs]
+    assert len([t for t in targets if t.endswith(":load_pandas")]) == 1
+    # two modules' functions of one name may well differ: a family is three or more
+    assert {"pkg.dates:parse", "pkg.isoparser:parse"} <= set(targets)
+    assert "stats.api:fit" in targets
+
+
+def test_an_internal_helper_ranks_below_public_callables_unless_documented() -> None:
+    helper = function("sanitize_csv", "text.utils", examples=[PROVEN], in_all=True)
+    shim = function("safe_regex", "text.compat", examples=[PROVEN])
+    public = function("word_tokenize", "text.tokenize")
+    assert rank_score(helper) < rank_score(public)
+    assert rank_score(shim) < rank_score(public)
+    specs = design(CodeReport(packages=["text"], candidates=[helper, shim, public]), 1)
+    assert [s.target for s in specs] == ["text.tokenize:word_tokenize"]
+    documented = helper.model_copy(update={"documented": 0})
+    assert rank_score(documented) > rank_score(public)
+
+
+def test_an_internal_helper_takes_no_place_the_caps_free_for_variety() -> None:
+    public = [function(f"f{i}", "text.core") for i in range(4)]
+    helper = function("sanitize", "text.utils", examples=[PROVEN])
+    other = function("g", "text.extra")
+    # per-module cap 3 of 6: a public callable of the capped module still beats the helper
+    specs = design(CodeReport(packages=["text"], candidates=[*public, helper, other]), 6)
+    assert "text.utils:sanitize" in [s.target for s in specs]  # it fills the last place
+    specs = design(CodeReport(packages=["text"], candidates=[*public, helper, other]), 5)
+    assert "text.utils:sanitize" not in [s.target for s in specs]

@@ -467,3 +467,35 @@ def test_a_guides_literal_beside_an_object_argument_is_the_value_of_its_paramete
     # without the guide's call, the file name is made up
     [made_up] = design(report(write), 1, None)
     assert made_up.examples[0].arguments["filename"] != "H2.xyz"
+
+
+def test_the_budget_grows_with_what_can_be_proven_by_value() -> None:
+    from metaserver.agents.design.specs import tool_budget
+    from metaserver.agents.repo_docs.usage import Usage, UsageCall
+
+    doctested = [candidate(f"d{i}", examples=[WITH_EXPECTED]) for i in range(14)]
+    tested = [candidate(f"t{i}") for i in range(6)]
+    helpers = [
+        candidate(f"h{i}", examples=[WITH_EXPECTED]).model_copy(
+            update={"target": f"pkg.utils:h{i}"}
+        )
+        for i in range(10)
+    ]
+    code = report(*doctested, *tested, *helpers)
+    asserted = {f"t{i}": [UsageCall(expected=1, has_expected=True)] for i in range(6)}
+    usage = Usage(calls=asserted)
+    # 14 doctested and 6 proven by their tests' assertions; internal helpers are not counted
+    assert tool_budget(code, usage, 12, 66) == 20
+    assert tool_budget(code, usage, 12, 16) == 16
+    assert tool_budget(report(*doctested[:5]), usage, 12, 66) == 12
+
+
+def test_a_readme_without_code_grows_the_budget_by_what_its_tests_call() -> None:
+    from metaserver.agents.design.specs import tool_budget
+    from metaserver.agents.repo_docs.usage import Usage
+
+    names = [f"f{i}" for i in range(30)]
+    code = report(*(candidate(n).model_copy(update={"top_level": True}) for n in names))
+    tested = Usage(tested={n: 1 for n in names[:16]})
+    assert tool_budget(code, tested, 12, 66) == 16 + 6
+    assert tool_budget(code, Usage(), 12, 66) == 12  # the namespace alone grows nothing

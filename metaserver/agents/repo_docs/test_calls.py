@@ -1,0 +1,240 @@
+"""What a repository's own test suite shows of its API: the calls its tests make, the
+literal arguments they build, and the values they assert.
+
+A library whose README shows no code still proves its main API in its tests:
+``assert mod.f(3) == 6``, ``assert_allclose(f(x), [0.5, 1.0])`` after ``x = [1, 2]``,
+``assert f(0.1) == pytest.approx(0.2)``. Usage mining (``usage.py``) reads every test file
+with ``inline_literals`` and ``asserted_calls``, so that such a call becomes an example with
+the expected value, as a README's doctest does. Static only (``ast``, host side): nothing
+is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Iterator
+from pathlib import PurePath
+
+from metaserver.probe.fold import literal_value
+
+__all__ = [
+    "ARRAY_BUILDERS",
+    "asserted_pairs",
+    "inline_literals",
+    "is_test_file",
+    "tolerance_ok",
+]
+
+_TEST_DIRS = {"test", "tests", "testing"}
+ARRAY_BUILDERS = {"array", "asarray"}
+"""``np.array([1, 2])`` in a test is the list a JSON tool takes (its codec makes the array)."""
+_ARRAY_MODULES = {"np", "numpy"}
+# Closeness assertions: (first, second) are the call and the value, either way round.
+_CLOSE = {
+    "assert_allclose",
+    "assert_almost_equal",
+    "assert_array_almost_equal",
+    "assert_array_equal",
+    "assert_equal",
+    "assertAlmostEqual",
+    "assertAlmostEquals",
+    "assertEqual",
+    "assertEquals",
+    "assertListEqual",
+    "assertTupleEqual",
+}
+# Tolerances looser than our comparison's are not the value the tool must return: such an
+# assertion proves nothing we can check, so it gives no expected value.
+_TIGHT = 1e-6
+_MIN_DECIMALS = 6
+_DECIMALS = {
+    "assert_almost_equal",
+    "assert_array_almost_equal",
+    "assertAlmostEqual",
+    "assertAlmostEquals",
+}
+"""Their third position is the decimals (numpy) or places (unittest) to compare."""
+_TOLERANCES = {"assert_allclose": 2, "approx": 1}
+"""Where their positional tolerances (relative, then absolute) begin."""
+
+
+def is_test_file(relative: PurePath) -> bool:
+    """Whether a repository path is part of its test suite: under a test folder, or named
+    ``test_*.py`` / ``*_test.py``, or a doctest file."""
+    folders = {part.lower() for part in relative.parts[:-1]}
+    name = relative.name
+    return (
+        bool(folders & _TEST_DIRS)
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or relative.suffix == ".doctest"
+    )
+
+
+def asserted_pairs(tree: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """(one side, other side) of each equality a test asserts: ``assert a == b``,
+    ``assert a == pytest.approx(b)`` (``b`` unwrapped), ``self.assertEqual(a, b)``,
+    ``assert_allclose(a, b)`` and their kin with a tolerance no looser than ours."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+            test = node.test
+            if len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+                left, right = _approximated(test.left), _approximated(test.comparators[0])
+                if left is not None and right is not None:
+                    yield left, right
+        elif isinstance(node, ast.Call) and len(node.args) >= 2:
+            name = _function_name(node.func)
+            if name in _CLOSE and tolerance_ok(node):
+                yield node.args[0], node.args[1]
+
+
+def tolerance_ok(call: ast.Call) -> bool:
+    """Whether a closeness assertion's tolerance (``rtol``/``atol``, ``rel``/``abs``,
+    ``delta``, ``decimal``/``places``, by keyword or by position) is no looser than the
+    comparison validation makes; an unreadable one is not."""
+    name = _function_name(call.func) or ""
+    decimals = [k.value for k in call.keywords if k.arg in ("decimal", "places")]
+    if name in _DECIMALS:
+        decimals += call.args[2:3]
+    if any(not _at_least(value, _MIN_DECIMALS) for value in decimals):
+        return False
+    start = _TOLERANCES.get(name)
+    tolerances = list(call.args[start : start + 2]) if start is not None else []
+    tolerances += [k.value for k in call.keywords if k.arg in ("rtol", "atol", "rel", "abs")]
+    tolerances += [k.value for k in call.keywords if k.arg == "delta"]
+    for value in tolerances:
+        try:
+            number = literal_value(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False
+        if number is not None and (not isinstance(number, int | float) or abs(number) > _TIGHT):
+            return False
+    return True
+
+
+def _at_least(node: ast.expr, least: int) -> bool:
+    try:
+        value = literal_value(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return isinstance(value, int) and value >= least
+
+
+def _approximated(node: ast.expr) -> ast.expr | None:
+    """The value inside ``pytest.approx(v)`` / ``approx(v)``, or the node itself; None for
+    an ``approx`` looser than our comparison."""
+    if isinstance(node, ast.Call) and _function_name(node.func) == "approx":
+        if len(node.args) != 1 or not tolerance_ok(node):
+            return None
+        return node.args[0]
+    return node
+
+
+def _function_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def inline_literals(tree: ast.Module) -> ast.Module:
+    """``tree``, changed in place (a copy of a large test module costs more than its parse),
+    so that a name that its scope (a function, else the module) binds
+    once, to a literal, is that literal where it is passed to a call or compared:
+    ``x = [1, 2]`` then ``assert f(x) == 3`` reads as ``assert f([1, 2]) == 3``.
+    ``np.array(L)`` reads as ``L``. A name bound twice, by a loop, a parameter (a
+    parametrised test) or anything but a literal is left as it is, and so is one whose
+    object the code may change (``x.append(3)``, ``x[0] = 2``)."""
+    _inline_scope(tree, {})
+    return tree
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a scope, its nested scopes left out (they are scopes of their own)."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
+    nodes = list(_scope_nodes(scope))
+    stores: dict[str, int] = {}
+    for node in nodes:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            stores[node.arg] = stores.get(node.arg, 0) + 2  # a parameter: never a literal
+        elif isinstance(node, _SCOPES) and not isinstance(node, ast.Lambda):
+            stores[node.name] = stores.get(node.name, 0) + 2
+        elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.value, ast.Name):
+            # ``x.append(3)``, ``x[0] = 2``: the object may change after its binding
+            if isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+                stores[node.value.id] = stores.get(node.value.id, 0) + 2
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        for argument in ast.walk(scope.args):
+            if isinstance(argument, ast.arg):
+                stores[argument.arg] = stores.get(argument.arg, 0) + 2
+    bound = {name: value for name, value in outer.items() if name not in stores}
+    for node in nodes:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and stores.get(node.targets[0].id) == 1
+        ):
+            value = _as_literal(node.value, bound)
+            if value is not None:
+                bound[node.targets[0].id] = value
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            node.args = [_substituted(a, bound) for a in node.args]
+            for keyword in node.keywords:
+                keyword.value = _substituted(keyword.value, bound)
+        elif isinstance(node, ast.Compare):
+            node.left = _substituted(node.left, bound)
+            node.comparators = [_substituted(c, bound) for c in node.comparators]
+    for node in nodes:
+        if isinstance(node, _SCOPES):
+            _inline_scope(node, bound)
+
+
+def _substituted(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
+    if isinstance(node, ast.Name) and node.id in bound:
+        return copy.deepcopy(bound[node.id])
+    inner = _array_of(node)
+    return node if inner is None else _substituted(inner, bound)
+
+
+def _array_of(node: ast.expr) -> ast.expr | None:
+    """``L`` for ``np.array(L)`` / ``numpy.asarray(L)`` with no other argument."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ARRAY_BUILDERS
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in _ARRAY_MODULES
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return node.args[0]
+    return None
+
+
+def _as_literal(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr | None:
+    """``node`` (with the names already bound inlined) when it is a literal, else None."""
+    node = _substituted(node, bound)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        node.elts = [_substituted(e, bound) for e in node.elts]
+    try:
+        literal_value(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return node

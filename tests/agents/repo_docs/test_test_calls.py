@@ -1,0 +1,116 @@
+"""The test suite's calls: literals its tests build, and the values they assert."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path, PurePath
+
+from metaserver.agents.repo_docs.test_calls import (
+    asserted_pairs,
+    inline_literals,
+    is_test_file,
+)
+from metaserver.agents.repo_docs.usage import mine_usage
+
+TESTS = """\
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_almost_equal
+from stats import core
+
+POINTS = [1.0, 2.0, 3.0]
+
+def test_mean():
+    assert core.mean(POINTS) == pytest.approx(2.0)
+
+def test_scale():
+    x = np.array([1, 2])
+    assert_allclose(core.scale(x, 2), [2.0, 4.0])
+
+def test_loose():
+    assert core.spread([1, 5]) == pytest.approx(4.1, abs=0.5)
+    assert_allclose(core.median([1, 5]), 3.1, rtol=0.1)
+
+def test_places(self):
+    self.assertAlmostEqual(core.ratio(1, 3), 0.3333333)
+    assert_almost_equal(core.ratio(2, 3), 0.67, decimal=2)
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_param(n):
+    assert core.mean([n]) == n
+
+def test_rebound():
+    y = [1]
+    y = [2]
+    assert core.mean(y) == 2
+"""
+
+
+def _calls(root: Path, name: str) -> list[tuple[object, object, bool]]:
+    usage = mine_usage(root, {"mean", "scale", "spread", "median", "ratio"})
+    return [(c.args, c.expected, c.has_expected) for c in usage.calls.get(name, [])]
+
+
+def test_asserted_values_of_the_test_suite_become_expected_values(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_core.py").write_text(TESTS)
+    # a module constant and np.array of a literal are the literal the call is given
+    assert ([[1.0, 2.0, 3.0]], 2.0, True) in _calls(tmp_path, "mean")
+    assert _calls(tmp_path, "scale") == [([[1, 2], 2], [2.0, 4.0], True)]
+    assert _calls(tmp_path, "ratio")[0] == ([1, 3], 0.3333333, True)
+    # a tolerance looser than validation's comparison proves nothing we can check
+    assert all(not has for _, _, has in _calls(tmp_path, "spread") + _calls(tmp_path, "median"))
+    assert ([2, 3], 0.67, True) not in _calls(tmp_path, "ratio")
+    # a parameter and a name bound twice are no literals
+    assert all(args != [None] for args, _, _ in _calls(tmp_path, "mean"))
+    assert ([[2]], 2, True) not in _calls(tmp_path, "mean")
+    usage = mine_usage(tmp_path, {"mean", "scale", "ratio"})
+    assert usage.tested["mean"] == 3
+    assert usage.tested == usage.counts
+
+
+def test_doctest_files_and_examples_are_read(tmp_path: Path) -> None:
+    (tmp_path / "stats" / "test").mkdir(parents=True)
+    (tmp_path / "stats" / "test" / "core.doctest").write_text(
+        ">>> from stats import tokenize\n>>> tokenize('a b')\n['a', 'b']\n"
+    )
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "demo.py").write_text("import stats\nstats.grams(2)\nstats.f()\n")
+    usage = mine_usage(tmp_path, {"tokenize", "grams", "f"})
+    (call,) = usage.calls["tokenize"]
+    assert (call.args, call.expected, call.has_expected) == (["a b"], ["a", "b"], True)
+    assert usage.tested == {"tokenize": 1}
+    assert usage.exampled == ["grams", "f"]
+
+
+def test_inline_literals_leaves_receivers_and_other_scopes_alone() -> None:
+    source = textwrap.dedent(
+        """\
+        def one():
+            x = [1, 2]
+            x.append(3)
+            return f(x)
+
+        def two():
+            return f(x)
+        """
+    )
+    inlined = ast.unparse(inline_literals(ast.parse(source)))
+    # x may change after its binding (x.append): never the literal it was bound to
+    assert "x.append(3)" in inlined
+    assert "return f(x)" in inlined and "f([1, 2])" not in inlined
+    plain = "def one():\n    y = (1, 2)\n    return f(y)\n\ndef two():\n    return f(y)\n"
+    inlined = ast.unparse(inline_literals(ast.parse(plain)))
+    assert "return f((1, 2))" in inlined
+    assert inlined.endswith("return f(y)")  # ``two`` never bound y
+
+
+def test_asserted_pairs_and_test_files() -> None:
+    tree = ast.parse("assert f(1) == approx(2)\nassertEqual(g(1), 3, 'msg')\nassert h(1) < 2\n")
+    pairs = [(ast.unparse(a), ast.unparse(b)) for a, b in asserted_pairs(tree)]
+    assert sorted(pairs) == [("f(1)", "2"), ("g(1)", "3")]
+    assert is_test_file(PurePath("tests/helpers.py"))
+    assert is_test_file(PurePath("pkg/test_core.py"))
+    assert is_test_file(PurePath("pkg/core_test.py"))
+    assert not is_test_file(PurePath("pkg/core.py"))
