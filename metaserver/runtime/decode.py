@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .codecs import from_json
+from .expressions import decode_expression
 from .handles import HANDLE_PREFIX, HandleTable
 from .protocols import REAL_KEYS
 
@@ -297,6 +298,29 @@ def _pydantic(value: Any, target: str) -> Any:
     return _resolve(target).model_validate(value)
 
 
+def _set(value: Any, target: str) -> set[Any]:
+    """A set from a JSON list, as a README's set literal writes it (``{"H2", "O2"}``);
+    items that are lists become tuples, so that they hash."""
+    return set(_items(value, "set"))
+
+
+def _frozenset(value: Any, target: str) -> frozenset[Any]:
+    return frozenset(_items(value, "frozenset"))
+
+
+def _tuple(value: Any, target: str) -> tuple[Any, ...]:
+    """A tuple from a JSON list (a callable that tests ``isinstance(shape, tuple)``)."""
+    if not isinstance(value, list):
+        raise CodecError(f"a tuple is a list of its items, got {type(value).__name__}")
+    return tuple(value)
+
+
+def _items(value: Any, kind: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise CodecError(f"a {kind} is a list of its items, got {type(value).__name__}")
+    return [_hashable(item) for item in value]
+
+
 # ---------------------------------------------------------------- third-party libraries
 
 
@@ -398,5 +422,9 @@ CODECS: dict[str, Callable[[Any, str], Any]] = {
     "sympy": _sympy,
     "pint": _pint,
     "networkx": _networkx,
+    "expression": decode_expression,
+    "set": _set,
+    "frozenset": _frozenset,
+    "tuple": _tuple,
 }
 """Codec name -> decoder(value, target). The probe emits only these names."""
