@@ -14,6 +14,7 @@ import types
 import typing
 
 try:  # as metaserver.probe.probe_members (tests), or beside probe_script.py
+    from .probe_arguments import refined_parameter
     from .probe_docs import (
         MAX_EXAMPLES,
         examples_for,
@@ -39,6 +40,7 @@ try:  # as metaserver.probe.probe_members (tests), or beside probe_script.py
     )
     from .probe_values import value_examples
 except ImportError:
+    from probe_arguments import refined_parameter
     from probe_docs import (
         MAX_EXAMPLES,
         examples_for,
@@ -322,7 +324,11 @@ def describe_callable(
                 unset = True
         if p.name in docs:
             schema["description"] = docs[p.name]
-        param = _param(p.name, KINDS[p.kind], schema, required, default, docs.get(p.name), codec)
+        home_name = getattr(home, "__name__", module.__name__)
+        schema, codec, said = refined_parameter(
+            annotation, types.get(p.name), p.default, schema, codec, home_name, docs.get(p.name)
+        )
+        param = _param(p.name, KINDS[p.kind], schema, required, default, said, codec)
         params.append(dict(param, unset_default=True) if unset else param)
     exposed = {p["name"] for p in params}
     # ``**kwargs`` is a parameter only where the docs pass keywords into it (``Atoms('H2',

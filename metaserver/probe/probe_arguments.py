@@ -1,0 +1,221 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): arguments as
+scientists pass them, for parameters the annotation alone leaves without a codec.
+
+``refined_parameter`` is asked once per parameter, after its schema, default and
+description are known (probe_members.describe_callable):
+
+- a parameter that takes a function (``Callable`` annotated, or documented ``callable``,
+  ``function``) takes an expression in named variables (codec ``expression``,
+  runtime/expressions.py); the names come from the callable's documented signature
+  ("f : callable f(x, *args)": ``x``), else from the annotation's arity, else ``x``;
+- one annotated or documented as a set, frozenset or tuple gets the codec that builds one
+  from a JSON list (``{"H2", "O2"}`` in a README arrives as a list);
+- an untyped one gets the schema its documented type words give ("int or tuple of ints":
+  an integer or an array), else its default's JSON type, else an explicit "any JSON
+  value" description: never a bare ``{}``.
+"""
+
+import collections.abc as abc
+import inspect
+import re
+import sys
+import typing
+
+__all__ = [
+    "ANY_JSON",
+    "container_codec",
+    "function_variables",
+    "refined_parameter",
+    "takes_function",
+    "words_schema",
+]
+
+ANY_JSON = "Any JSON value: nothing declares this parameter's type."
+
+_FUNCTION_WORDS = re.compile(r"^\W*(?:callable|function|func)\b", re.I)
+# A documented call signature: "f(x, *args)", "``func(x, a, b)``", "fun(t, y) -> float".
+_SIGNATURE = re.compile(r"\b[A-Za-z_]\w*\(\s*(\*{0,2}[A-Za-z_]\w*(?:\s*,\s*\*{0,2}[A-Za-z_]\w*)*)")
+_VARIABLES = ("x", "y", "z")
+
+_CONTAINERS = {set: "set", frozenset: "frozenset", tuple: "tuple", abc.Set: "set"}
+_CONTAINER_WORDS = re.compile(r"^\W*(set|frozenset|tuple)\b(?!\s*(?:of\s+)?\()", re.I)
+
+_TYPE_WORDS = {
+    "int": "integer",
+    "integer": "integer",
+    "float": "number",
+    "number": "number",
+    "scalar": "number",
+    "real": "number",
+    "str": "string",
+    "string": "string",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "list": "array",
+    "tuple": "array",
+    "sequence": "array",
+    "iterable": "array",
+    "set": "array",
+    "array": "array",
+    "array_like": "array",
+    "array-like": "array",
+    "ndarray": "array",
+    "dict": "object",
+    "mapping": "object",
+    "none": "null",
+}
+
+
+def refined_parameter(annotation, type_text, default, schema, codec, module_name, said=None):
+    """(schema, codec, description) of one parameter, refined as the module docstring says;
+    ``default`` is ``inspect.Parameter.empty`` for a required parameter, ``said`` its
+    documented description (returned unless the refinement says more)."""
+    if codec is not None:
+        return schema, codec, said
+    if takes_function(annotation, type_text):
+        variables = function_variables(annotation, type_text, said)
+        schema, codec = function_schema(variables, module_name, schema)
+        return schema, codec, schema["description"]
+    container = container_codec(annotation, type_text)
+    if container is not None:
+        return (dict(schema, type="array") if _untyped(schema) else schema), container, said
+    if not _untyped(schema):
+        return schema, None, said
+    typed = words_schema(type_text) or _default_schema(default)
+    if typed:
+        return dict(schema, **typed), None, said
+    if said:
+        return schema, None, said
+    return dict(schema, description=ANY_JSON), None, ANY_JSON
+
+
+def takes_function(annotation, type_text):
+    """Annotated ``Callable`` (bare or ``Callable[[float], float]``), or documented as one."""
+    origin = typing.get_origin(annotation) or annotation
+    if origin is abc.Callable or annotation is typing.Callable:
+        return True
+    return bool(type_text) and bool(_FUNCTION_WORDS.match(type_text))
+
+
+def function_variables(annotation, type_text, description=None):
+    """The variable names an expression for this parameter is written in."""
+    for text in (type_text, description):
+        match = _SIGNATURE.search(text or "")
+        if match is None:
+            continue
+        names = []
+        for name in (n.strip() for n in match.group(1).split(",")):
+            if name.startswith("*"):
+                break
+            if name not in names and not name.startswith("_"):
+                names.append(name)
+        if names:
+            return names
+    args = typing.get_args(annotation)
+    count = len(args[0]) if args and isinstance(args[0], list) else 1
+    if count <= len(_VARIABLES):
+        return list(_VARIABLES[: max(count, 1)])
+    return [f"x{i}" for i in range(count)]
+
+
+def function_schema(variables, module_name, schema):
+    """The expression schema (text first, then the explicit form, then a handle to a
+    function another tool returned) and its codec ``expression:VARS@MODULES``."""
+    modules = [module_name.partition(".")[0]] if module_name else []
+    if "numpy" in sys.modules and "numpy" not in modules:
+        modules.append("numpy")  # a numpy-based library: vectorised functions by name
+    names = ", ".join(variables)
+    where = ", ".join([*modules, "math"])
+    shown = "np.sqrt" if "numpy" in modules else "math.sqrt"
+    example = " + ".join(f"{v}**2" for v in variables)
+    how = (
+        f'A function of {names}, written as an expression in {names} (e.g. "{example}", '
+        f"\"exp(-{variables[0]}**2)\"): numbers, arithmetic, comparisons, 'a if c else b' and "
+        f"calls of the public functions of {where} by name (sin, {shown}); no imports, "
+        "lambdas or attributes of values."
+    )
+    said = schema.get("description")
+    text = {"type": "string", "description": f"An expression in {names}."}
+    explicit = {
+        "type": "object",
+        "properties": {
+            "expression": {"type": "string"},
+            "variables": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["expression"],
+        "description": "An expression in other variable names, listed in call order.",
+    }
+    handle = {
+        "type": "object",
+        "properties": {"handle": {"type": "string"}},
+        "required": ["handle"],
+        "description": "A handle to a function another tool returned.",
+    }
+    refined = {"anyOf": [text, explicit, handle], "description": f"{said} {how}" if said else how}
+    if "default" in schema:
+        refined["default"] = schema["default"]
+    return refined, f"expression:{','.join(variables)}@{','.join(modules)}"
+
+
+def container_codec(annotation, type_text):
+    """``set``, ``frozenset`` or ``tuple`` for a parameter annotated (``set[str]``,
+    ``tuple[int, int]``, ``AbstractSet``) or documented ("set of str", "tuple") as one."""
+    origin = typing.get_origin(annotation) or annotation
+    try:
+        if origin in _CONTAINERS:
+            return _CONTAINERS[origin]
+    except TypeError:  # an unhashable annotation object
+        return None
+    if annotation is not inspect.Parameter.empty:
+        return None  # annotated otherwise: the annotation decides
+    match = _CONTAINER_WORDS.match(_plain(type_text))
+    if match is None or _alternatives(type_text):
+        return None
+    return match.group(1).lower()
+
+
+def words_schema(type_text):
+    """The JSON Schema the documented type words give ("float", "int or tuple of ints,
+    optional"), or None when a word is not a plain JSON type's."""
+    if not type_text:
+        return None
+    kinds = []
+    for part in re.split(r"\s+or\s+|\|", _plain(type_text)):
+        word = re.split(r"\s+of\b|\s*\[|\s*\(", part.strip())[0].strip().lower()
+        word = word.removeprefix("python ").strip()
+        kind = _TYPE_WORDS.get(word)
+        if kind is None:
+            return None
+        if kind not in kinds:
+            kinds.append(kind)
+    if not kinds:
+        return None
+    if len(kinds) == 1:
+        return {"type": kinds[0]}
+    return {"anyOf": [{"type": kind} for kind in kinds]}  # as render.python_type reads it
+
+
+def _plain(type_text):
+    """The type words without markup, ``optional`` or a default ("int, default 3")."""
+    text = re.sub(r":\w+:|[`~*]", "", type_text or "")
+    text = re.split(r",\s*(?:optional|default\b)|\s*\(optional\)", text, maxsplit=1)[0]
+    return text.strip().rstrip(",").strip()
+
+
+def _alternatives(type_text):
+    return bool(re.search(r"\s+or\s+|\|", _plain(type_text)))
+
+
+def _default_schema(default):
+    """The JSON type of a default value; None for None, a missing or an odd default."""
+    if isinstance(default, bool):
+        return {"type": "boolean"}
+    if isinstance(default, (int, float)):
+        return {"type": "number"}  # a default of 1 seldom refuses 0.5
+    if isinstance(default, str):
+        return {"type": "string"}
+    return None
+
+
+def _untyped(schema):
+    return not any(key in schema for key in ("type", "anyOf", "oneOf", "enum", "$ref", "const"))
