@@ -15,7 +15,9 @@ description are known (probe_members.describe_callable):
   value" description: never a bare ``{}``.
 """
 
+import ast
 import collections.abc as abc
+import doctest
 import inspect
 import re
 import sys
@@ -26,6 +28,7 @@ __all__ = [
     "container_codec",
     "function_variables",
     "refined_parameter",
+    "set_typed",
     "takes_function",
     "words_schema",
 ]
@@ -219,3 +222,62 @@ def _default_schema(default):
 
 def _untyped(schema):
     return not any(key in schema for key in ("type", "anyOf", "oneOf", "enum", "$ref", "const"))
+
+
+def set_typed(params, doc, names, signature):
+    """Give the ``set`` (``frozenset``) codec to each parameter without one that a doctest
+    call of this callable (by one of ``names``) passes a set literal (``{"H2", "O2"}``,
+    ``set(...)``): the example arrives as a JSON list, the callable wants a set."""
+    found = {}
+    for source in _doctest_sources(doc):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for call in ast.walk(tree):
+            if not isinstance(call, ast.Call) or _called(call) not in names:
+                continue
+            try:
+                bound = signature.bind_partial(
+                    *call.args, **{k.arg: k.value for k in call.keywords if k.arg}
+                ).arguments
+            except TypeError:
+                continue
+            for name, node in bound.items():
+                kind = _set_literal(node)
+                if kind is not None:
+                    found.setdefault(name, kind)
+    for param in params:
+        kind = found.get(param["name"])
+        if kind is None or param["codec"] is not None:
+            continue
+        schema = param["json_schema"]
+        if _untyped(schema) or schema.get("type") == "array":
+            schema = {k: v for k, v in schema.items() if v != ANY_JSON}
+            param["json_schema"], param["codec"] = dict(schema, type="array"), kind
+            if param.get("description") == ANY_JSON:
+                param["description"] = None
+
+
+def _doctest_sources(doc):
+    try:
+        examples = doctest.DocTestParser().get_examples(doc or "")
+    except ValueError:  # a malformed session
+        return []
+    return [example.source for example in examples]
+
+
+def _called(call):
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def _set_literal(node):
+    if isinstance(node, ast.Set):
+        return "set"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id in ("set", "frozenset") and len(node.args) <= 1 and not node.keywords:
+            return node.func.id
+    return None

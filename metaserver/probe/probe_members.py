@@ -14,7 +14,7 @@ import types
 import typing
 
 try:  # as metaserver.probe.probe_members (tests), or beside probe_script.py
-    from .probe_arguments import refined_parameter
+    from .probe_arguments import refined_parameter, set_typed
     from .probe_docs import (
         MAX_EXAMPLES,
         examples_for,
@@ -40,7 +40,7 @@ try:  # as metaserver.probe.probe_members (tests), or beside probe_script.py
     )
     from .probe_values import value_examples
 except ImportError:
-    from probe_arguments import refined_parameter
+    from probe_arguments import refined_parameter, set_typed
     from probe_docs import (
         MAX_EXAMPLES,
         examples_for,
@@ -361,6 +361,7 @@ def describe_callable(
         if _annotation(hints, declared) is not inspect.Parameter.empty
     }
     typed_by_examples(params, examples, annotated, constructors)
+    set_typed(params, doc, call_names, signature)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
         "target": target,

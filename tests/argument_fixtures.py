@@ -1,0 +1,79 @@
+"""A repository whose functions take arguments as scientists pass them: a function (an
+integrand), set literals, sets by annotation, untyped parameters with defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixture_repos import make_package_repo
+
+ARGUMENT_MODULE = '''\
+"""Arguments as scientists pass them: a metaserver test fixture."""
+
+__all__ = ["common", "integrate", "scale", "union_size"]
+
+
+def integrate(f, a, b, n=200):
+    """Integrate ``f`` from ``a`` to ``b`` by the midpoint rule.
+
+    Parameters
+    ----------
+    f : callable f(x, *args)
+        The integrand.
+    a : float
+        Lower limit.
+    b : float
+        Upper limit.
+    n : int, optional
+        Number of intervals.
+
+    Returns
+    -------
+    float
+    """
+    h = (b - a) / n
+    return round(sum(f(a + (i + 0.5) * h) for i in range(n)) * h, 4)
+
+
+def common(first, second):
+    """The elements both sets hold, sorted.
+
+    >>> common({"H2O", "CO2", "O2"}, {"O2", "H2O", "N2"})
+    ['H2O', 'O2']
+    """
+    return sorted(first & second)
+
+
+def union_size(first: set[str], second: frozenset[str]) -> int:
+    """How many elements the two sets hold together.
+
+    >>> union_size({"a", "b"}, {"b", "c"})
+    3
+    """
+    return len(first | second)
+
+
+def scale(values, factor=2):
+    """Each value times ``factor``.
+
+    >>> scale([1, 2], 3)
+    [3, 6]
+    """
+    return [v * factor for v in values]
+'''
+
+ARGUMENT_README = """\
+# argpack
+
+```python
+>>> from argpack import common
+>>> common({"NaCl", "H2O"}, {"H2O", "KCl"})
+['H2O']
+```
+"""
+
+
+def make_argument_repo(root: Path) -> Path:
+    """The package ``argpack``: an integrand, set literals, sets, untyped defaults."""
+    files = {"README.md": ARGUMENT_README}
+    return make_package_repo(root, "argpack", "argpack", ARGUMENT_MODULE, files)
