@@ -10,7 +10,7 @@ from fixture_repos import make_package_repo
 ARGUMENT_MODULE = '''\
 """Arguments as scientists pass them: a metaserver test fixture."""
 
-__all__ = ["common", "integrate", "scale", "union_size"]
+__all__ = ["common", "count_lines", "integrate", "scale", "union_size"]
 
 
 def integrate(f, a, b, n=200):
@@ -53,6 +53,21 @@ def union_size(first: set[str], second: frozenset[str]) -> int:
     return len(first | second)
 
 
+def count_lines(fname):
+    """The number of non-empty lines of a text file.
+
+    Parameters
+    ----------
+    fname : str
+        Path to the text file to read.
+
+    >>> count_lines("argpack/data/sample.txt")
+    3
+    """
+    with open(fname, encoding="utf-8") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
 def scale(values, factor=2):
     """Each value times ``factor``.
 
@@ -74,6 +89,10 @@ ARGUMENT_README = """\
 
 
 def make_argument_repo(root: Path) -> Path:
-    """The package ``argpack``: an integrand, set literals, sets, untyped defaults."""
-    files = {"README.md": ARGUMENT_README}
+    """The package ``argpack``: an integrand, set literals, sets, untyped defaults, and a
+    function that reads a data file the package ships (``argpack/data/sample.txt``)."""
+    files = {
+        "README.md": ARGUMENT_README,
+        "argpack/data/sample.txt": "H 0 0 0\nH 0 0 0.74\n\nend\n",
+    }
     return make_package_repo(root, "argpack", "argpack", ARGUMENT_MODULE, files)

@@ -26,7 +26,9 @@ import typing
 __all__ = [
     "ANY_JSON",
     "container_codec",
+    "file_schema",
     "function_variables",
+    "reads_file",
     "refined_parameter",
     "set_typed",
     "takes_function",
@@ -69,7 +71,9 @@ _TYPE_WORDS = {
 }
 
 
-def refined_parameter(annotation, type_text, default, schema, codec, module_name, said=None):
+def refined_parameter(
+    annotation, type_text, default, schema, codec, module_name, said=None, name=""
+):
     """(schema, codec, description) of one parameter, refined as the module docstring says;
     ``default`` is ``inspect.Parameter.empty`` for a required parameter, ``said`` its
     documented description (returned unless the refinement says more)."""
@@ -79,6 +83,8 @@ def refined_parameter(annotation, type_text, default, schema, codec, module_name
         variables = function_variables(annotation, type_text, said)
         schema, codec = function_schema(variables, module_name, schema)
         return schema, codec, schema["description"]
+    if reads_file(name, type_text, said) and (_untyped(schema) or schema.get("type") == "string"):
+        return file_schema(schema), "file", said
     container = container_codec(annotation, type_text)
     if container is not None:
         return (dict(schema, type="array") if _untyped(schema) else schema), container, said
@@ -90,6 +96,62 @@ def refined_parameter(annotation, type_text, default, schema, codec, module_name
     if said:
         return schema, None, said
     return dict(schema, description=ANY_JSON), None, ANY_JSON
+
+
+# A parameter that names a file it reads: by its name, or by its documented type or words.
+_FILE_NAME = re.compile(
+    r"(?:^|_)(?:file|files|filename|fname|filepath|infile|path|fp|fh)(?:_|$)|^(?:file|path)",
+    re.I,
+)
+_FILE_WORDS = re.compile(
+    r"\b(?:file ?names?|file ?paths?|paths? (?:to|of) (?:an? |the )?(?:\w+ ){0,2}files?|"
+    r"(?:input|data|text|output) files?|file[- ]like|file objects?|path[- ]like|"
+    r"os\.PathLike|(?:the )?files? to (?:read|load|parse|open))\b",
+    re.I,
+)
+_WRITES = re.compile(r"\b(?:writ(?:e|es|ten)|save[sd]?|output|dump(?:s|ed)?)\b", re.I)
+
+
+def reads_file(name, type_text, said):
+    """Whether a parameter names a file it reads: a file's name ("fname", "input_path")
+    or documented words ("Path to the output file of the run"); one whose words say the
+    callable writes it is an output path, given as text."""
+    words = f"{type_text or ''} {said or ''}"
+    if _WRITES.search(words) and not re.search(r"\b(?:read|load|parse)", words, re.I):
+        return False
+    return bool(_FILE_NAME.search(name or "")) or bool(_FILE_WORDS.search(words))
+
+
+def file_schema(schema):
+    """A file: its path in the work directory, or its content (text, or base64)."""
+    named = {"name": {"type": "string", "description": "The file's name (its extension)."}}
+    refined = {
+        "anyOf": [
+            {"type": "string", "description": "A path in the work directory (work://NAME)."},
+            {
+                "type": "object",
+                "properties": {"content": {"type": "string"}, **named},
+                "required": ["content"],
+                "description": "The file's text.",
+            },
+            {
+                "type": "object",
+                "properties": {"base64": {"type": "string"}, **named},
+                "required": ["base64"],
+                "description": "The file's bytes, base64-encoded.",
+            },
+        ],
+        "description": (
+            "A file: a path in the server's work directory (work://NAME, or NAME; the "
+            'package\'s data files are there), or its content as {"content": text} or '
+            '{"base64": data}, with an optional "name" whose extension says the format.'
+        ),
+    }
+    if schema.get("description"):
+        refined["description"] = f"{schema['description']} {refined['description']}"
+    if "default" in schema:
+        refined["default"] = schema["default"]
+    return refined
 
 
 def takes_function(annotation, type_text):

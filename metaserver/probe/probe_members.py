@@ -326,7 +326,14 @@ def describe_callable(
             schema["description"] = docs[p.name]
         home_name = getattr(home, "__name__", module.__name__)
         schema, codec, said = refined_parameter(
-            annotation, types.get(p.name), p.default, schema, codec, home_name, docs.get(p.name)
+            annotation,
+            types.get(p.name),
+            p.default,
+            schema,
+            codec,
+            home_name,
+            docs.get(p.name),
+            p.name,
         )
         param = _param(p.name, KINDS[p.kind], schema, required, default, said, codec)
         params.append(dict(param, unset_default=True) if unset else param)

@@ -25,6 +25,7 @@ from typing import Any
 
 from .codecs import from_json
 from .expressions import decode_expression
+from .file_args import file_argument
 from .handles import HANDLE_PREFIX, HandleTable
 from .protocols import REAL_KEYS
 
@@ -261,6 +262,12 @@ def _path(value: Any, target: str) -> Path:
     return candidate
 
 
+def _file(value: Any, target: str) -> str:
+    """Codec ``file``: a path in the work directory, or content written there
+    (file_args.py); confined as ``path`` is, and passed as text."""
+    return str(_path(file_argument(value, work_dir()), target))
+
+
 def _runs_in(root: Path) -> bool:
     try:
         return Path.cwd().resolve() == root
@@ -412,6 +419,7 @@ CODECS: dict[str, Callable[[Any, str], Any]] = {
     "fraction": _fraction,
     "complex": _complex,
     "path": _path,
+    "file": _file,
     "enum": _enum,
     "dataclass": _record,
     "namedtuple": _record,

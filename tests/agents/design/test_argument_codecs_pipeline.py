@@ -1,9 +1,11 @@
 """Arguments as scientists pass them, through MCP (issue 27): an integrand written as an
-expression, set literals read as written and decoded as sets, sets by annotation, and
-untyped parameters typed by their default (issue 28)."""
+expression, set literals read as written and decoded as sets, sets by annotation, a file-reading
+function proven on the data file the package ships (and fed content, bytes, work:// paths),
+and untyped parameters typed by their default (issue 28)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -27,6 +29,7 @@ async def test_functions_sets_and_untyped_parameters_through_mcp(tmp_path: Path)
     for name, arguments, expected in [
         ("common", {"first": ["CO2", "H2O", "O2"], "second": ["H2O", "N2", "O2"]}, ["H2O", "O2"]),
         ("union_size", {"first": ["a", "b"], "second": ["b", "c"]}, 3),
+        ("count_lines", {"fname": "argpack/data/sample.txt"}, 3),  # the shipped data file
     ]:
         tool = tools[name]
         assert tool.status == "passed", (name, tool.error)
@@ -40,6 +43,10 @@ async def test_functions_sets_and_untyped_parameters_through_mcp(tmp_path: Path)
     assert codecs["integrate"]["f"] == "expression:x@argpack"
     assert codecs["common"] == {"first": "set", "second": "set"}  # by its set literals
     assert codecs["union_size"] == {"first": "set", "second": "frozenset"}
+    assert codecs["count_lines"] == {"fname": "file"}
+    shipped = Path(str(report.output_dir)) / "work" / "argpack" / "data" / "sample.txt"
+    assert shipped.read_text().count("H 0") == 2
+    assert not shipped.stat().st_mode & 0o222  # read-only: no run changes the evidence
     factor = next(p for p in specs["scale"]["parameters"] if p["name"] == "factor")
     assert factor["json_schema"]["type"] == "number"
 
@@ -64,3 +71,16 @@ async def test_functions_sets_and_untyped_parameters_through_mcp(tmp_path: Path)
         settings, report.server, tools["scale"].name, {"values": [1], "factor": "abc"}
     )
     assert not ok  # a string no longer reaches a parameter whose default is a number
+
+    # A file by its content, its bytes, or its work:// path.
+    lines = tools["count_lines"].name
+    for given, count in [
+        ({"content": "a\n\nb\nc\n", "name": "three.txt"}, 3),
+        ({"base64": base64.b64encode(b"x\ny\n").decode(), "name": "two.txt"}, 2),
+        ("work://argpack/data/sample.txt", 3),
+        (f"work://{report.server}/argpack/data/sample.txt", 3),
+    ]:
+        ok, result = await call_tool(settings, report.server, lines, {"fname": given})
+        assert ok and result == count, (given, result)
+    ok, error = await call_tool(settings, report.server, lines, {"fname": "/etc/hostname"})
+    assert not ok and "outside the server's work directory" in str(error)
