@@ -81,7 +81,8 @@ def refined_parameter(
         return schema, codec, said
     if takes_function(annotation, type_text):
         variables = function_variables(annotation, type_text, said)
-        schema, codec = function_schema(variables, module_name, schema)
+        described = dict(schema, description=said) if said else schema
+        schema, codec = function_schema(variables, module_name, described)
         return schema, codec, schema["description"]
     if reads_file(name, type_text, said) and (_untyped(schema) or schema.get("type") == "string"):
         return file_schema(schema), "file", said
