@@ -25,6 +25,7 @@ import typing
 
 __all__ = [
     "ANY_JSON",
+    "array_codec",
     "container_codec",
     "file_schema",
     "function_variables",
@@ -77,6 +78,8 @@ def refined_parameter(
     """(schema, codec, description) of one parameter, refined as the module docstring says;
     ``default`` is ``inspect.Parameter.empty`` for a required parameter, ``said`` its
     documented description (returned unless the refinement says more)."""
+    if codec == "numpy":
+        return schema, array_codec(type_text), said
     if codec is not None:
         return schema, codec, said
     if takes_function(annotation, type_text):
@@ -153,6 +156,33 @@ def file_schema(schema):
     if "default" in schema:
         refined["default"] = schema["default"]
     return refined
+
+
+_DTYPES = {
+    "float": "float64",
+    "floats": "float64",
+    "real": "float64",
+    "int": "int64",
+    "ints": "int64",
+    "integer": "int64",
+    "integers": "int64",
+    "complex": "complex128",
+    "bool": "bool",
+    "boolean": "bool",
+}
+
+
+def array_codec(type_text):
+    """``numpy``, or ``numpy:DTYPE`` when the documented array names its items' type
+    ("array_like of float", "(N,) int ndarray"): nested lists of integers then arrive as
+    the floats the callable computes with."""
+    first = re.split(r"\s+or\s+|\|", _plain(type_text))[0].lower()
+    if "array" not in first:
+        return "numpy"
+    for word in re.findall(r"[a-z]+", first):
+        if word in _DTYPES:
+            return f"numpy:{_DTYPES[word]}"
+    return "numpy"
 
 
 def takes_function(annotation, type_text):

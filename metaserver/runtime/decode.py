@@ -335,7 +335,11 @@ def _numpy(value: Any, target: str) -> Any:
     numpy = importlib.import_module("numpy")
     if isinstance(value, dict) and "real" in value:
         return numpy.complex128(_complex(value, target))
-    return numpy.asarray(value)
+    # ``numpy:float64``: the item type the docs name (probe_arguments.array_codec).
+    return numpy.asarray(value, dtype=target if target in _DTYPES else None)
+
+
+_DTYPES = frozenset({"float64", "int64", "complex128", "bool"})
 
 
 def _dataframe(value: Any, target: str) -> Any:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from metaserver.probe.probe_arguments import (
     ANY_JSON,
+    array_codec,
     container_codec,
     function_variables,
     reads_file,
@@ -110,3 +111,12 @@ def test_set_literals_in_a_doctest_give_their_parameters_the_set_codec() -> None
         ("frozenset", {"type": "array"}),
         (None, {"description": ANY_JSON}),
     ]
+
+
+def test_an_array_codec_carries_the_documented_item_type() -> None:
+    assert array_codec("array_like of float") == "numpy:float64"
+    assert array_codec("(N,) int ndarray, optional") == "numpy:int64"
+    assert array_codec("ndarray of shape (n,)") == "numpy"
+    assert array_codec("float or ndarray") == "numpy"  # the array is not the first type
+    refined = refined_parameter(EMPTY, "array_like of float", EMPTY, {}, "numpy", "pkg")
+    assert refined[1] == "numpy:float64"
