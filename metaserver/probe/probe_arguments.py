@@ -113,6 +113,7 @@ _FILE_WORDS = re.compile(
     r"os\.PathLike|(?:the )?files? to (?:read|load|parse|open))\b",
     re.I,
 )
+_NOT_FILE = re.compile(r"\b(?:list|sequence|nodes?|edges?|vertices|tuple|array)\b", re.I)
 _WRITES = re.compile(r"\b(?:writ(?:e|es|ten)|save[sd]?|output|dump(?:s|ed)?)\b", re.I)
 
 
@@ -122,6 +123,11 @@ def reads_file(name, type_text, said):
     callable writes it is an output path, given as text."""
     words = f"{type_text or ''} {said or ''}"
     if _WRITES.search(words) and not re.search(r"\b(?:read|load|parse)", words, re.I):
+        return False
+    typed = words_schema(type_text)
+    if typed is not None and typed != {"type": "string"}:
+        return False  # "path : list of nodes" is a graph's path, not a file's
+    if _NOT_FILE.search(said or "") and not _FILE_WORDS.search(words):
         return False
     return bool(_FILE_NAME.search(name or "")) or bool(_FILE_WORDS.search(words))
 

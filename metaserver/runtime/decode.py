@@ -265,6 +265,8 @@ def _path(value: Any, target: str) -> Path:
 def _file(value: Any, target: str) -> str:
     """Codec ``file``: a path in the work directory, or content written there
     (file_args.py); confined as ``path`` is, and passed as text."""
+    if not isinstance(value, (str, dict)):
+        return value  # a list of nodes where the name alone said "path": no file
     return str(_path(file_argument(value, work_dir()), target))
 
 

@@ -28,8 +28,9 @@ _SAFE_NAME = re.compile(r"[^\w.-]+")
 
 def file_argument(value: Any, root: Path) -> str:
     """The path (relative to ``root``, the work directory) that ``value`` names or that
-    its content was written to. Raises ValueError for any other form or a size past
-    ``MAX_UPLOAD_BYTES``."""
+    its content was written to. Raises ValueError for another object or a size past
+    ``MAX_UPLOAD_BYTES`` (decode.py passes lists and numbers on as they are: a parameter
+    typed as a file by its name alone may take them)."""
     if isinstance(value, str):
         return _work_path(value, root)
     if isinstance(value, dict) and ("content" in value or "base64" in value):

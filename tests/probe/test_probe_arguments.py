@@ -120,3 +120,9 @@ def test_an_array_codec_carries_the_documented_item_type() -> None:
     assert array_codec("float or ndarray") == "numpy"  # the array is not the first type
     refined = refined_parameter(EMPTY, "array_like of float", EMPTY, {}, "numpy", "pkg")
     assert refined[1] == "numpy:float64"
+
+
+def test_a_path_of_nodes_is_no_file() -> None:
+    assert not reads_file("path", "list of nodes", "A path in the graph.")
+    assert not reads_file("path", None, "A sequence of nodes.")
+    assert reads_file("path", None, "The data file to read, a sequence of records.")

@@ -51,3 +51,8 @@ def test_the_codec_confines_paths_to_the_work_directory(tmp_path: Path) -> None:
     for outside in ["/etc/passwd", "work://../../etc/passwd", "../x"]:
         with pytest.raises(CodecError, match="outside"):
             decode(outside, "file", handles)
+
+
+def test_a_list_where_the_name_said_path_passes_as_it_is(tmp_path: Path) -> None:
+    set_work_dir(tmp_path)
+    assert decode([1, 2, 3], "file", HandleTable()) == [1, 2, 3]
