@@ -10,7 +10,7 @@ from fixture_repos import make_package_repo
 ARGUMENT_MODULE = '''\
 """Arguments as scientists pass them: a metaserver test fixture."""
 
-__all__ = ["common", "count_lines", "integrate", "scale", "union_size"]
+__all__ = ["column_sums", "common", "count_lines", "integrate", "scale", "union_size"]
 
 
 def integrate(f, a, b, n=200):
@@ -68,6 +68,19 @@ def count_lines(fname):
         return sum(1 for line in handle if line.strip())
 
 
+def column_sums(fname):
+    """The sum of each column of a CSV table.
+
+    Parameters
+    ----------
+    fname : str
+        Path to the CSV file to read (a header line, then numbers).
+    """
+    with open(fname, encoding="utf-8") as handle:
+        header, *rows = [line.strip().split(",") for line in handle if line.strip()]
+    return {name: sum(float(row[i]) for row in rows) for i, name in enumerate(header)}
+
+
 def scale(values, factor=2):
     """Each value times ``factor``.
 
@@ -94,5 +107,6 @@ def make_argument_repo(root: Path) -> Path:
     files = {
         "README.md": ARGUMENT_README,
         "argpack/data/sample.txt": "H 0 0 0\nH 0 0 0.74\n\nend\n",
+        "tests/data/numbers.csv": "a,b\n1,2\n3,4.5\n",
     }
     return make_package_repo(root, "argpack", "argpack", ARGUMENT_MODULE, files)

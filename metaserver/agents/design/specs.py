@@ -197,6 +197,8 @@ def _with_usage(
             if example is not None and example not in examples:
                 examples.append(example)
                 candidate = _set_codecs(candidate, call)
+    if not any(e.origin != "synthesised" for e in examples):
+        hints.update(_shipped_file(candidate, usage.data_files))
     if hints and not examples:
         # ``write('H2.xyz', h2)``, h2 no literal: the guide's file name beats one we make
         # up (a format read from its extension), the rest is synthesised as usual.
@@ -205,6 +207,22 @@ def _with_usage(
     examples.sort(key=lambda e: not e.has_expected)
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
+
+
+def _shipped_file(candidate: Candidate, data_files: list[str]) -> dict[str, JSON]:
+    """For a required file parameter (codec ``file``) with no example, the shipped data
+    file whose extension its docs, its callable's name or summary name ("the Gaussian log
+    file": ``tests/data/h2o.log``), as that parameter's value; none when nothing says."""
+    for parameter in candidate.parameters:
+        if (parameter.codec or "") != "file" or not parameter.required:
+            continue
+        said = f"{parameter.description or ''} {candidate.name} {candidate.summary}".lower()
+        words = set(re.findall(r"[a-z0-9]+", said))
+        for path in data_files:
+            extension = path.rpartition(".")[2].lower()
+            if extension in words or (len(extension) > 3 and extension in said):
+                return {parameter.name: path}
+    return {}
 
 
 def _set_codecs(candidate: Candidate, call: UsageCall) -> Candidate:

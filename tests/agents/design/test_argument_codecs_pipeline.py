@@ -36,6 +36,13 @@ async def test_functions_sets_and_untyped_parameters_through_mcp(tmp_path: Path)
         assert tool.evidence is not None and tool.evidence.check == "expected-value", name
         assert (tool.evidence.arguments, tool.evidence.expected) == (arguments, expected)
     assert tools["integrate"].status == "passed", tools["integrate"].error
+    # No example names a file: the CSV the repository ships for its tests proves the reader.
+    sums = tools["column_sums"]
+    assert sums.status == "passed", sums.error
+    assert sums.evidence is not None and sums.evidence.arguments == {
+        "fname": "tests/data/numbers.csv"
+    }
+    assert sums.evidence.result == {"a": 4.0, "b": 6.5}
 
     document = json.loads((Path(str(report.output_dir)) / "tools.json").read_text())
     specs = {t["target"].rpartition(":")[2]: t for t in document["tools"]}

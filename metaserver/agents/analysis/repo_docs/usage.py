@@ -29,6 +29,7 @@ from metaserver.agents.analysis.repo_docs.file_arguments import (
     writes_file,
 )
 from metaserver.agents.analysis.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.analysis.repo_docs.shipped_data import shipped_data_files
 from metaserver.contracts import JSON, CodeReport
 from metaserver.probe.probe_fold import literal_value
 from metaserver.probe.probe_text import TEXT_READERS
@@ -104,6 +105,11 @@ class Usage(BaseModel):
         "own imports: name -> the dotted paths called (``from pkg.io import write`` then "
         "``write(...)``: ``pkg.io.write``), first met first.",
     )
+    data_files: list[str] = Field(
+        default_factory=list,
+        description="The data files the repository ships for tests and examples, relative "
+        "to its root (shipped_data.py): what file-reading tools are proven on.",
+    )
 
 
 class _NotLiteral(Exception):
@@ -152,6 +158,7 @@ def mine_usage(
         reads_files=documented.reads_files,
         takes_data=documented.takes_data,
         paths=documented.paths,
+        data_files=shipped_data_files(root),
     )
 
 
