@@ -4,8 +4,12 @@ tuples, files, and untyped parameters that say what they take."""
 from __future__ import annotations
 
 import inspect
+import sys
+import types
 import typing
 from collections.abc import Callable
+
+import pytest
 
 from metaserver.probe.probe_arguments import (
     ANY_JSON,
@@ -22,7 +26,10 @@ from metaserver.probe.probe_arguments import (
 EMPTY = inspect.Parameter.empty
 
 
-def test_a_documented_callable_takes_an_expression_in_its_documented_variables() -> None:
+def test_a_documented_callable_takes_an_expression_in_its_documented_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(sys.modules, "numpy", raising=False)  # a library without numpy
     schema, codec, said = refined_parameter(
         typing.Callable, "callable f(x, *args)", EMPTY, {}, None, "quadpack.core", "The integrand."
     )
@@ -31,6 +38,10 @@ def test_a_documented_callable_takes_an_expression_in_its_documented_variables()
     assert "pattern" not in schema["anyOf"][0]
     assert said is not None and said.startswith("The integrand. A function of x")
     assert "exp(-x**2)" in said
+    # A numpy-based library (numpy imported): numpy's vectorised functions by name too.
+    monkeypatch.setitem(sys.modules, "numpy", types.ModuleType("numpy"))
+    codec = refined_parameter(typing.Callable, None, EMPTY, {}, None, "quadpack")[1]
+    assert codec == "expression:x@quadpack,numpy"
 
 
 def test_variable_names_from_the_signature_the_docs_write_else_the_arity() -> None:
