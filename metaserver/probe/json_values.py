@@ -26,6 +26,16 @@ def json_safe(value):
         return value
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
+    if isinstance(value, (set, frozenset)):  # a set literal, read as written: its items
+        return [json_safe(v) for v in sorted_items(value)]
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: json_safe(v) for k, v in value.items()}
     raise Unsupported(type(value).__name__)
+
+
+def sorted_items(items):
+    """Sorted, as runtime/codecs.py encodes a set; iteration order when items don't compare."""
+    try:
+        return sorted(items)
+    except Exception:  # mixed or unorderable items raise all sorts of errors
+        return list(items)

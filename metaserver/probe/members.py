@@ -13,6 +13,7 @@ import sys
 import types
 import typing
 
+from .arguments import refined_parameter, set_typed
 from .built_arguments import value_examples
 from .doc_types import documented_annotation
 from .docstrings import parameter_docs, parameter_types, summary_of
@@ -291,7 +292,18 @@ def describe_callable(
                 unset = True
         if p.name in docs:
             schema["description"] = docs[p.name]
-        param = _param(p.name, KINDS[p.kind], schema, required, default, docs.get(p.name), codec)
+        home_name = getattr(home, "__name__", module.__name__)
+        schema, codec, said = refined_parameter(
+            annotation,
+            types.get(p.name),
+            p.default,
+            schema,
+            codec,
+            home_name,
+            docs.get(p.name),
+            p.name,
+        )
+        param = _param(p.name, KINDS[p.kind], schema, required, default, said, codec)
         params.append(dict(param, unset_default=True) if unset else param)
     exposed = {p["name"] for p in params}
     # ``**kwargs`` is a parameter only where the docs pass keywords into it (``Atoms('H2',
@@ -324,6 +336,7 @@ def describe_callable(
         if _annotation(hints, declared) is not inspect.Parameter.empty
     }
     typed_by_examples(params, examples, annotated, constructors)
+    set_typed(params, doc, call_names, signature)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
         "target": target,

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from .codecs import from_json
+from .expressions import decode_expression
+from .file_args import file_argument
 from .handles import HANDLE_PREFIX, HandleTable
 from .protocols import REAL_KEYS
 
@@ -270,6 +272,14 @@ def _path(value: Any, target: str) -> Path:
     return candidate
 
 
+def _file(value: Any, target: str) -> str:
+    """Codec ``file``: a path in the work directory, or content written there
+    (file_args.py); confined as ``path`` is, and passed as text."""
+    if not isinstance(value, (str, dict)):
+        return value  # a list of nodes where the name alone said "path": no file
+    return str(_path(file_argument(value, work_dir()), target))
+
+
 def _runs_in(root: Path) -> bool:
     try:
         return Path.cwd().resolve() == root
@@ -307,6 +317,29 @@ def _pydantic(value: Any, target: str) -> Any:
     return _resolve(target).model_validate(value)
 
 
+def _set(value: Any, target: str) -> set[Any]:
+    """A set from a JSON list, as a README's set literal writes it (``{"H2", "O2"}``);
+    items that are lists become tuples, so that they hash."""
+    return set(_items(value, "set"))
+
+
+def _frozenset(value: Any, target: str) -> frozenset[Any]:
+    return frozenset(_items(value, "frozenset"))
+
+
+def _tuple(value: Any, target: str) -> tuple[Any, ...]:
+    """A tuple from a JSON list (a callable that tests ``isinstance(shape, tuple)``)."""
+    if not isinstance(value, list):
+        raise CodecError(f"a tuple is a list of its items, got {type(value).__name__}")
+    return tuple(value)
+
+
+def _items(value: Any, kind: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise CodecError(f"a {kind} is a list of its items, got {type(value).__name__}")
+    return [_hashable(item) for item in value]
+
+
 # ---------------------------------------------------------------- third-party libraries
 
 
@@ -314,7 +347,11 @@ def _numpy(value: Any, target: str) -> Any:
     numpy = importlib.import_module("numpy")
     if isinstance(value, dict) and "real" in value:
         return numpy.complex128(_complex(value, target))
-    return numpy.asarray(value)
+    # ``numpy:float64``: the item type the docs name (probe/arguments.array_codec).
+    return numpy.asarray(value, dtype=target if target in _DTYPES else None)
+
+
+_DTYPES = frozenset({"float64", "int64", "complex128", "bool"})
 
 
 def _dataframe(value: Any, target: str) -> Any:
@@ -398,6 +435,7 @@ CODECS: dict[str, Callable[[Any, str], Any]] = {
     "fraction": _fraction,
     "complex": _complex,
     "path": _path,
+    "file": _file,
     "enum": _enum,
     "dataclass": _record,
     "namedtuple": _record,
@@ -408,5 +446,9 @@ CODECS: dict[str, Callable[[Any, str], Any]] = {
     "sympy": _sympy,
     "pint": _pint,
     "networkx": _networkx,
+    "expression": decode_expression,
+    "set": _set,
+    "frozenset": _frozenset,
+    "tuple": _tuple,
 }
 """Codec name -> decoder(value, target). The probe emits only these names."""

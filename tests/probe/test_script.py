@@ -13,6 +13,7 @@ import pytest
 
 from metaserver.agents.analysis.analyse import PROBE
 from metaserver.contracts import Candidate, CodeReport, Parameter
+from metaserver.probe.arguments import ANY_JSON
 
 PACKAGE_INIT = '''\
 """A package exercising every path of the probe."""
@@ -363,10 +364,13 @@ def test_typed_parameters_get_json_schemas(by_name: dict[str, Candidate]) -> Non
 
 
 def test_unannotated_parameters_accept_anything(by_name: dict[str, Candidate]) -> None:
+    # Nothing types them: said so (any JSON value), or typed by the default (issue 28).
     found = params(by_name["untyped"])
-    assert found["x"].json_schema == {}
+    assert found["x"].json_schema == {"description": ANY_JSON}
+    assert found["x"].description == ANY_JSON
     assert found["x"].required
-    assert found["y"].json_schema == {"default": 3}
+    assert found["y"].json_schema == {"default": 3, "type": "number"}
+    assert found["z"].json_schema == {"default": None, "description": ANY_JSON}
     assert (found["y"].required, found["y"].default) == (False, 3)
     assert (found["z"].required, found["z"].default) == (False, None)
 

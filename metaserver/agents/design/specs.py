@@ -42,6 +42,7 @@ from metaserver.contracts import (
     SessionStep,
     ToolSpec,
 )
+from metaserver.probe.arguments import ANY_JSON
 
 __all__ = [
     "MAX_DESCRIPTION",
@@ -219,6 +220,9 @@ def _with_usage(
             example = _bind(candidate, call, receiver=candidate.kind == "method")
             if example is not None and example not in examples:
                 examples.append(example)
+                candidate = _set_codecs(candidate, call)
+    if not any(e.origin != "synthesised" for e in examples):
+        hints.update(_shipped_file(candidate, usage.data_files))
     if hints and not examples:
         # ``write('H2.xyz', h2)``, h2 no literal: the guide's file name beats one we make
         # up (a format read from its extension), the rest is synthesised as usual.
@@ -227,6 +231,44 @@ def _with_usage(
     examples.sort(key=lambda e: not e.has_expected)
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
+
+
+def _shipped_file(candidate: Candidate, data_files: list[str]) -> dict[str, JSON]:
+    """For a required file parameter (codec ``file``) with no example, the shipped data
+    file whose extension its docs, its callable's name or summary name ("the Gaussian log
+    file": ``tests/data/h2o.log``), as that parameter's value; none when nothing says."""
+    for parameter in candidate.parameters:
+        if (parameter.codec or "") != "file" or not parameter.required:
+            continue
+        said = f"{parameter.description or ''} {candidate.name} {candidate.summary}".lower()
+        words = set(re.findall(r"[a-z0-9]+", said))
+        for path in data_files:
+            extension = path.rpartition(".")[2].lower()
+            if extension in words or (len(extension) > 3 and extension in said):
+                return {parameter.name: path}
+    return {}
+
+
+def _set_codecs(candidate: Candidate, call: UsageCall) -> Candidate:
+    """The candidate whose parameters a call passes set literals (``{"H2", "O2"}``) take a
+    set: codec ``set`` where nothing else decodes them (the JSON list is rebuilt as one)."""
+    if not call.sets:
+        return candidate
+    receiver = candidate.kind == "method"
+    positional = candidate.positional[1:] if receiver else candidate.positional
+    names = {positional[int(p)] for p in call.sets if p.isdigit() and int(p) < len(positional)}
+    names |= {p for p in call.sets if not p.isdigit()}
+    parameters = []
+    for parameter in candidate.parameters:
+        schema = parameter.json_schema
+        plain = not ({"anyOf", "enum"} & set(schema)) and schema.get("type", "array") == "array"
+        if parameter.name in names and parameter.codec is None and plain:
+            described = parameter.description if parameter.description != ANY_JSON else None
+            schema = {k: v for k, v in schema.items() if v != ANY_JSON}
+            update = {"codec": "set", "json_schema": dict(schema, type="array")}
+            parameter = parameter.model_copy(update=dict(update, description=described))
+        parameters.append(parameter)
+    return candidate.model_copy(update={"parameters": parameters})
 
 
 def _documented_at(candidate: Candidate, short: str, documented: list[str]) -> int | None:

@@ -65,6 +65,9 @@ def value_for_parameter(parameter: Parameter, context: str = "") -> JSON:
         return MATRIX  # "a payoff matrix", "2 dimensional array", "(n, m)": not a vector
     if codec in CODEC_VALUES:
         return CODEC_VALUES[codec]
+    if codec == "expression":  # a function, written in its variables (runtime/expressions.py)
+        names = (parameter.codec or "").partition(":")[2].partition("@")[0].split(",")
+        return " + ".join(f"{name}**2" for name in names if name) or "x**2"
     schema = parameter.json_schema
     held = _held_instance(schema) if codec in ("new", "handle") else None
     if held is not None:  # the library's own instance beats constructor arguments we guess

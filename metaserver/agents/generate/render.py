@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from metaserver import GENERATOR_VERSION
+from metaserver.agents.generate.data_files import copy_data_files
 from metaserver.agents.generate.documents import MANIFEST, collect, write_documents
 from metaserver.contracts import (
     JSON,
@@ -115,6 +116,7 @@ def generate(
         _readme(server_name, specs, workspace, environment, directory)
     )
     (directory / "work").mkdir(exist_ok=True)
+    copy_data_files(directory / "work", specs, workspace.path)  # what file examples read
     return directory
 
 

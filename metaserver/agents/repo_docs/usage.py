@@ -29,6 +29,7 @@ from metaserver.agents.repo_docs.file_arguments import (
     writes_file,
 )
 from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.repo_docs.shipped_data import shipped_data_files
 from metaserver.agents.repo_docs.test_calls import (
     asserted_pairs,
     inline_literals,
@@ -72,6 +73,11 @@ class UsageCall(BaseModel):
     has_expected: bool = False
     wrapper: str | None = None
     source: str = ""
+    sets: list[str] = Field(
+        default_factory=list,
+        description="The arguments written as set literals (positions as digits, or "
+        "keywords): their JSON lists are decoded as sets (codec ``set``).",
+    )
     unknown: list[str] = Field(
         default_factory=list,
         description="The arguments that are no literals (positions as digits, or keywords; "
@@ -113,6 +119,11 @@ class Usage(BaseModel):
         description="Documented names every guide call of which resolves through the guide's "
         "own imports: name -> the dotted paths called (``from pkg.io import write`` then "
         "``write(...)``: ``pkg.io.write``), first met first.",
+    )
+    data_files: list[str] = Field(
+        default_factory=list,
+        description="The data files the repository ships for tests and examples, relative "
+        "to its root (shipped_data.py): what file-reading tools are proven on.",
     )
 
 
@@ -173,6 +184,7 @@ def mine_usage(
         reads_files=documented.reads_files,
         takes_data=documented.takes_data,
         paths=documented.paths,
+        data_files=shipped_data_files(root),
     )
 
 
@@ -390,7 +402,7 @@ def _calls_in_code(
             if len(unknown) < len(args) + len(kwargs):  # some literal to learn from
                 yield name, UsageCall(args=args, kwargs=kwargs, unknown=unknown)
             continue
-        call = UsageCall(args=args, kwargs=kwargs)
+        call = UsageCall(args=args, kwargs=kwargs, sets=_set_places(node))
         if id(node) in asserted:
             value, wrapper = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = value, True, wrapper
@@ -486,6 +498,12 @@ def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:
     return (node, None) if isinstance(node, ast.Call) else (None, None)
 
 
+def _set_places(call: ast.Call) -> list[str]:
+    """The positions (as digits) and keywords of a call's set literals."""
+    places = [str(i) for i, a in enumerate(call.args) if isinstance(a, ast.Set)]
+    return places + [str(k.arg) for k in call.keywords if isinstance(k.value, ast.Set)]
+
+
 def _literal_or_none(node: ast.expr, place: str, unknown: list[str]) -> JSON:
     """The literal, or None with ``place`` noted in ``unknown``."""
     try:
@@ -513,6 +531,11 @@ def _json(value: object) -> JSON:
         return value
     if isinstance(value, (list, tuple)):
         return [_json(v) for v in value]
+    if isinstance(value, (set, frozenset)):  # ``{"H2", "O2"}`` as written: its items, sorted
+        try:
+            return [_json(v) for v in sorted(value)]
+        except TypeError:
+            return [_json(v) for v in value]
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: _json(v) for k, v in value.items()}
     raise _NotLiteral

@@ -1,0 +1,45 @@
+"""Arrays and functions of arrays as arguments, in a real environment with numpy: nested
+lists with the documented dtype (codec ``numpy:float64``), and expressions that call numpy's
+vectorised functions by name (runtime.expressions with the numpy module)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from science import run_json
+
+RUNTIME = Path(__file__).resolve().parents[2] / "metaserver" / "runtime"
+
+SCRIPT = r"""
+import json
+import numpy as np
+from metaserver_runtime import HandleTable, decode
+
+handles = HandleTable()
+out = {}
+floats = decode([[1, 2], [3, 4]], "numpy:float64", handles)
+plain = decode([[1, 2], [3, 4]], "numpy", handles)
+out["floats"] = [str(floats.dtype), list(floats.shape), floats.ndim]
+out["plain"] = str(plain.dtype)
+f = decode("exp(-x**2) + np.sqrt(x)", "expression:x@numpy", handles)
+values = f(np.array([0.0, 1.0, 4.0]))
+out["vectorised"] = [type(values).__name__, [round(float(v), 6) for v in values]]
+g = decode("sum(x**2)", "expression:x@numpy", handles)
+out["sum"] = float(g(np.array([1.0, 2.0])))
+try:
+    decode("x.T", "expression:x@numpy", handles)
+except Exception as exc:
+    out["refused"] = type(exc).__name__
+print(json.dumps(out))
+"""
+
+
+def test_arrays_with_dtype_and_numpy_expressions(science_python: Path, tmp_path: Path) -> None:
+    shutil.copytree(RUNTIME, tmp_path / "metaserver_runtime")
+    out = run_json(science_python, SCRIPT, tmp_path)
+    assert out["floats"] == ["float64", [2, 2], 2]
+    assert out["plain"].startswith("int")
+    assert out["vectorised"] == ["ndarray", [1.0, 1.367879, 2.0]]
+    assert out["sum"] == 5.0  # numpy's sum (the library's first), elementwise square
+    assert out["refused"] == "CodecError"
