@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    for noisy in ("httpx", "mcp", "fastmcp", "git", "docket"):
+    for noisy in ("httpx", "httpx2", "mcp", "fastmcp", "git", "docket"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     # Analysis parses repositories' code, docs and notebooks with `ast`: their invalid escapes
     # and literals ("invalid decimal literal") warned on stderr by the dozen, about code that
@@ -434,7 +434,8 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
         endpoint = stdio_endpoint(args.server_command, args.allow_network)
     # The MCP client logs each line a failing command prints as an error with a traceback;
     # the one error that matters is the UserError below.
-    logging.getLogger("mcp.client.stdio").setLevel(logging.CRITICAL)
+    # The HTTP client logs a reply that is not JSON with a traceback, once per attempt.
+    logging.getLogger("mcp.client").setLevel(logging.CRITICAL)
     record = asyncio.run(add_server(settings, args.name, endpoint))
     print(f"added {record.name} ({record.source}): {len(record.tools)} tools")
     for tool in record.tools:

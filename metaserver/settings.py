@@ -295,6 +295,36 @@ class HTTPSettings(Section):
         return checked
 
 
+class AddSettings(Section):
+    """What an MCP client's ``add_server`` may register (``metaserver add``, run by the local
+    user, is not limited by these)."""
+
+    allowed_urls: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="The http(s) URLs an MCP client's add_server(url=...) may reach, "
+        "comma-separated or a JSON list: a URL is allowed when it is one of them, or lies "
+        "under one that ends with '/'. Empty (the default): clients add no HTTP server, so "
+        "a client cannot make the meta-server probe hosts and ports.",
+    )
+
+    @field_validator("allowed_urls", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("allowed_urls", mode="after")
+    @classmethod
+    def _urls(cls, urls: list[str]) -> list[str]:
+        return [
+            check_url(url, f"entry {n + 1}", ("http", "https")) or "" for n, url in enumerate(urls)
+        ]
+
+
 class IndexSettings(Section):
     """Where packages come from: a public index, a mirror, or a local wheelhouse."""
 
@@ -433,6 +463,7 @@ class Settings(BaseSettings):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     http: HTTPSettings = Field(default_factory=HTTPSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    add: AddSettings = Field(default_factory=AddSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
 
     @field_validator("home", mode="after")

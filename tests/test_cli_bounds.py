@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from fixture_repos import make_calc_repo
 
+pytestmark = pytest.mark.integration
+
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
 
 
@@ -150,7 +152,6 @@ def test_unknown_setting_is_warned_about(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.integration
 def test_fake_bwrap_exits_2_and_leaves_nothing(tmp_path: Path) -> None:
     """A binary that exits 0 without running anything is no bubblewrap: refused before the
     fetch, so no workspace, environment or staging file is left."""
@@ -165,3 +166,35 @@ def test_fake_bwrap_exits_2_and_leaves_nothing(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "exits 0 without running the command" in one_line(result)
     assert home_is_empty(home)
+
+
+def test_add_url_answering_non_json_is_one_line(tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    class NotJSON(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = b"hello, not JSON"
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotJSON)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    home = tmp_path / "home"
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
+        result = run(home, "add", "x", "--url", url)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 2
+    line = one_line(result)
+    assert "did not answer initialize and tools/list: Invalid JSON" in line, line
+    assert "errors.pydantic.dev" not in line
+    assert not (home / "servers").exists() or not any((home / "servers").iterdir())
