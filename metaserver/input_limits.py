@@ -130,12 +130,13 @@ def read_text_file(path: Path, what: str, max_bytes: int = MAX_FILE_BYTES) -> st
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as exc:
         raise UserError(f"cannot read {what} {path}: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+        os.close(fd)
         if not stat.S_ISREG(info.st_mode):
             raise UserError(f"{what} {path} is not a regular file")
-        if info.st_size > max_bytes:
-            raise UserError(f"{what} {path} is larger than {_size(max_bytes)}")
+        raise UserError(f"{what} {path} is larger than {_size(max_bytes)}")
+    with os.fdopen(fd, "rb") as file:
         try:
             data = file.read(max_bytes + 1)
         except OSError as exc:
