@@ -36,7 +36,9 @@ def run(
 def one_line(result: subprocess.CompletedProcess[str]) -> str:
     """The one line the failure printed (asserting it is one, and no traceback)."""
     assert "Traceback" not in result.stderr + result.stdout, result.stderr[-2000:]
+    # Progress logs ("INFO metaserver.pipeline: conversion: fetch") are not the message.
     lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("INFO ")]
     assert len(lines) == 1, result.stderr[-2000:]
     assert lines[0].startswith("metaserver: ")
     return lines[0]
@@ -198,3 +200,24 @@ def test_add_url_answering_non_json_is_one_line(tmp_path: Path) -> None:
     assert "did not answer initialize and tools/list: Invalid JSON" in line, line
     assert "errors.pydantic.dev" not in line
     assert not (home / "servers").exists() or not any((home / "servers").iterdir())
+
+
+@pytest.mark.parametrize("member", ["/abs/pkg/__init__.py", "pkg/../../evil.py"])
+def test_archive_with_unsafe_members_exits_2_and_leaves_nothing(
+    tmp_path: Path, member: str
+) -> None:
+    import io
+    import tarfile
+
+    archive = tmp_path / "crafted-1.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, text in (("crafted-1.0/pyproject.toml", "[project]\nname='c'\n"), (member, "")):
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text.encode()))
+    home = tmp_path / "home"
+    result = run(home, "convert", str(archive))
+    assert result.returncode == 2
+    assert f"unsafe member in crafted-1.0.tar.gz: {member!r}" in one_line(result)
+    assert home_is_empty(home)
+    assert not list(tmp_path.rglob("evil.py"))
