@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import logging
-import math
 import os
 import sys
 import warnings
@@ -25,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from metaserver import __version__
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
-from metaserver.settings import Settings
+from metaserver.input_limits import check_query, load_json
+from metaserver.settings import Settings, unknown_variables
 
 if TYPE_CHECKING:
     from metaserver.registry.records import ServerRecord, VersionSummary
@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    for noisy in ("httpx", "mcp", "fastmcp", "git", "docket"):
+    for noisy in ("httpx", "httpx2", "mcp", "fastmcp", "git", "docket"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     # Analysis parses repositories' code, docs and notebooks with `ast`: their invalid escapes
     # and literals ("invalid decimal literal") warned on stderr by the dozen, about code that
@@ -226,6 +226,9 @@ def _settings() -> Settings:
     from pydantic import ValidationError
     from pydantic_settings import SettingsError
 
+    for variable in unknown_variables(os.environ):
+        # Warned, not refused: a variable of a newer or older metaserver must not stop this one.
+        print(f"metaserver: warning: {variable} is not a setting; it is ignored", file=sys.stderr)
     try:
         return Settings()
     except ValidationError as exc:
@@ -236,13 +239,15 @@ def _settings() -> Settings:
             problems.append(f"{variable}: {message}")
         raise UserError("invalid settings: " + "; ".join(problems)) from None
     except SettingsError as exc:
-        raise UserError(f"invalid settings: {exc}") from None
+        # pydantic-settings chains the parser's error: its first line names the variable.
+        raise UserError(f"invalid settings: {str(exc).splitlines()[0]}") from None
 
 
 def _fail(args: argparse.Namespace, exc: Exception, code: int) -> int:
     """Say why on stderr, and, for ``--json``, as a JSON object on stdout too: a script
     reading stdout learns what went wrong rather than getting nothing to parse."""
-    print(f"metaserver: {exc}", file=sys.stderr)
+    # One line: a message that spans lines (a subprocess's output) is joined.
+    print(f"metaserver: {' '.join(str(exc).split())}", file=sys.stderr)
     if getattr(args, "json", False):
         error = {"status": "error", "error": str(exc), "exit_code": code}
         print(json.dumps(error, indent=2))
@@ -348,6 +353,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
     from metaserver.registry import Registry
     from metaserver.registry.search import search_tools
 
+    check_query(args.query, "--query")
     registry = Registry(settings.registry_path)
     if args.query:
         hits = [h.model_dump(mode="json") for h in search_tools(registry, args.query, limit=20)]
@@ -411,24 +417,9 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _json_arguments(text: str) -> Any:
-    """JSON_ARGS parsed, or a UserError saying why not: not JSON, nested past what the parser
-    can follow, or holding NaN or an infinity (which no JSON-RPC peer can read back)."""
-
-    def finite(number: str) -> float:
-        value = float(number)
-        if not math.isfinite(value):
-            raise UserError(f"JSON_ARGS holds {number}, which is not a finite number")
-        return value
-
-    def constant(name: str) -> Any:
-        raise UserError(f"JSON_ARGS holds {name}, which is not JSON")
-
-    try:
-        return json.loads(text, parse_float=finite, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"JSON_ARGS is not valid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise UserError("JSON_ARGS is nested too deeply to read") from None
+    """JSON_ARGS parsed within the bounds every surface keeps (:mod:`metaserver.input_limits`),
+    or a UserError saying why not."""
+    return load_json(text, "JSON_ARGS")
 
 
 def _add(args: argparse.Namespace, settings: Settings) -> int:
@@ -447,7 +438,8 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
         endpoint = stdio_endpoint(args.server_command, args.allow_network)
     # The MCP client logs each line a failing command prints as an error with a traceback;
     # the one error that matters is the UserError below.
-    logging.getLogger("mcp.client.stdio").setLevel(logging.CRITICAL)
+    # The HTTP client logs a reply that is not JSON with a traceback, once per attempt.
+    logging.getLogger("mcp.client").setLevel(logging.CRITICAL)
     record = asyncio.run(add_server(settings, args.name, endpoint))
     print(f"added {record.name} ({record.source}): {len(record.tools)} tools")
     for tool in record.tools:

@@ -5,17 +5,63 @@ Nesting uses ``__``: ``METASERVER_LLM__BASE_URL``, ``METASERVER_SANDBOX__BACKEND
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
+import shutil
+import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+# The oldest Python an environment is built with (agents/environment/interpreters.py).
+MIN_PYTHON = (3, 10)
 
-class LLMSettings(BaseModel):
+
+class Section(BaseModel):
+    """A group of settings. No NaN or infinity anywhere: ``inf`` seconds is no timeout."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
+
+
+def check_url(value: str | None, what: str, schemes: tuple[str, ...]) -> str | None:
+    """``value`` when it is a URL of one of ``schemes`` with a host (a path for ``file``).
+
+    Raises:
+        ValueError: it is not (the caller names the variable; the message never repeats
+            the value, which may hold a credential).
+    """
+    if value is None:
+        return None
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 - raises for a malformed port
+    except ValueError:
+        raise ValueError(f"{what} is not a URL") from None
+    if parts.scheme not in schemes:
+        starts = " or ".join(f"{scheme}://" for scheme in schemes)
+        raise ValueError(f"{what} is not a URL starting with {starts}")
+    if not parts.hostname and not (parts.scheme == "file" and parts.path):
+        raise ValueError(f"{what} is a URL that names no host")
+    if any(ch.isspace() for ch in value.strip()):
+        raise ValueError(f"{what} is a URL that holds whitespace")
+    return value.strip()
+
+
+class LLMSettings(Section):
     """The optional local model (any OpenAI-compatible server, such as vLLM)."""
 
     base_url: str | None = Field(
@@ -86,6 +132,18 @@ class LLMSettings(BaseModel):
         default=200, ge=1, description="Best-ranked callables shown to the selection model."
     )
 
+    @field_validator("base_url", mode="after")
+    @classmethod
+    def _base_url_is_url(cls, url: str | None) -> str | None:
+        return check_url(url, "the value", ("http", "https"))
+
+    @field_validator("endpoints", mode="after")
+    @classmethod
+    def _endpoints_are_urls(cls, endpoints: dict[str, str]) -> dict[str, str]:
+        for model, url in endpoints.items():
+            check_url(url, f"entry {model!r}", ("http", "https"))
+        return endpoints
+
     @property
     def enabled(self) -> bool:
         if self.backend == "vllm":
@@ -103,7 +161,7 @@ class LLMSettings(BaseModel):
         return own or self.model or ""
 
 
-class SandboxSettings(BaseModel):
+class SandboxSettings(Section):
     """How untrusted repository code is confined."""
 
     backend: Literal["auto", "bwrap", "process", "docker"] = Field(
@@ -159,8 +217,12 @@ class SandboxSettings(BaseModel):
 
     @model_validator(mode="after")
     def _bwrap_named(self) -> SandboxSettings:
-        if self.bwrap not in ("auto", "system", "shipped") and not Path(self.bwrap).is_absolute():
+        if self.bwrap in ("auto", "system", "shipped"):
+            return self
+        if not Path(self.bwrap).is_absolute():
             raise ValueError("sandbox.bwrap must be auto, system, shipped or an absolute path")
+        if not Path(self.bwrap).is_file() or not os.access(self.bwrap, os.X_OK):
+            raise ValueError(f"sandbox.bwrap {self.bwrap} is not an executable file")
         return self
 
     @model_validator(mode="after")
@@ -170,7 +232,7 @@ class SandboxSettings(BaseModel):
         return self
 
 
-class AuthSettings(BaseModel):
+class AuthSettings(Section):
     """Authentication of the meta-server's HTTP transport."""
 
     token: SecretStr | None = Field(
@@ -204,7 +266,7 @@ _ALLOWED_HOST = re.compile(
 )
 
 
-class HTTPSettings(BaseModel):
+class HTTPSettings(Section):
     """The meta-server's HTTP transport."""
 
     allowed_hosts: Annotated[list[str], NoDecode] = Field(
@@ -246,7 +308,37 @@ class HTTPSettings(BaseModel):
         return checked
 
 
-class IndexSettings(BaseModel):
+class AddSettings(Section):
+    """What an MCP client's ``add_server`` may register (``metaserver add``, run by the local
+    user, is not limited by these)."""
+
+    allowed_urls: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="The http(s) URLs an MCP client's add_server(url=...) may reach, "
+        "comma-separated or a JSON list: a URL is allowed when it is one of them, or lies "
+        "under one that ends with '/'. Empty (the default): clients add no HTTP server, so "
+        "a client cannot make the meta-server probe hosts and ports.",
+    )
+
+    @field_validator("allowed_urls", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("allowed_urls", mode="after")
+    @classmethod
+    def _urls(cls, urls: list[str]) -> list[str]:
+        return [
+            check_url(url, f"entry {n + 1}", ("http", "https")) or "" for n, url in enumerate(urls)
+        ]
+
+
+class IndexSettings(Section):
     """Where packages come from: a public index, a mirror, or a local wheelhouse."""
 
     url: str = Field(default="https://pypi.org/simple", description="Package index (PEP 503).")
@@ -261,8 +353,21 @@ class IndexSettings(BaseModel):
         "and distributions from it, offline (as `convert --bundle DIR`).",
     )
 
+    @field_validator("url", "extra_url", mode="after")
+    @classmethod
+    def _index_is_url(cls, url: str | None) -> str | None:
+        return check_url(url, "the value", ("http", "https", "file"))
 
-class TimeoutSettings(BaseModel):
+    @field_validator("find_links", mode="after")
+    @classmethod
+    def _links_are_url_or_path(cls, links: str | None) -> str | None:
+        # A wheelhouse is a directory (a path) or a URL; only a URL's form can be judged here.
+        if links is not None and "://" in links:
+            return check_url(links, "the value", ("http", "https", "file"))
+        return links
+
+
+class TimeoutSettings(Section):
     """Wall-clock limits, in seconds, for each kind of child process."""
 
     fetch: float = Field(default=120, gt=0, description="git clone or download.")
@@ -276,7 +381,7 @@ class Settings(BaseSettings):
     """Everything an operator can set. Every field reads ``METASERVER_<FIELD>``."""
 
     model_config = SettingsConfigDict(
-        env_prefix="METASERVER_", env_nested_delimiter="__", extra="ignore"
+        env_prefix="METASERVER_", env_nested_delimiter="__", extra="ignore", allow_inf_nan=False
     )
 
     home: Path = Field(
@@ -371,7 +476,39 @@ class Settings(BaseSettings):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     http: HTTPSettings = Field(default_factory=HTTPSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    add: AddSettings = Field(default_factory=AddSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+
+    @field_validator("home", mode="after")
+    @classmethod
+    def _home_is_a_directory(cls, home: Path) -> Path:
+        # Checked here, not where the registry first opens it: /dev/null as a home failed
+        # deep inside sqlite as an "internal error".
+        for place in (home, *home.parents):
+            if place.exists():
+                if not place.is_dir():
+                    what = "is" if place == home else f"is under {place}, which is"
+                    raise ValueError(f"{home} {what} not a directory")
+                return home
+        return home
+
+    @field_validator("python", mode="after")
+    @classmethod
+    def _python_is_an_interpreter(cls, python: str | None) -> str | None:
+        if python is None or not python.strip():
+            return None
+        found = shutil.which(python) if "/" not in python else python
+        if found is None or not Path(found).is_file() or not os.access(found, os.X_OK):
+            raise ValueError(f"{python} is not an executable file")
+        version = python_version(str(Path(found).resolve()))
+        if version is None:
+            raise ValueError(f"{python} is not a Python interpreter")
+        if version < MIN_PYTHON:
+            raise ValueError(
+                f"{python} is Python {version[0]}.{version[1]}; "
+                f"{MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer is needed"
+            )
+        return found
 
     @property
     def registry_path(self) -> Path:
@@ -427,3 +564,57 @@ class Settings(BaseSettings):
         if max_tools or "max_tools" in self.model_fields_set:
             return 0
         return self.max_documented_tools
+
+
+@functools.cache
+def python_version(executable: str) -> tuple[int, int] | None:
+    """The (major, minor) version of the Python at ``executable``, or None when it is not a
+    Python (it is run once per process, with a clean environment and no site packages)."""
+    try:
+        done = subprocess.run(
+            [executable, "-I", "-S", "-c", "import sys; print(*sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=15,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    words = done.stdout.split()
+    if done.returncode != 0 or len(words) != 2 or not all(w.isdigit() for w in words):
+        return None
+    return int(words[0]), int(words[1])
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """The ``METASERVER_*`` names in ``environ`` that no setting reads (a typo such as
+    ``METASERVER_TIMEOUT__TOOL_CALL`` would otherwise be ignored without a word)."""
+    known, open_prefixes = _setting_names(Settings, "METASERVER_")
+    unknown = []
+    for name in environ:
+        upper = name.upper()
+        if not upper.startswith("METASERVER_") or upper in known:
+            continue
+        if any(upper.startswith(prefix) for prefix in open_prefixes):
+            continue
+        unknown.append(name)
+    return sorted(unknown)
+
+
+def _setting_names(model: type[BaseModel], prefix: str) -> tuple[set[str], list[str]]:
+    """Every variable a model's fields read, and the prefixes under which a mapping field
+    takes any key (``METASERVER_LLM__ENDPOINTS__<model>``)."""
+    known: set[str] = set()
+    open_prefixes: list[str] = []
+    for name, field in model.model_fields.items():
+        variable = prefix + name.upper()
+        known.add(variable)
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            inner, prefixes = _setting_names(annotation, variable + "__")
+            known |= inner
+            open_prefixes += prefixes
+        elif get_origin(annotation) is dict or dict in get_args(annotation):
+            open_prefixes.append(variable + "__")
+    return known, open_prefixes

@@ -16,6 +16,7 @@ from pathlib import Path
 from metaserver.agents.fetch.git import resolve_remote
 from metaserver.agents.fetch.source import parse_source
 from metaserver.exceptions import UserError
+from metaserver.input_limits import read_text_file
 from metaserver.registry.records import ServerRecord
 from metaserver.registry.store import Registry
 
@@ -26,12 +27,10 @@ def read_sources(path: Path) -> list[str]:
     """One SOURCE a line; ``#`` starts a comment; blank lines and repeats are ignored.
 
     Raises:
-        UserError: the file cannot be read, is not text, or lists no source.
+        UserError: the file is not a regular file, is too large (:mod:`metaserver.
+            input_limits`), cannot be read, is not text, or lists no source.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the batch file {path}: {exc}") from None
+    text = read_text_file(path, "the batch file")
     sources: list[str] = []
     for line in text.splitlines():
         source = line.split("#", 1)[0].strip()

@@ -52,12 +52,17 @@ async def make_bundle(
 
     Raises:
         UserError: a bad source (a paper that links no repository, ``repo_url`` for one that
-            is not a paper), an ``output`` that is not empty, an unusable ``python``.
+            is not a paper), an ``output`` that is not an empty directory (or a place for
+            one), an unusable ``python``.
         MetaServerError: a source could not be fetched, or its environment built.
     """
     resolved = [source_candidates(source, None, repo_url) for source in sources]
+    if output.exists() and not output.is_dir():
+        raise UserError(f"--output {output} is not a directory")
     if output.exists() and any(output.iterdir()):
         raise UserError(f"--output {output} is not empty")
+    if not output.exists() and any(p.exists() and not p.is_dir() for p in output.parents):
+        raise UserError(f"--output {output} is under a file, not a directory")
     output.mkdir(parents=True, exist_ok=True)
     workspaces, wheels = output / "workspaces", output / "wheels"
     workspaces.mkdir()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
+import stat
 from pathlib import Path
 
 from metaserver.bundle.manifest import read_manifest
@@ -30,7 +33,8 @@ def use_bundle(settings: Settings, directory: Path, source: str) -> Settings:
     by the bundle's wheels, offline.
 
     Raises:
-        UserError: not a bundle, or ``source`` is not in it (the message names what it holds).
+        UserError: not a bundle, ``source`` is not in it (the message names what it holds),
+            or its tree holds a link out of itself or a special file (nothing is copied).
     """
     directory = directory.resolve()
     manifest = read_manifest(directory)
@@ -45,7 +49,7 @@ def use_bundle(settings: Settings, directory: Path, source: str) -> Settings:
     # The cache keeps an entry as <kind>/<digest>, and a fingerprint is "<kind>:<digest>".
     entry = Path(*bundled.fingerprint.split(":", 1))
     if (directory / "workspaces" / entry).is_dir() and not (store / entry).exists():
-        shutil.copytree(directory / "workspaces" / entry, store / entry, symlinks=True)
+        _copy_checked(directory / "workspaces" / entry, store / entry, source)
     if (directory / "workspaces" / "aliases").is_dir():  # a git ref's commit, for offline use
         shutil.copytree(directory / "workspaces" / "aliases", store / "aliases", dirs_exist_ok=True)
     index = IndexSettings(
@@ -55,3 +59,39 @@ def use_bundle(settings: Settings, directory: Path, source: str) -> Settings:
         bundle=directory,
     )
     return settings.model_copy(update={"index": index})
+
+
+def _copy_checked(tree: Path, dest: Path, source: str) -> None:
+    """Copy a bundled ``tree`` to the cache entry ``dest``, whole or not at all.
+
+    A bundle is a directory anyone can hand over: its tree is checked before any of it is
+    copied (a link that leaves the tree, or a device or FIFO, is refused), and it is copied
+    beside ``dest`` first, so that a failure leaves no partial entry in the cache.
+
+    Raises:
+        UserError: the tree holds a link out of itself or a special file.
+    """
+    root = tree.resolve()
+    for folder, directories, files in os.walk(tree):
+        for name in [*directories, *files]:
+            path = Path(folder) / name
+            mode = path.lstat().st_mode
+            relative = path.relative_to(tree)
+            if stat.S_ISLNK(mode):
+                target = os.readlink(path)
+                resolved = (path.parent / target).resolve()
+                if os.path.isabs(target) or not resolved.is_relative_to(root):
+                    raise UserError(
+                        f"the bundle's tree of {source} holds a link out of it ({relative}); "
+                        "make the bundle again with `metaserver bundle`"
+                    )
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise UserError(f"the bundle's tree of {source} holds a special file ({relative})")
+    temporary = dest.with_name(f".{dest.name}.{secrets.token_hex(4)}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        shutil.copytree(tree, temporary, symlinks=True)
+        temporary.rename(dest)
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)

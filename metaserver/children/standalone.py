@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import IO
 
-from metaserver.children.bad_lines import encoded, judge
+from metaserver.children.bad_lines import BoundedLines, encoded, judge
 from metaserver.children.connect import added_command
 from metaserver.children.launch import server_command
 from metaserver.exceptions import UserError
@@ -79,7 +79,7 @@ def relay(process: subprocess.Popen[bytes], source: IO[bytes], sink: IO[bytes]) 
 
     def client_to_server(child_in: IO[bytes]) -> None:
         try:
-            for line in source:
+            for line in BoundedLines(source):
                 answer = judge(line)
                 if answer is not None:
                     write(encoded(answer))

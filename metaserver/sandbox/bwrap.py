@@ -268,9 +268,12 @@ def working_bwrap(limits: SandboxSettings) -> tuple[Path | None, str | None]:
     return None, "; ".join(reasons)
 
 
+_PROBE_WORD = "metaserver-bwrap-probe"
+
+
 @functools.cache
 def _probe(uid: int, gid: int, binary: str) -> str | None:
-    """None when ``binary`` runs a confined ``/bin/true`` here, else why not (once a binary)."""
+    """None when ``binary`` runs a confined ``/bin/echo`` here, else why not (once a binary)."""
     if not os.access(binary, os.X_OK):
         return "not an executable file"
     try:
@@ -279,7 +282,9 @@ def _probe(uid: int, gid: int, binary: str) -> str | None:
         return str(exc)
     workdir = Path(tempfile.mkdtemp(prefix="metaserver-bwrap-probe-"))
     try:
-        probe = sandbox.wrap(["/bin/true"], Policy(workdir=workdir, timeout=10))
+        # A word echoed back, not just exit 0: any binary that exits 0 (/bin/true named as
+        # bwrap) would pass for one that ran the command, confined.
+        probe = sandbox.wrap(["/bin/echo", _PROBE_WORD], Policy(workdir=workdir, timeout=10))
         result = subprocess.run(
             probe.argv, env=probe.env, cwd=workdir, capture_output=True, timeout=20
         )
@@ -290,4 +295,6 @@ def _probe(uid: int, gid: int, binary: str) -> str | None:
     if result.returncode != 0:
         error = result.stderr.decode("utf-8", "replace").strip()[-300:]
         return f"bubblewrap does not work here: {error or result.returncode}"
+    if result.stdout.decode("utf-8", "replace").strip() != _PROBE_WORD:
+        return "it exits 0 without running the command it is given: not bubblewrap"
     return None

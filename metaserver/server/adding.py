@@ -1,5 +1,9 @@
 """The ``add_server`` meta-tool: an existing MCP server joins the registry, as with
-``metaserver add`` (:mod:`metaserver.agents.add`): the same checks, the same errors."""
+``metaserver add`` (:mod:`metaserver.agents.add`): the same checks, the same errors, except
+two that keep a client from using the meta-server to probe the network: an HTTP server's URL
+must be one the operator listed (``METASERVER_ADD__ALLOWED_URLS``, empty by default), and a
+server that does not answer gets one message, whether its port was closed, silent or not
+MCP."""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from fastmcp import Context, FastMCP
 from pydantic import Field
 
 from metaserver.agents.add.add import add_server
-from metaserver.agents.add.endpoint import http_endpoint, stdio_endpoint
+from metaserver.agents.add.endpoint import http_endpoint, stdio_endpoint, url_allowed
+from metaserver.contracts import check_server_name
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.records import Endpoint
 from metaserver.server.state import MetaState
@@ -58,7 +63,16 @@ def add_adding_tools(mcp: FastMCP[Any], state: MetaState) -> None:
                     "METASERVER_SANDBOX__CLIENT_NETWORK=true"
                 )
             endpoint = _endpoint(command, args, url, headers, allow_network)
-            record = await add_server(state.settings, name, endpoint)
+            check_server_name(name)
+            if url is not None and not url_allowed(url, state.settings.add.allowed_urls):
+                # Refused before any connection: a client cannot use add_server to learn
+                # which hosts and ports answer.
+                raise UserError(
+                    "this URL is not one the operator allows MCP clients to add "
+                    "(METASERVER_ADD__ALLOWED_URLS); `metaserver add NAME --url URL` on the "
+                    "server's machine adds any"
+                )
+            record = await add_server(state.settings, name, endpoint, reveal=url is None)
         except MetaServerError as exc:
             raise state.fail(str(exc)) from None
         if state.settings.expose_direct_tools:

@@ -33,6 +33,7 @@ from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
 from metaserver.server.adding import add_adding_tools
 from metaserver.server.bearer_errors import BearerErrors
+from metaserver.server.bounded_bodies import BoundedBodies
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools
 from metaserver.server.documents import DirectDocuments
@@ -225,7 +226,10 @@ async def run(
         return
     await mcp.run_http_async(
         show_banner=False,
-        middleware=[ASGIMiddleware(BearerErrors)] if token else None,
+        middleware=[
+            ASGIMiddleware(BoundedBodies),
+            *([ASGIMiddleware(BearerErrors)] if token else []),
+        ],
         transport="http",
         host=host,
         port=port,

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
+from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools, direct_name
@@ -28,7 +29,12 @@ def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -
     @mcp.tool(name=FIND_TOOLS)
     async def find_tools(
         task: Annotated[
-            str, Field(min_length=1, description="what needs doing, in plain language")
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_QUERY_CHARS,
+                description="what needs doing, in plain language",
+            ),
         ],
         limit: Annotated[int, Field(ge=1, le=50)] = 5,
     ) -> list[dict[str, Any]]:

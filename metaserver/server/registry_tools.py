@@ -13,6 +13,7 @@ from fastmcp.tools import ToolResult
 from pydantic import Field
 
 from metaserver.exceptions import NotFoundError
+from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
 from metaserver.registry.search import search_tools
@@ -27,8 +28,12 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
 
     @mcp.tool
     async def list_tools(
-        query: Annotated[str | None, Field(description="words to search for")] = None,
-        server: Annotated[str | None, Field(description="only this server's tools")] = None,
+        query: Annotated[
+            str | None, Field(max_length=MAX_QUERY_CHARS, description="words to search for")
+        ] = None,
+        server: Annotated[
+            str | None, Field(max_length=MAX_QUERY_CHARS, description="only this server's tools")
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=1000)] = 20,
     ) -> list[dict[str, Any]]:
         """Registered tools, ranked by relevance to the query when one is given."""
@@ -121,7 +126,8 @@ def _empty_sentence(tool: str, arguments: dict[str, Any]) -> str:
     query, server = arguments.get("query"), arguments.get("server")
     where = f" of server {server!r}" if server else ""
     if query:
-        return f"no tools{where} match {query!r}"
+        shown = query if len(query) <= 80 else query[:80] + "..."  # never echoed whole
+        return f"no tools{where} match {shown!r}"
     if server:
         return f"no tools{where}: no registered server has that name"
     return "no tools are registered; convert_repo(source) adds some"

@@ -5,22 +5,75 @@ into an exception on the read stream, and the serving loop drops it: a client th
 truncated or absurdly nested request waits forever for an answer. :class:`AnswerBadLines`
 sits between the reader and the serving loop, answers those as JSON-RPC 2.0 demands
 (:mod:`metaserver.children.bad_lines`), and passes every message on, so the session goes on
-with the next line.
+with the next line. The reader's stdin is :class:`JudgedStdin`: no line is held past the
+bounds of :mod:`metaserver.input_limits`, and lines past them are refused before the SDK
+parses them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
+import os
+from collections import deque
+from collections.abc import Iterator
 from contextvars import Context
 from types import TracebackType
-from typing import Any, Self
+from typing import IO, Any, Self
 
+import anyio
+import mcp_types
 from fastmcp import FastMCP
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
-from metaserver.children.bad_lines import error_for
+from metaserver.children.bad_lines import BoundedLines, error_for, judge
+
+# What the SDK's reader is given in place of a line :func:`judge` refused: no JSON, so the
+# reader turns it into an exception, which AnswerBadLines answers with the kept answer.
+REFUSED = "\x00refused\n"
+
+
+class JudgedStdin:
+    """The SDK reader's stdin: bounded lines (:class:`BoundedLines`), each judged before the
+    SDK parses it; a refused line's answer waits in ``answers`` (in order), and the SDK gets
+    :data:`REFUSED` instead. Blank lines are skipped (they are no request)."""
+
+    def __init__(self, source: IO[bytes]) -> None:
+        self._lines = BoundedLines(source)
+        self.answers: deque[mcp_types.JSONRPCError] = deque()
+
+    def readline(self) -> str:
+        while True:
+            line = self._lines.readline()
+            if not line:
+                return ""
+            if not line.strip():
+                continue
+            answer = judge(line)
+            if answer is None:
+                return line.decode("utf-8", "replace")  # as the SDK's own reader decodes
+            self.answers.append(answer)
+            return REFUSED
+
+
+@contextlib.contextmanager
+def claimed_stdin() -> Iterator[IO[bytes]]:
+    """fd 0 for the transport alone, as the SDK's ``stdio_server`` claims it when it opens
+    stdin itself: a private duplicate serves the wire, and fd 0 reads the null device, so
+    that tool handlers and children read EOF; fd 0 is restored on exit."""
+    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        # closefd=False: a worker thread may still block on it after the transport ends.
+        yield os.fdopen(private, "rb", closefd=False)
+    finally:
+        os.dup2(private, 0)
+
 
 logger = logging.getLogger(__name__)
 
@@ -33,9 +86,11 @@ class AnswerBadLines:
         self,
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
+        answers: deque[mcp_types.JSONRPCError] | None = None,
     ) -> None:
         self._inner = inner
         self._write = write
+        self._answers: deque[mcp_types.JSONRPCError] = deque() if answers is None else answers
 
     @property
     def last_context(self) -> Context | None:
@@ -51,7 +106,8 @@ class AnswerBadLines:
             await self._answer(item)
 
     async def _answer(self, exc: Exception) -> None:
-        answer = error_for(exc)
+        # Every line JudgedStdin passes parses, so a failure is a refused line's, in order.
+        answer = self._answers.popleft() if self._answers else error_for(exc)
         if answer is None:
             return
         logger.warning("answered a bad stdio line: %s", answer.error.message)
@@ -93,11 +149,16 @@ async def run_stdio(mcp: FastMCP[Any]) -> None:
 
     token = set_transport("stdio")
     try:
-        async with mcp._lifespan_manager(), stdio_server() as (read_stream, write_stream):
-            await mcp._mcp_server.run(
-                AnswerBadLines(read_stream, write_stream),
-                write_stream,
-                mcp._mcp_server.create_initialization_options(),
-            )
+        with claimed_stdin() as source:
+            stdin = JudgedStdin(source)
+            async with (
+                mcp._lifespan_manager(),
+                stdio_server(stdin=anyio.wrap_file(stdin)) as (read_stream, write_stream),  # type: ignore[arg-type]
+            ):
+                await mcp._mcp_server.run(
+                    AnswerBadLines(read_stream, write_stream, stdin.answers),
+                    write_stream,
+                    mcp._mcp_server.create_initialization_options(),
+                )
     finally:
         reset_transport(token)

@@ -62,3 +62,25 @@ def test_a_papers_repository_is_the_first_of_its_links_the_bundle_holds(tmp_path
     links = ["https://github.com/a/a", "https://github.com/b/b"]
     assert first_bundled(bundle, links) == "https://github.com/b/b"
     assert first_bundled(bundle, links[:1]) == "https://github.com/a/a"  # refused by name later
+
+
+def test_a_tree_with_a_link_out_of_it_is_refused_and_nothing_is_cached(tmp_path: Path) -> None:
+    """Issue 28: a crafted bundle's tree (with a symlink to /etc) stayed in the workspace
+    cache after the conversion failed."""
+    bundle = tmp_path / "bundle"
+    for part in ("workspaces", "wheels"):
+        (bundle / part).mkdir(parents=True)
+    tree = bundle / "workspaces" / "pypi" / ("ab" * 32)
+    (tree / "demo").mkdir(parents=True)
+    (tree / "demo" / "__init__.py").write_text("def f() -> int:\n    return 1\n")
+    (tree / "pyproject.toml").write_text("[project]\nname = 'demo'\nversion = '1'\n")
+    (tree / "etc").symlink_to("/etc")
+    entry = {"source": "pypi:demo==1", "fingerprint": "pypi:" + "ab" * 32}
+    (bundle / "manifest.json").write_text(
+        json.dumps({"python": "3.11", "metaserver": "0", "sources": [entry]})
+    )
+    home = tmp_path / "home"
+    done = run(home, "convert", "pypi:demo==1", "--bundle", str(bundle))
+    assert done.returncode == 2
+    assert "holds a link out of it (etc)" in done.stderr
+    assert not home.exists() or not any(home.rglob("*"))

@@ -65,7 +65,7 @@ def test_bad_lines_are_answered_and_messages_relayed(tmp_path: Path) -> None:
     errors = [a for a in answers if a.get("id") is None]
     assert [e["error"]["code"] for e in errors] == [-32700, -32700, -32600]
     assert all(e["jsonrpc"] == "2.0" and "id" in e for e in errors)
-    assert "recursion limit" in errors[1]["error"]["message"]
+    assert "nested too deeply" in errors[1]["error"]["message"]
     results = {a["id"]: a["result"]["method"] for a in answers if a.get("id") is not None}
     assert results == {7: "tools/list", 8: "ping"}
     # Only the three messages reached the server, unchanged.

@@ -50,7 +50,8 @@ async def test_an_added_server_is_found_called_survives_a_restart_and_is_removed
     home = tmp_path / "home"
     script = write_script(tmp_path / "third-party")
     with endpoint_for(kind, script) as endpoint:
-        async with Client(serve_transport(home), mode="legacy", timeout=180) as client:
+        allowed = {"METASERVER_ADD__ALLOWED_URLS": endpoint["url"]} if kind == "http" else {}
+        async with Client(serve_transport(home, **allowed), mode="legacy", timeout=180) as client:
             added = (await client.call_tool("add_server", {"name": "units", **endpoint})).data
             assert added["kind"] == "added" and set(added["tools"]) >= UNITS_TOOLS
             names = {tool.name for tool in await client.list_tools()}
@@ -99,7 +100,8 @@ async def test_add_server_refusals_are_tool_errors(tmp_path: Path) -> None:
             ({"name": "x", "command": "true", "url": "http://127.0.0.1:9/mcp"}, "either command"),
             ({"name": "x", "command": "no-such-command-4f2a"}, "not found on PATH"),
             ({"name": "x", "url": "file:///etc/passwd"}, "http:// or https://"),
-            ({"name": "x", "url": "http://127.0.0.1:9/mcp"}, "did not answer initialize"),
+            # No URL is allowed to clients unless the operator lists it.
+            ({"name": "x", "url": "http://127.0.0.1:9/mcp"}, "not one the operator allows"),
             ({"name": "x", "command": "true"}, "did not answer initialize"),
             (
                 {"name": "x", "url": "http://127.0.0.1:9/mcp", "headers": {"Bad Name": "v"}},
@@ -122,3 +124,59 @@ async def test_add_server_refusals_are_tool_errors(tmp_path: Path) -> None:
         with pytest.raises(ToolError, match="did not answer initialize"):
             arguments = {"name": "x", "command": "true", "allow_network": True}
             await client.call_tool("add_server", arguments)
+
+
+async def test_add_server_reaches_only_listed_urls_and_says_one_thing(tmp_path: Path) -> None:
+    """A listed URL whose port is closed and one whose port answers HTTP but not MCP get the
+    same message; an unlisted one (even under a listed host) is refused unconnected."""
+    home = tmp_path / "home"
+    with not_mcp_server() as open_url:
+        closed_url = "http://127.0.0.1:9/mcp"
+        listed = f"{closed_url},{open_url}"
+        transport = serve_transport(home, METASERVER_ADD__ALLOWED_URLS=listed)
+        async with Client(transport, mode="legacy", timeout=180) as client:
+            messages = []
+            for name, url in (("closed", closed_url), ("open", open_url)):
+                with pytest.raises(ToolError) as raised:
+                    await client.call_tool("add_server", {"name": name, "url": url})
+                messages.append(str(raised.value).replace(url, "URL").replace(name, "NAME"))
+            assert messages[0] == messages[1], messages
+            assert "did not answer initialize and tools/list as an MCP server" in messages[0]
+            for url in (open_url + "/../admin", open_url.rsplit("/", 1)[0] + "/other"):
+                with pytest.raises(ToolError, match="not one the operator allows"):
+                    await client.call_tool("add_server", {"name": "x", "url": url})
+            assert (await client.call_tool("list_servers", {})).data == []
+
+
+@contextmanager
+def not_mcp_server() -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 that answers every request with a plain-text page."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self._page()
+
+        def do_POST(self) -> None:
+            self._page()
+
+        def _page(self) -> None:
+            body = b"hello, not MCP\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    finally:
+        server.shutdown()
+        server.server_close()

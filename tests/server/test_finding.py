@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from fake_children import fast_settings, register_fake
 from fastmcp import Client
+from fastmcp.exceptions import ToolError
 
 from metaserver.server.app import build_server
 
@@ -46,3 +47,13 @@ async def test_find_tools_without_direct_tools_names_call_generated(tmp_path: Pa
         found = (await client.call_tool("find_tools", {"task": "add two integers"})).data
         assert found[0]["tool"] == "add" and found[0]["direct_tool"] is None
         assert len(found) <= 5
+
+
+async def test_find_tools_task_is_bounded(tmp_path: Path) -> None:
+    settings = fast_settings(tmp_path / "home")
+    register_fake(settings, "alpha")
+    async with Client(build_server(settings)) as client:
+        with pytest.raises(ToolError, match="at most 2000 characters"):
+            await client.call_tool("find_tools", {"task": "split words " * 200})
+        found = await client.call_tool("find_tools", {"task": "split words " * 150})
+        assert found.data[0]["tool"] == "split_words"

@@ -35,6 +35,54 @@ class Session:
         return message
 
 
+async def serve(home: Path) -> asyncio.subprocess.Process:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    env["METASERVER_HOME"] = str(home)
+    return await asyncio.create_subprocess_exec(
+        METASERVER,
+        "serve",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+        limit=1 << 20,
+    )
+
+
+async def test_lines_past_the_bounds_are_answered_and_the_session_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Issue 28: a request whose id is an object was taken for a notification and never
+    answered, NaN was read, and a line of any length was held whole."""
+    session = Session(await serve(tmp_path / "home"))
+    try:
+        await session.send(json.dumps(INITIALIZE))
+        assert (await session.answer(timeout=180))["id"] == 1  # the start, on a loaded machine
+        await session.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        refused = {
+            "object id": ('{"jsonrpc": "2.0", "id": {}, "method": "ping"}', -32600, "id must"),
+            "NaN": ('{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": NaN}}',
+                    -32700, "NaN"),
+            "long number": ('{"jsonrpc": "2.0", "id": ' + "9" * 5000 + ', "method": "ping"}',
+                            -32700, "number longer than 1000"),
+            "long line": ('{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": '
+                          '{"name": "list_tools", "arguments": {"query": "'
+                          + "q" * (9 * 1024 * 1024) + '"}}}', -32700, "longer than 8 MiB"),
+        }  # fmt: skip
+        for what, (line, code, says) in refused.items():
+            await session.send(line)
+            answer = await session.answer()
+            assert answer["id"] is None and answer["error"]["code"] == code, (what, answer)
+            assert says in answer["error"]["message"], (what, answer)
+        await session.send(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping"}))
+        assert await session.answer() == {"jsonrpc": "2.0", "id": 7, "result": {}}
+    finally:
+        assert session.process.stdin is not None
+        session.process.stdin.close()
+        await asyncio.wait_for(session.process.wait(), 20)
+    assert session.process.returncode == 0
+
+
 async def test_bad_lines_get_parse_errors_and_the_session_goes_on(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
     env["METASERVER_HOME"] = str(tmp_path / "home")
@@ -59,7 +107,7 @@ async def test_bad_lines_get_parse_errors_and_the_session_goes_on(tmp_path: Path
             answer = await session.answer()
             assert answer["jsonrpc"] == "2.0" and answer["id"] is None, what
             assert answer["error"]["code"] == -32700, (what, answer)
-        assert "recursion limit" in answer["error"]["message"]
+        assert "nested too deeply" in answer["error"]["message"]
 
         await session.send('{"hello": "world"}')  # JSON, but no JSON-RPC message
         answer = await session.answer()

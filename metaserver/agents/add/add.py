@@ -38,7 +38,11 @@ logger = logging.getLogger(__name__)
 
 
 async def add_server(
-    settings: Settings, name: str, endpoint: Endpoint, sandbox: Sandbox | None = None
+    settings: Settings,
+    name: str,
+    endpoint: Endpoint,
+    sandbox: Sandbox | None = None,
+    reveal: bool = True,
 ) -> ServerRecord:
     """List, check and register the server at ``endpoint`` as ``name``.
 
@@ -47,6 +51,9 @@ async def add_server(
         name: the server's name (``[a-z0-9][a-z0-9_-]*``, not registered yet).
         endpoint: a checked endpoint (:mod:`metaserver.agents.add.endpoint`).
         sandbox: the backend for a stdio server (the configured one by default).
+        reveal: whether a server that did not answer is told apart by why (refused,
+            timed out, not MCP); False for an MCP client's request, whose errors must not
+            say whether a port is open.
 
     Returns:
         The registered record.
@@ -76,7 +83,7 @@ async def add_server(
     )
     (home / "work").mkdir(parents=True, exist_ok=True)
     try:
-        listed = await _list_tools(settings, record, sandbox)
+        listed = await _list_tools(settings, record, sandbox, reveal)
         record.tools = _tool_records(name, listed)
         registry.register(record, new_server=True)
     except BaseException:
@@ -95,7 +102,7 @@ def source_of(endpoint: Endpoint) -> str:
 
 
 async def _list_tools(
-    settings: Settings, record: ServerRecord, sandbox: Sandbox | None
+    settings: Settings, record: ServerRecord, sandbox: Sandbox | None, reveal: bool
 ) -> list[Any]:
     assert record.endpoint is not None
     budget = settings.timeouts.server_start
@@ -106,6 +113,12 @@ async def _list_tools(
         async with client:
             tools = await client.list_tools()
     except Exception as exc:
+        if not reveal:
+            logger.info("add %s: %s", record.name, _scrub(_reason(exc), record.endpoint))
+            raise UserError(
+                f"server {record.name!r} ({where}) did not answer initialize and tools/list "
+                "as an MCP server"
+            ) from None
         reason = _scrub(_reason(exc), record.endpoint)
         raise UserError(
             f"server {record.name!r} ({where}) did not answer initialize and tools/list: {reason}"
@@ -143,10 +156,15 @@ def _reason(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     while exc.__cause__ is not None and not str(exc).strip():
         exc = exc.__cause__
-    text = str(exc).strip()
-    if isinstance(exc, TimeoutError) or not text:
+    # A pydantic error (a reply that is not JSON) ends in a link to pydantic's docs.
+    lines = [
+        line.strip()
+        for line in str(exc).splitlines()
+        if line.strip() and not line.strip().startswith("For further information visit")
+    ]
+    if isinstance(exc, TimeoutError) or not lines:
         return type(exc).__name__
-    return text.splitlines()[-1][:500]
+    return lines[-1][:500]
 
 
 def _scrub(text: str, endpoint: Endpoint) -> str:

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 from metaserver.exceptions import UserError
 from metaserver.registry.records import Endpoint
 
-__all__ = ["http_endpoint", "parse_header", "stdio_endpoint"]
+__all__ = ["http_endpoint", "parse_header", "stdio_endpoint", "url_allowed"]
 
 # RFC 9110 field names: a token.
 _FIELD_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
@@ -157,3 +157,36 @@ def header_map(texts: Iterable[str]) -> dict[str, str]:
         if names.count(name.lower()) > 1:
             raise UserError(f"header {name!r} is given twice")
     return dict(pairs)
+
+
+def url_allowed(url: str, allowed: Iterable[str]) -> bool:
+    """Whether ``url`` is one of ``allowed``, or lies under one that ends with ``/`` (same
+    scheme, host and port; the path below it). Query and fragment must match exactly."""
+    wanted = _url_key(url)
+    if wanted is None:
+        return False
+    for entry in allowed:
+        key = _url_key(entry)
+        if key is None or key[:3] != wanted[:3] or key[4] != wanted[4]:
+            continue
+        if key[3] == wanted[3] or (key[3].endswith("/") and wanted[3].startswith(key[3])):
+            return True
+    return False
+
+
+def _url_key(url: str) -> tuple[str, str, int, str, str] | None:
+    """(scheme, host, port, path, query) with the default port filled in, or None."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    if port is None:
+        port = 443 if parts.scheme == "https" else 80
+    path = parts.path or "/"
+    # A dot segment (plain or percent-encoded) could climb out of an allowed prefix.
+    if any(seg in (".", "..") for seg in path.split("/")) or "%2e" in path.lower():
+        return None
+    return parts.scheme, parts.hostname.lower(), port, path, parts.query

@@ -3,6 +3,7 @@
 Archives are untrusted: member count and unpacked size are capped, tar members go through the
 ``data`` extraction filter, and zip member names are checked, so that nothing lands outside the
 extraction directory; the project root (the single top directory) then becomes the workspace.
+An unsafe member is the archive's fault, not the network's: a :class:`SourceError` (exit 2).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from metaserver.exceptions import FetchError
+from metaserver.exceptions import FetchError, SourceError
 
 MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
 _MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024
@@ -45,11 +46,15 @@ def _extract_tar(archive: Path, filename: str, work: Path) -> None:
         with tarfile.open(archive, "r:*") as tar:
             members = tar.getmembers()
             _check_archive_size(filename, len(members), sum(m.size for m in members if m.isreg()))
+            for member in members:
+                # The "data" filter would strip a leading "/" and go on: an archive with
+                # absolute members is crafted, not a project, and is refused as such.
+                _check_member_name(filename, member.name)
             # The "data" filter refuses absolute paths, "..", links out of the tree, devices,
             # and drops set-uid bits: the archive is untrusted.
             tar.extractall(work, filter="data")
     except tarfile.FilterError as err:
-        raise FetchError(f"unsafe member in {filename}: {err}") from None
+        raise SourceError(f"unsafe member in {filename}: {err}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
         raise FetchError(f"could not unpack {filename}: {err}") from None
 
@@ -78,4 +83,4 @@ def _check_member_name(filename: str, member: str) -> None:
         or ".." in path.parts
     )
     if unsafe:
-        raise FetchError(f"unsafe member in {filename}: {member!r}")
+        raise SourceError(f"unsafe member in {filename}: {member!r}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -42,7 +43,7 @@ from metaserver.agents.fetch.workspace_cache import (
     pypi_key,
 )
 from metaserver.contracts import Source, Workspace
-from metaserver.exceptions import FetchError
+from metaserver.exceptions import FetchError, SourceError
 from metaserver.fs import file_sha256, remove_tree
 
 if TYPE_CHECKING:
@@ -157,7 +158,10 @@ async def _fetch_git(
 def _fetch_archive(path: Path, dest: Path, cache: WorkspaceCache) -> tuple[CacheKey, bool]:
     """Unpack a local source archive (the same checks as a downloaded sdist)."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO named .tar.gz would block its reader
+            raise SourceError(f"{path.name} is not a regular file")
+        size = info.st_size
         if size > MAX_ARCHIVE_BYTES:
             raise FetchError(f"{path.name} is larger than {MAX_ARCHIVE_BYTES // 2**20} MiB")
         key = archive_key(file_sha256(path))

@@ -231,7 +231,7 @@ async def test_index_tar_with_path_traversal(tmp_path: Path, index: Index) -> No
     index.add("demo_pkg-1.0.tar.gz", evil)
     index.publish("demo-pkg", json_too=False)
     dest = dest_for(tmp_path)
-    with pytest.raises(FetchError, match="unsafe member"):
+    with pytest.raises(SourceError, match="unsafe member"):
         await fetch(parse_source("pypi:demo-pkg"), dest, index_settings(tmp_path, index))
     assert not dest.exists()
     assert not list(tmp_path.rglob("evil.py"))
@@ -242,7 +242,7 @@ async def test_index_zip_with_unsafe_member(tmp_path: Path, index: Index, member
     index.add("demo_pkg-1.0.zip", zip_bytes({"demo_pkg-1.0/setup.py": "", member: "boom"}))
     index.publish("demo-pkg", json_too=False)
     dest = dest_for(tmp_path)
-    with pytest.raises(FetchError, match="unsafe member"):
+    with pytest.raises(SourceError, match="unsafe member"):
         await fetch(parse_source("pypi:demo-pkg"), dest, index_settings(tmp_path, index))
     assert not dest.exists()
 
