@@ -12,6 +12,9 @@ from fastmcp.client.transports import StdioTransport
 from metaserver.contracts import PTH_NAME
 from metaserver.sandbox import Command, Policy, Sandbox
 
+SERVER_ALIAS = Path("/server")
+VENV_ALIAS = Path("/venv")
+
 
 def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: float) -> Command:
     """The sandboxed command that serves ``server_dir/server.py`` over stdio.
@@ -32,6 +35,13 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
         writable=(workdir,),
         kind="serve",
         tenant=server_dir.name,  # a uid of this server's own (sandbox.identity.for_tenant)
+        # Seen inside as /server (its work/ writable there too, where server.py finds it) and
+        # /venv, so that no path of the home reaches the server or its results (issue 28).
+        aliases=(
+            (server_dir, SERVER_ALIAS),
+            (workdir, SERVER_ALIAS / "work"),
+            (venv, VENV_ALIAS),
+        ),
         env={
             "PYTHONUNBUFFERED": "1",
             "FASTMCP_SHOW_SERVER_BANNER": "false",
