@@ -3,6 +3,7 @@ meta-server alike, so that what was validated is exactly what is served."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,14 @@ from metaserver.sandbox import Command, Policy, Sandbox
 
 SERVER_ALIAS = Path("/server")
 VENV_ALIAS = Path("/venv")
+# Names a live server's processes on the host (whose command line shows only the neutral
+# /server/server.py under bwrap) without telling the child any path of the home.
+SERVER_ID_VARIABLE = "METASERVER_SERVER_ID"
+
+
+def server_id(server_dir: Path) -> str:
+    """A digest of ``server_dir``'s absolute path: the same for every start of one server."""
+    return hashlib.sha256(str(server_dir.absolute()).encode()).hexdigest()[:24]
 
 
 def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: float) -> Command:
@@ -43,6 +52,7 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
             (venv, VENV_ALIAS),
         ),
         env={
+            SERVER_ID_VARIABLE: server_id(server_dir),
             "PYTHONUNBUFFERED": "1",
             "FASTMCP_SHOW_SERVER_BANNER": "false",
             "FASTMCP_LOG_LEVEL": "WARNING",
