@@ -17,7 +17,7 @@ SERVER_ALIAS = Path("/server")
 VENV_ALIAS = Path("/venv")
 # Names a live server's processes on the host (whose command line shows only the neutral
 # /server/server.py under bwrap) without telling the child any path of the home.
-SERVER_ID_VARIABLE = "METASERVER_SERVER_ID"
+SERVER_ID_VARIABLE = "SANDBOX_SERVER_ID"
 
 
 def server_id(server_dir: Path) -> str:
