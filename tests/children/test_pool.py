@@ -251,11 +251,13 @@ async def test_busy_children_are_never_evicted_to_make_room(pool_for: Any) -> No
 async def test_a_call_waits_for_a_busy_slot_and_is_refused_past_its_limit(
     pool_for: Any,
 ) -> None:
-    # A call waits for a slot as long as a start and its own call may take (8 + 2 s here).
-    pool, settings = pool_for(max_live_children=1, timeouts={"server_start": 8, "tool_call": 2})
+    # A call waits for a slot as long as a start and its own call may take (45 + 2 s here; a
+    # start took up to 40 s on a loaded machine).
+    limits = {"server_start": 45, "tool_call": 2}
+    pool, settings = pool_for(max_live_children=1, timeouts=limits)
     a, b = fake_record(settings, "a"), fake_record(settings, "b", version="v1")
     (b.output_dir / "tools.json").write_text(
-        json.dumps({"tools": [{"name": "nap", "timeout": 30}]})
+        json.dumps({"tools": [{"name": "nap", "timeout": 120}]})
     )
     assert _value(await pool.call(a, "add", {"a": 1, "b": 1})) == 2
     napping = asyncio.create_task(pool.call(a, "nap", {"seconds": 1.0}))
@@ -266,10 +268,10 @@ async def test_a_call_waits_for_a_busy_slot_and_is_refused_past_its_limit(
     assert pool.live() == ["b@v1"]
 
     # A call that outlives the waiting call's budget: refused, and the busy call is whole.
-    long_nap = asyncio.create_task(pool.call(b, "nap", {"seconds": 13}))
+    long_nap = asyncio.create_task(pool.call(b, "nap", {"seconds": 55}))
     await asyncio.sleep(0.3)
     started = time.monotonic()
     refused = await pool.call(a, "add", {"a": 1, "b": 2})
     assert refused.is_error and "too many servers busy" in _text(refused)
-    assert time.monotonic() - started >= 9
-    assert _value(await long_nap) == 13
+    assert time.monotonic() - started >= 46
+    assert _value(await long_nap) == 55
