@@ -54,6 +54,7 @@ from metaserver.exceptions import (
 from metaserver.registry import Registry
 from metaserver.registry.failed import keep_failed
 from metaserver.registry.files import discard_conversion
+from metaserver.registry.locks import ConversionLease, conversion_lock
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
@@ -165,6 +166,30 @@ async def _fetch_and_convert(
         except NameTakenError:
             discard_staged(workspace.path)
             raise
+    # One conversion of a server at a time across every process of the home: a second one
+    # waits here (its fetch is in staging, which is its own), then converts in its turn.
+    async with conversion_lock(settings, report.server) as waited:
+        if waited:
+            logger.info("waited for another conversion of %s to end", report.server)
+        lease = ConversionLease(settings, token)
+        try:
+            return await _convert_settled(
+                report, timer, settings, sandbox, token, max_tools, paper, workspace
+            )
+        finally:
+            lease.release()
+
+
+async def _convert_settled(
+    report: ConversionReport,
+    timer: _Timer,
+    settings: Settings,
+    sandbox: Sandbox,
+    token: str,
+    max_tools: int | None,
+    paper: Paper | None,
+    workspace: Workspace,
+) -> ConversionReport:
     report.commit = workspace.commit
     workspace = _settle(workspace, settings.workspaces_dir / f"{report.server}-{token}")
     conversion = Conversion(

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from metaserver.children.launch import SERVER_ALIAS, SERVER_ID_VARIABLE, server_id
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
@@ -173,7 +174,11 @@ def server_pids(output_dir: Path) -> list[int]:
     The sandbox's own wrapper processes (bwrap, whose argv names the script too) are left
     out, so each live child counts once whatever the backend.
     """
+    # Under bwrap the server's command line names the neutral /server/server.py, so its
+    # environment's server id (a digest of the directory) tells whose it is.
     script = str(output_dir / "server.py").encode()
+    neutral = str(SERVER_ALIAS / "server.py").encode()
+    marker = f"{SERVER_ID_VARIABLE}={server_id(output_dir)}".encode()
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -181,9 +186,12 @@ def server_pids(output_dir: Path) -> list[int]:
         try:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            ours = script in argv or (
+                neutral in argv and marker in (entry / "environ").read_bytes().split(b"\0")
+            )
         except OSError:
             continue
-        if script in argv and state != "Z" and not argv[0].endswith(b"bwrap"):
+        if ours and state != "Z" and not argv[0].endswith(b"bwrap"):
             pids.append(int(entry.name))
     return pids
 

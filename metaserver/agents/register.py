@@ -16,6 +16,7 @@ from metaserver.contracts import ConversionReport, Environment, ToolEvidence, To
 from metaserver.fs import tree_bytes
 from metaserver.registry import Registry, ServerRecord, ToolRecord
 from metaserver.registry.files import discard_files, sweep_unregistered
+from metaserver.registry.locks import server_lock
 from metaserver.registry.records import Registration
 from metaserver.settings import Settings
 
@@ -33,7 +34,9 @@ def register(
 ) -> Registration:
     """Register the server's passed tools as its newest version, and say what changed.
 
-    The version id is the token of ``server_dir`` (``servers/<name>-<token>``). Sets
+    The version id is that of the registered version of the same source and commit, which
+    this one replaces (so ``SERVER@VERSION`` stays valid), else the token of ``server_dir``
+    (``servers/<name>-<token>``). Sets
     ``report.changes`` (the tool differences from the previous newest version; None for a
     first conversion) and logs them.
 
@@ -75,15 +78,19 @@ def register(
         tools=tools,
     )
     registry = Registry(settings.registry_path)
-    registration = registry.register(record)
-    report.changes = registration.changes
-    _log_changes(registration)
-    # Only now that the new version is committed: a kill before this line leaves directories
-    # that no row names (swept by the next registration), never a row without its files.
-    discard_files(settings, registration.replaced, registry)
-    token = server_dir.name.rpartition("-")[2]
-    for path in sweep_unregistered(settings, record.name, registry, keep=token):
-        logger.info("removed %s, which no registered version of %s uses", path, record.name)
+    # Under the server's lock, shared by every process of the home: no other registration
+    # or removal of this server changes the rows between the write and the cleanup below.
+    with server_lock(settings, record.name):
+        registration = registry.register(record)
+        report.changes = registration.changes
+        _log_changes(registration)
+        # Only now that the new version is committed: a kill before this line leaves
+        # directories that no row names (swept by the next registration), never a row
+        # without its files.
+        discard_files(settings, registration.replaced, registry)
+        token = server_dir.name.rpartition("-")[2]
+        for path in sweep_unregistered(settings, record.name, registry, keep=token):
+            logger.info("removed %s, which no registered version of %s uses", path, record.name)
     return registration
 
 

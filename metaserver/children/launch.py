@@ -3,6 +3,7 @@ meta-server alike, so that what was validated is exactly what is served."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,17 @@ from fastmcp.client.transports import StdioTransport
 
 from metaserver.contracts import PTH_NAME
 from metaserver.sandbox import Command, Policy, Sandbox
+
+SERVER_ALIAS = Path("/server")
+VENV_ALIAS = Path("/venv")
+# Names a live server's processes on the host (whose command line shows only the neutral
+# /server/server.py under bwrap) without telling the child any path of the home.
+SERVER_ID_VARIABLE = "SANDBOX_SERVER_ID"
+
+
+def server_id(server_dir: Path) -> str:
+    """A digest of ``server_dir``'s absolute path: the same for every start of one server."""
+    return hashlib.sha256(str(server_dir.absolute()).encode()).hexdigest()[:24]
 
 
 def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: float) -> Command:
@@ -32,7 +44,15 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
         writable=(workdir,),
         kind="serve",
         tenant=server_dir.name,  # a uid of this server's own (sandbox.identity.for_tenant)
+        # Seen inside as /server (its work/ writable there too, where server.py finds it) and
+        # /venv, so that no path of the home reaches the server or its results (issue 28).
+        aliases=(
+            (server_dir, SERVER_ALIAS),
+            (workdir, SERVER_ALIAS / "work"),
+            (venv, VENV_ALIAS),
+        ),
         env={
+            SERVER_ID_VARIABLE: server_id(server_dir),
             "PYTHONUNBUFFERED": "1",
             "FASTMCP_SHOW_SERVER_BANNER": "false",
             "FASTMCP_LOG_LEVEL": "WARNING",

@@ -2,7 +2,10 @@
 
 ARCHITECTURE.md decision 7: a registered server starts on its first call, at most
 ``settings.max_live_children`` run at once (the least recently used idle one is stopped to make
-room), and one idle for ``settings.child_idle_seconds`` is stopped by a background reaper. The
+room), and one idle for ``settings.child_idle_seconds`` is stopped by a background reaper.
+A child with a call in flight is never stopped to make room: when every live child is busy, a
+call to another server waits for one to go idle, within its own time limit, and is then
+refused with a "too many servers busy" error result (:class:`PoolBusyError`). The
 registry, not this pool, says what exists, so the pool holds nothing that a restart loses.
 
 Children are keyed by version (``name@version``, :attr:`ServerRecord.ref`): an old version and
@@ -48,6 +51,10 @@ class ChildRequestError(RuntimeError):
     """A resource read or prompt request the child could not answer (or was not started for)."""
 
 
+class PoolBusyError(RuntimeError):
+    """Every live child has calls in flight and none went idle within the call's time limit."""
+
+
 # Slack over the per-call timeout for our own guard, in case the client's timeout never fires
 # (a child that stops reading its stdin can block the request write itself).
 _GUARD_SLACK = 5.0
@@ -66,6 +73,8 @@ class _Child:
     client: Client[Any]
     last_used: float = field(default_factory=time.monotonic)
     in_flight: int = 0
+    # Chosen to go next for a start that waits: takes no new calls, stops once idle.
+    draining: bool = False
 
     def same_server(self, record: ServerRecord) -> bool:
         """Whether this child serves ``record`` as registered now (a re-conversion differs)."""
@@ -108,6 +117,10 @@ class ChildPool:
         self._children: OrderedDict[str, _Child] = OrderedDict()  # least recently used first
         self._starting: dict[str, asyncio.Task[_Child]] = {}
         self._reaper: asyncio.Task[None] | None = None
+        # Slots taken by starts in progress (each becomes a child or is given back).
+        self._reserved = 0
+        # Set and replaced whenever a slot may have come free (a call ended, a child stopped).
+        self._changed = asyncio.Event()
 
     def live(self) -> list[str]:
         """Refs (``name@version``) of the running children, least recently used first."""
@@ -137,14 +150,15 @@ class ChildPool:
         # Idle children are stopped by the reaper task, never on this path: a call must not
         # wait for other servers to shut down.
         self._ensure_reaper()
+        timeout = tool_timeout(record, tool, self._settings.timeouts.tool_call)
         try:
-            child = await self._acquire(record)
+            child = await self._acquire(record, self._wait_budget(timeout))
+        except PoolBusyError as exc:
+            return error_result(str(exc))
         except Exception as exc:
             logger.warning("server %s failed to start: %s", record.ref, exc)
             return error_result(f"server {record.ref!r} could not start: {_describe(exc)}")
-        timeout = tool_timeout(record, tool, self._settings.timeouts.tool_call)
         failure: BaseException | None = None
-        child.in_flight += 1
         try:
             result = await asyncio.wait_for(
                 child.client.call_tool_mcp(tool, arguments, timeout=timeout),
@@ -153,8 +167,7 @@ class ChildPool:
         except Exception as exc:
             failure = exc
         finally:
-            child.in_flight -= 1
-            child.last_used = time.monotonic()
+            self._release(child)
         if failure is None:
             return self._capped(result, record.ref, tool)
         if isinstance(failure, TimeoutError) or (
@@ -200,15 +213,16 @@ class ChildPool:
     ) -> _Result:
         """One request to the child other than a tool call: same start, same bounds."""
         self._ensure_reaper()
+        timeout = self._settings.timeouts.tool_call
         try:
-            child = await self._acquire(record)
+            child = await self._acquire(record, self._wait_budget(timeout))
+        except PoolBusyError as exc:
+            raise ChildRequestError(str(exc)) from None
         except Exception as exc:
             logger.warning("server %s failed to start: %s", record.ref, exc)
             raise ChildRequestError(
                 f"server {record.ref!r} could not start: {_describe(exc)}"
             ) from None
-        timeout = self._settings.timeouts.tool_call
-        child.in_flight += 1
         try:
             result = await asyncio.wait_for(request(child.client), timeout + _GUARD_SLACK)
         except MCPError as exc:  # the child's own answer (not found, refused)
@@ -220,8 +234,7 @@ class ChildPool:
                 f"{what} of server {record.ref!r} failed: {_describe(exc)}"
             ) from None
         finally:
-            child.in_flight -= 1
-            child.last_used = time.monotonic()
+            self._release(child)
         cap = self._settings.result_max_bytes
         size = len(json.dumps(result.model_dump(mode="json", exclude_none=True)))
         if size > cap:
@@ -294,24 +307,123 @@ class ChildPool:
             *(self._stop_child(c) for c in list(self._children.values())), return_exceptions=True
         )
 
-    async def _acquire(self, record: ServerRecord) -> _Child:
+    async def _acquire(self, record: ServerRecord, wait: float) -> _Child:
+        """The running child of ``record``, started if need be, with one call counted in
+        flight (the caller hands it back with :meth:`_release`), so that no eviction can
+        take it between here and the call.
+
+        Raises:
+            PoolBusyError: no slot came free within ``wait`` seconds.
+        """
+        deadline = time.monotonic() + wait
         name = record.ref
-        child = self._children.get(name)
-        if child is not None and child.same_server(record) and not child.is_dead():
-            self._children.move_to_end(name)
-            return child
-        # Only starting is serialised, per server, by sharing one start task: calls to running
-        # children, and starts of other servers, never wait for a slow start.
-        task = self._starting.get(name)
-        if task is None:
-            # A fresh context, so that the child's long-lived session tasks do not inherit the
-            # calling request's context (its MCP session, its auth).
-            task = asyncio.create_task(self._replace(record, child), context=contextvars.Context())
-            self._starting[name] = task
-            task.add_done_callback(lambda done: self._forget_start(name, done))
-        # Shielded: a caller that gives up does not cancel a start others may be waiting for,
-        # and the task itself registers the child, so none is orphaned.
-        return await asyncio.shield(task)
+        while True:
+            child = self._children.get(name)
+            usable = child is not None and child.same_server(record) and not child.is_dead()
+            if child is not None and usable and not child.draining:
+                self._children.move_to_end(name)
+                child.in_flight += 1
+                return child
+            if child is not None and usable:
+                # Draining: its calls finish, then it stops for the start that waits; this
+                # call then waits for a slot like any other start. Drained, it stops here
+                # (its waiter may have given up), and the call starts it again in turn.
+                if child.in_flight == 0:
+                    await self._stop_child(child)
+                else:
+                    await self._wait_for_change(record, deadline)
+                continue
+            # Only starting is serialised, per server, by sharing one start task: calls to
+            # running children, and starts of other servers, never wait for a slow start.
+            task = self._starting.get(name)
+            if task is None:
+                # A stale child (dead, or a re-converted version) gives its slot to the new one.
+                reserved = child is None
+                if reserved:
+                    await self._reserve_slot(record, deadline)
+                    if name in self._starting or name in self._children:
+                        self._give_back_slot()  # another caller started it meanwhile
+                        continue
+                # A fresh context, so that the child's long-lived session tasks do not inherit
+                # the calling request's context (its MCP session, its auth).
+                task = asyncio.create_task(
+                    self._replace(record, child, reserved), context=contextvars.Context()
+                )
+                self._starting[name] = task
+                task.add_done_callback(lambda done: self._forget_start(name, done))
+            # Shielded: a caller that gives up does not cancel a start others may be waiting
+            # for, and the task itself registers the child, so none is orphaned.
+            started = await asyncio.shield(task)
+            if self._children.get(name) is started and not started.is_dead():
+                self._children.move_to_end(name)
+                started.in_flight += 1
+                return started
+            # Stopped between its start and this caller's turn (a removal, a crash): again.
+            if time.monotonic() >= deadline:
+                raise PoolBusyError(f"server {name!r} stopped before the call could use it")
+
+    def _wait_budget(self, timeout: float) -> float:
+        # A call that needs a start may take the start's limit and then its own: waiting
+        # for a slot is bounded by the same sum, so a wait never costs more than a start.
+        return timeout + self._settings.timeouts.server_start
+
+    def _release(self, child: _Child) -> None:
+        child.in_flight -= 1
+        child.last_used = time.monotonic()
+        if child.in_flight == 0:
+            self._notify()
+
+    def _notify(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def _reserve_slot(self, record: ServerRecord, deadline: float) -> None:
+        """Take a slot for a new child: a free one, or an idle child's (the least recently
+        used, stopped), or wait until one of those exists.
+
+        Raises:
+            PoolBusyError: every slot stayed busy until ``deadline``.
+        """
+        limit = max(self._settings.max_live_children, 1)
+        while len(self._children) + self._reserved >= limit:
+            idle = next((c for c in self._children.values() if c.in_flight == 0), None)
+            if idle is not None:
+                logger.info(
+                    "stopping idle server %s to stay within %d live children",
+                    idle.record.ref,
+                    limit,
+                )
+                await self._stop_child(idle)
+                continue
+            # Busy children that keep taking calls would never go idle: the least recently
+            # used one takes no new calls from now on, so that it drains and gives its slot.
+            # (With every slot taken by starts in progress, there is nothing to drain.)
+            busy = list(self._children.values())
+            if busy and not any(c.draining for c in busy):
+                busy[0].draining = True
+            await self._wait_for_change(record, deadline)
+        self._reserved += 1
+
+    async def _wait_for_change(self, record: ServerRecord, deadline: float) -> None:
+        """Wait until a slot may have come free.
+
+        Raises:
+            PoolBusyError: ``deadline`` passed first.
+        """
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            limit = max(self._settings.max_live_children, 1)
+            raise PoolBusyError(
+                f"too many servers busy: all {limit} live children "
+                "(METASERVER_MAX_LIVE_CHILDREN) have calls in flight, and none finished "
+                f"in time to start server {record.ref!r}; try again"
+            )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), remaining)
+
+    def _give_back_slot(self) -> None:
+        self._reserved -= 1
+        self._notify()
 
     def _forget_start(self, name: str, task: asyncio.Task[_Child]) -> None:
         if self._starting.get(name) is task:
@@ -319,16 +431,19 @@ class ChildPool:
         if not task.cancelled():
             task.exception()  # retrieved here so an unawaited failure is not logged as lost
 
-    async def _replace(self, record: ServerRecord, old: _Child | None) -> _Child:
-        if old is not None:
-            logger.info("restarting server %s", record.ref)
-            await self._stop_child(old)
-        await self._make_room(self._settings.max_live_children - 1)
-        child = await self._start(record)
-        self._children[record.ref] = child
-        # Starts of other servers may have run concurrently; the bound holds after all of them.
-        await self._make_room(self._settings.max_live_children, keep=child)
-        return child
+    async def _replace(self, record: ServerRecord, old: _Child | None, reserved: bool) -> _Child:
+        try:
+            if old is not None:
+                logger.info("restarting server %s", record.ref)
+                await self._stop_child(old)
+            child = await self._start(record)
+            self._children[record.ref] = child
+            return child
+        finally:
+            if reserved:
+                self._give_back_slot()
+            else:
+                self._notify()
 
     async def _start(self, record: ServerRecord) -> _Child:
         settings = self._settings
@@ -352,25 +467,11 @@ class ChildPool:
         logger.info("started server %s", record.ref)
         return _Child(record=record, client=client)
 
-    async def _make_room(self, limit: int, keep: _Child | None = None) -> None:
-        while len(self._children) > max(limit, 0):
-            # The least recently used child with no call in flight goes first; only when every
-            # child is busy does the bound win over a call in flight.
-            others = [c for c in self._children.values() if c is not keep]
-            if not others:
-                return
-            victim = next((c for c in others if c.in_flight == 0), others[0])
-            logger.info(
-                "stopping server %s to stay within %d live children",
-                victim.record.ref,
-                self._settings.max_live_children,
-            )
-            await self._stop_child(victim)
-
     async def _stop_child(self, child: _Child) -> None:
         name = child.record.ref
         if self._children.get(name) is child:
             del self._children[name]
+            self._notify()
         with contextlib.suppress(Exception):
             # Shielded: a stop interrupted half-way would leave an orphan process.
             await asyncio.shield(child.client.close())  # type: ignore[no-untyped-call]

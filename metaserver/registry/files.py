@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from metaserver.fs import remove_tree
+from metaserver.registry.locks import is_live, server_lock
 from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
@@ -69,9 +70,9 @@ def sweep_unregistered(settings: Settings, name: str, registry: Registry, keep: 
 
     These are what a replaced version left when its owner was killed before deleting them,
     or what a killed or failed conversion of ``name`` left. ``keep`` is the token of the
-    conversion that is registering now. A conversion of the same name running concurrently
-    in another process would lose its directories, as it did before versions existed: run
-    one conversion of a name at a time.
+    conversion that is registering now. Call it under :func:`~metaserver.registry.locks.
+    server_lock`; the directories of a conversion that is still running, in any process
+    (its lease is held, :func:`~metaserver.registry.locks.is_live`), are never touched.
     """
     tokens = {keep}
     for record in registry.versions(name):
@@ -83,7 +84,7 @@ def sweep_unregistered(settings: Settings, name: str, registry: Registry, keep: 
             continue
         for path in parent.iterdir():
             token = version_token(name, path.name)
-            if token is not None and token not in tokens:
+            if token is not None and token not in tokens and not is_live(settings, token):
                 remove_tree(path)
                 deleted.append(path)
     return deleted
@@ -121,6 +122,7 @@ def unregister(settings: Settings, ref: str) -> list[ServerRecord]:
     """
     name, version = split_ref(ref)
     registry = Registry(settings.registry_path)
-    removed = registry.remove(name, version)
-    discard_files(settings, removed, registry)
+    with server_lock(settings, name):
+        removed = registry.remove(name, version)
+        discard_files(settings, removed, registry)
     return removed

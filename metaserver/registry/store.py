@@ -2,8 +2,8 @@
 
 Every server has one or more *versions*, one per successful conversion: converting a newer
 commit adds a version, and the older one stays callable (as ``name@version``) until removed; a
-re-conversion of the same commit (or source version) replaces that version. A bare name means
-the newest version. The schema is in :mod:`metaserver.registry.schema`.
+re-conversion of the same commit (or source version) replaces that version and keeps its id.
+A bare name means the newest version. The schema is in :mod:`metaserver.registry.schema`.
 
 Writes are single transactions, so a process killed mid-conversion leaves either the old
 state or the new one, never a half-registered server. Files are never touched here: callers
@@ -83,9 +83,10 @@ class Registry:
         Returns:
             The registered record (with its version id), what was replaced, and the changes.
         """
-        version = record.version_id or _version_for(record)
-        if not set(version) <= _VERSION_CHARS or len(version) > 64:
-            raise RegistryError(f"invalid version id {version!r}")
+        if record.version_id and (
+            not set(record.version_id) <= _VERSION_CHARS or len(record.version_id) > 64
+        ):
+            raise RegistryError(f"invalid version id {record.version_id!r}")
         identity = identity_of(record.source, record.commit, record.version)
         hashes = {tool.name: tool.definition_hash for tool in record.tools}
         # Lazily: the model loads on the first registration (or search) of the process. The
@@ -99,6 +100,13 @@ class Registry:
             db.row_factory = sqlite3.Row
             db.execute("BEGIN IMMEDIATE")
             try:
+                # A re-conversion of a registered build keeps its version id, so that
+                # ``name@version`` references stay valid (issue 28); decided under the lock.
+                version = (
+                    record.version_id
+                    or _same_build(db, record.name, identity)
+                    or _version_for(record)
+                )
                 previous = _latest(db, record.name)
                 if new_server and previous is not None:
                     raise NameTakenError(f"a server named {record.name!r} is registered already")
@@ -297,6 +305,16 @@ def _version_for(record: ServerRecord) -> str:
     if stem == record.name and token:
         return token
     return secrets.token_hex(4)
+
+
+def _same_build(db: sqlite3.Connection, name: str, identity: str) -> str | None:
+    """The version id of ``name``'s registered version built from ``identity``, if any."""
+    row = db.execute(
+        "SELECT version FROM versions WHERE server = ? AND identity = ? AND kind = 'converted'"
+        " ORDER BY created_at DESC LIMIT 1",
+        (name, identity),
+    ).fetchone()
+    return None if row is None else str(row[0])
 
 
 def _latest(db: sqlite3.Connection, name: str) -> str | None:

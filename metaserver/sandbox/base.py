@@ -62,6 +62,11 @@ class Policy:
             one tenant share a uid of their own; different tenants never share one, so one
             tenant's process limit, processes and files are out of another's reach. None:
             the sandbox's own uid (installs, which share its package cache).
+        aliases: ``(host path, neutral path)`` pairs: a confining backend also shows each
+            host path (readable, or the work directory's part of it) at the neutral path,
+            and names it so in the command line and environment, so that no path of the
+            home reaches the child (the work directory itself is seen at ``/work``). The
+            ``process`` backend (no isolation) ignores them: its child sees host paths.
     """
 
     workdir: Path
@@ -73,6 +78,7 @@ class Policy:
     kind: PolicyKind = "run"
     tenant: str | None = None
     internet: bool = False
+    aliases: tuple[tuple[Path, Path], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ host's network namespace, with the host's resolver configuration bound read-only
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import os
 import shutil
@@ -66,9 +67,16 @@ BRIDGE = Path(__file__).with_name("bridge.py")
 PROXY_DIR = Path("/run/metaserver-proxy")  # where the proxy's socket appears inside
 PROXY_PORT = 3128
 SECCOMP_FD = 9  # dash redirects single-digit descriptors only
-# A constant script: the filter file arrives as $0 and is opened on fd 9 for bwrap's
-# --seccomp; nothing from the command line is ever interpolated into shell text.
-FD_SCRIPT = f'exec "$@" {SECCOMP_FD}<"$0"'
+ARGS_FD = 8
+# Constant scripts: bwrap's argument file arrives as $0 and is opened on fd 8 for --args (and
+# the filter file as $1, on fd 9 for --seccomp); nothing from the command line is ever
+# interpolated into shell text.
+ARGS_SCRIPT = f'exec "$@" {ARGS_FD}<"$0"'
+ARGS_SECCOMP_SCRIPT = f'f=$1; shift; exec "$@" {ARGS_FD}<"$0" {SECCOMP_FD}<"$f"'
+# Where the child sees its work directory (its cwd, HOME and TMPDIR): no host path of the
+# home reaches the code inside, or through it a client (issue 28).
+# The second where the host has binds under /work itself (a home or interpreter there).
+NEUTRAL_WORKDIRS = (Path("/work"), Path("/sandbox/work"))
 # What name resolution reads, for a child with the host's network (``Policy.internet``).
 RESOLVER_FILES = (Path("/etc/resolv.conf"), Path("/etc/gai.conf"))
 
@@ -173,7 +181,13 @@ class BwrapSandbox(Sandbox):
                 copy = private_copy(source, policy.workdir / f".source-{index}", identity)
                 copies += ["--bind", str(copy), str(source)]
         plan = plan_for(argv, readable, writable, extra)
-        options = self._options(plan, policy) + copies + proxy_options
+        aliases = neutral_aliases(plan, policy)
+        options = self._options(plan, policy, aliases) + copies + proxy_options
+        if aliases:
+            # Every path also stays at its own (a server generated before this names its
+            # work directory so); what is handed to the child names the neutral ones.
+            inner = [_mapped(item, aliases) for item in inner]
+            env = {key: _mapped(value, aliases) for key, value in env.items()}
         if identity.switch:
             assert self.setpriv is not None
             inner = [
@@ -192,14 +206,22 @@ class BwrapSandbox(Sandbox):
         outer = [self.prlimit, *limit_options(self.limits, no_cgroup), "--", self.bwrap]
         filter_file = seccomp.filter_file()
         if filter_file is not None:
-            outer = [self.sh, "-c", FD_SCRIPT, str(filter_file), *outer]
             options += ["--seccomp", str(SECCOMP_FD)]
-        full, group = cgroups.wrap(
-            [*outer, *options, "--remount-ro", "/", "--", *inner], self.limits
-        )
+        # bwrap reads its options (the mount plan) from a file, so that its own command line,
+        # which the child sees as /proc/1/cmdline, names no host path: only the command
+        # follows, and that names neutral paths where the policy gives aliases.
+        arguments = arguments_file([*options, "--remount-ro", "/"])
+        outer += ["--args", str(ARGS_FD), "--", *inner]
+        if filter_file is not None:
+            outer = [self.sh, "-c", ARGS_SECCOMP_SCRIPT, str(arguments), str(filter_file), *outer]
+        else:
+            outer = [self.sh, "-c", ARGS_SCRIPT, str(arguments), *outer]
+        full, group = cgroups.wrap(outer, self.limits)
         return Command(argv=full, env=env, cwd=policy.workdir, cgroup=group)
 
-    def _options(self, plan: MountPlan, policy: Policy) -> list[str]:
+    def _options(
+        self, plan: MountPlan, policy: Policy, aliases: list[tuple[Path, Path]]
+    ) -> list[str]:
         options = [
             "--unshare-pid",
             "--unshare-ipc",
@@ -224,8 +246,75 @@ class BwrapSandbox(Sandbox):
             options += ["--perms", "0755", "--dir", str(directory)]
         for path, writable in plan.binds():
             options += ["--bind" if writable else "--ro-bind", str(path), str(path)]
-        options += ["--chdir", str(policy.workdir)]
-        return options
+        if not aliases:
+            return [*options, "--chdir", str(policy.workdir)]
+        neutral_paths = {neutral for _, neutral in aliases}
+        made: set[Path] = set()
+        # Parents before children: the work directory's alias inside a read-only one is
+        # bound after it, so it stays writable.
+        for host, neutral in sorted(aliases, key=lambda pair: len(pair[1].parts)):
+            for parent in reversed(neutral.parents):
+                if parent != Path("/") and parent not in made and parent not in neutral_paths:
+                    options += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(parent)
+            writable = host == policy.workdir or host in policy.writable
+            options += ["--bind" if writable else "--ro-bind", str(host), str(neutral)]
+        workdir = aliases[0][1]
+        # The shell in front of bwrap exported the host directory as PWD.
+        return [*options, "--chdir", str(workdir), "--setenv", "PWD", str(workdir)]
+
+
+def neutral_aliases(plan: MountPlan, policy: Policy) -> list[tuple[Path, Path]]:
+    """``(host, neutral)`` pairs of what the child sees where, the work directory's first: at
+    the first of :data:`NEUTRAL_WORKDIRS` that no bind of the plan lies at, under or above
+    (a home under ``/work`` takes the second), then the policy's own aliases whose neutral
+    path is free. Empty (every path at its own) when neither work directory is free."""
+    binds = [path for path, _ in plan.binds() if path != Path("/")]
+
+    def free(neutral: Path) -> bool:
+        return not any(
+            path == neutral or path.is_relative_to(neutral) or neutral.is_relative_to(path)
+            for path in binds
+        )
+
+    workdir = next((n for n in NEUTRAL_WORKDIRS if free(n) and n != policy.workdir), None)
+    if workdir is None:
+        return []
+    aliases = [(policy.workdir, workdir)]
+    for host, neutral in policy.aliases:
+        if neutral.is_absolute() and free(neutral) and not neutral.is_relative_to(workdir):
+            aliases.append((host, neutral))
+    return aliases
+
+
+def _mapped(value: str, aliases: list[tuple[Path, Path]]) -> str:
+    """``value`` with the longest leading host path of ``aliases`` (a whole path component)
+    as its neutral path; the work directory's alias wins over one that contains it."""
+    for host, neutral in sorted(aliases, key=lambda pair: -len(pair[0].parts)):
+        root = str(host)
+        if value == root:
+            return str(neutral)
+        if value.startswith(root + "/"):
+            return str(neutral) + value[len(root) :]
+    return value
+
+
+def arguments_file(arguments: Sequence[str]) -> Path:
+    """A private file of ``arguments`` for bwrap's ``--args`` (NUL-separated), named by its
+    content: a command started again (a child restarted by the pool) reads the same file."""
+    data = b"".join(os.fsencode(item) + b"\0" for item in arguments)
+    directory = Path(tempfile.gettempdir()) / f"metaserver-bwrap-{os.getuid()}"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    if directory.is_symlink() or directory.stat().st_uid != os.getuid():
+        raise SandboxError(f"{directory} is not this user's own directory")
+    path = directory / (hashlib.sha256(data).hexdigest()[:32] + ".args")
+    if not path.exists():
+        staging = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        staging.replace(path)
+    return path
 
 
 def _resolved(found: str | None) -> str | None:

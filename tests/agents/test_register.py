@@ -79,11 +79,13 @@ def test_versions_record_provenance_and_say_what_changed(settings: Settings) -> 
     assert registry.get("calc").report["changes"] == second.changes.model_dump()
     assert [r.version_id for r in registry.versions("calc")] == ["bbbb", "aaaa"]
 
-    # The same commit again replaces its version, and that version's files go.
+    # The same commit again replaces its version, keeping its id (calc@bbbb stays valid,
+    # issue 28), and that version's old files go.
     third = _convert(settings, "cccc", "c2", [_spec("add", "a", "b", "c"), _spec("neg", "x")])
     assert third.changes is not None and third.changes.previous_version == "bbbb"
     assert (third.changes.added, third.changes.removed, third.changes.changed) == ([], [], [])
-    assert [r.version_id for r in registry.versions("calc")] == ["cccc", "aaaa"]
+    assert [r.version_id for r in registry.versions("calc")] == ["bbbb", "aaaa"]
+    assert registry.get("calc", "bbbb").output_dir == settings.servers_dir / "calc-cccc"
     for parent in (settings.servers_dir, settings.environments_dir, settings.workspaces_dir):
         assert sorted(p.name for p in parent.iterdir()) == ["calc-aaaa", "calc-cccc"]
 

@@ -225,3 +225,53 @@ async def test_versions_of_one_server_have_children_of_their_own(pool_for: Any) 
     assert _value(await pool.call(new, "instance", {})) == _value(ids[1])
     assert await pool.stop("alpha") is True
     assert pool.live() == []
+
+
+async def test_busy_children_are_never_evicted_to_make_room(pool_for: Any) -> None:
+    # Issue 28: with two slots and four busy servers, evictions killed calls in flight
+    # ("stopped unexpectedly"); now a call waits for an idle child instead. Four servers take
+    # turns in two slots, a start per turn: the wait allowed (a start's limit and a call's)
+    # is long here, since a start took 40 s on a loaded machine; refusal is the next test's.
+    limits = {"server_start": 300, "tool_call": 30}
+    pool, settings = pool_for(max_live_children=2, timeouts=limits)
+    records = [fake_record(settings, name) for name in ("w", "x", "y", "z")]
+    gate = asyncio.Semaphore(10)
+
+    async def one(index: int) -> str | None:
+        async with gate:
+            record = records[index % len(records)]
+            result = await pool.call(record, "nap", {"seconds": 0.02})
+            return _text(result) if result.is_error else None
+
+    errors = [e for e in await asyncio.gather(*(one(i) for i in range(200))) if e]
+    assert errors == []
+    assert len(pool.live()) <= 2
+
+
+async def test_a_call_waits_for_a_busy_slot_and_is_refused_past_its_limit(
+    pool_for: Any,
+) -> None:
+    # A call waits for a slot as long as a start and its own call may take (45 + 2 s here; a
+    # start took up to 40 s on a loaded machine).
+    limits = {"server_start": 45, "tool_call": 2}
+    pool, settings = pool_for(max_live_children=1, timeouts=limits)
+    a, b = fake_record(settings, "a"), fake_record(settings, "b", version="v1")
+    (b.output_dir / "tools.json").write_text(
+        json.dumps({"tools": [{"name": "nap", "timeout": 120}]})
+    )
+    assert _value(await pool.call(a, "add", {"a": 1, "b": 1})) == 2
+    napping = asyncio.create_task(pool.call(a, "nap", {"seconds": 1.0}))
+    await asyncio.sleep(0.3)
+    # b waits for a's call to end, then takes its slot: a's call is not cut short.
+    assert _value(await pool.call(b, "add", {"a": 2, "b": 2})) == 4
+    assert _value(await napping) == 1.0
+    assert pool.live() == ["b@v1"]
+
+    # A call that outlives the waiting call's budget: refused, and the busy call is whole.
+    long_nap = asyncio.create_task(pool.call(b, "nap", {"seconds": 55}))
+    await asyncio.sleep(0.3)
+    started = time.monotonic()
+    refused = await pool.call(a, "add", {"a": 1, "b": 2})
+    assert refused.is_error and "too many servers busy" in _text(refused)
+    assert time.monotonic() - started >= 46
+    assert _value(await long_nap) == 55

@@ -11,6 +11,7 @@ import pytest
 
 from metaserver.exceptions import NotFoundError
 from metaserver.registry.files import discard_files, sweep_unregistered, unregister
+from metaserver.registry.locks import ConversionLease
 from metaserver.registry.records import ServerRecord, ToolRecord, split_ref
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import SCHEMA_VERSION, Registry
@@ -104,13 +105,18 @@ def test_the_same_commit_replaces_its_version_and_its_files(settings: Settings) 
     assert [r.version_id for r in again.replaced] == ["aaaa"]
     assert again.changes is not None and again.changes.previous_version == "bbbb"
     assert again.changes.changed == ["add"]
-    assert [r.version_id for r in registry.versions("calc")] == ["cccc", "bbbb"]
+    # The same build keeps its version id (calc@aaaa stays valid), with the new files.
+    assert again.record.version_id == "aaaa"
+    assert [r.version_id for r in registry.versions("calc")] == ["aaaa", "bbbb"]
+    assert registry.get("calc", "aaaa").output_dir == settings.servers_dir / "calc-cccc"
+    assert registry.get("calc").version_id == "aaaa"
 
     deleted = discard_files(settings, again.replaced, registry)
     assert sorted(p.parent.name for p in deleted) == ["environments", "servers", "workspaces"]
     assert not (settings.servers_dir / "calc-aaaa").exists()
     assert (settings.servers_dir / "calc-bbbb").exists()
     assert (settings.servers_dir / "calc-cccc").exists()
+    assert sweep_unregistered(settings, "calc", registry, keep="none") == []
 
 
 def test_remove_one_version_then_all(settings: Settings) -> None:
@@ -180,6 +186,20 @@ def test_unregistered_directories_of_the_name_are_swept(settings: Settings) -> N
     assert (settings.servers_dir / "calc-aaaa").exists()
     assert (settings.servers_dir / "calculator-dead").exists()
     assert (settings.servers_dir / "calc-mine").exists()
+
+
+def test_a_live_conversion_of_the_name_keeps_its_directories(settings: Settings) -> None:
+    # Issue 28: a second conversion's sweep deleted the first one's directories mid-way.
+    registry = Registry(settings.registry_path)
+    registry.register(_version(settings, "calc", "aaaa", "c1", [_tool("add")]))
+    lease = ConversionLease(settings, "busy")
+    live = [settings.servers_dir / "calc-busy", settings.environments_dir / ".calc-busy.build"]
+    for path in live:
+        path.mkdir(parents=True)
+    assert sweep_unregistered(settings, "calc", registry, keep="mine") == []
+    assert all(path.exists() for path in live)
+    lease.release()  # the conversion ended without registering: its leftovers may go
+    assert sorted(sweep_unregistered(settings, "calc", registry, keep="mine")) == sorted(live)
 
 
 # The schema of version 2, as it shipped: one row per server, tools keyed by server, and the

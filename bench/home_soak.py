@@ -1,0 +1,319 @@
+"""Many processes on one METASERVER_HOME at once, then a check that every version is whole.
+
+Usage::
+
+    uv run python bench/home_soak.py [--minutes 5] [--sources FILE] [--home DIR] [--json]
+
+Eight processes share one home (issue 28): two ``metaserver serve``
+over stdio, each driven by a FastMCP client that lists the servers and calls their tools
+(``call_generated``); three loops of ``metaserver convert``, two of ``metaserver batch`` (a
+file of every source), and one of ``metaserver remove`` (a registered server, every 20 s).
+The sources are those of ``--sources`` (one SOURCE a line) or, by default, small fixture
+repositories this script builds (git packages of doctested functions, with an ``add(a, b)``).
+When the minutes are up no new conversion starts; serving and removal go on until the running
+ones finish. Then every registered
+version is called (``metaserver call REF``, its first tool with its validated arguments),
+the registry's ``PRAGMA integrity_check`` is read, and every entry of ``servers/``,
+``environments/`` and ``workspaces/`` must belong to a registered version. It prints how
+many of each operation ran and failed, and the checks; exit 1 when a check fails. Not run by
+CI: it takes minutes and converts for real.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from metaserver.registry import Registry
+from metaserver.registry.files import owned_paths, version_dirs
+from metaserver.settings import Settings
+
+MODULE = '''\
+"""{name}: small helpers, a metaserver soak fixture."""
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    >>> add(2, 3)
+    5
+    """
+    return a + b
+
+
+def scale(x: float, factor: float = 2.0) -> float:
+    """Multiply a number by a factor.
+
+    >>> scale(1.5)
+    3.0
+    """
+    return x * factor
+
+
+def shout(text: str) -> str:
+    """Upper-case a text and add an exclamation mark.
+
+    >>> shout("hi")
+    'HI!'
+    """
+    return text.upper() + "!"
+
+
+def evens(n: int) -> list[int]:
+    """The even numbers below n.
+
+    >>> evens(7)
+    [0, 2, 4, 6]
+    """
+    return list(range(0, n, 2))
+'''
+PYPROJECT = """\
+[project]
+name = "{name}"
+version = "0.1.0"
+requires-python = ">=3.9"
+
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[tool.setuptools]
+packages = ["{name}"]
+"""
+REMOVE_EVERY = 20.0
+
+
+def _git(cwd: Path, *args: str) -> None:
+    identity = {"GIT_AUTHOR_NAME": "soak", "GIT_AUTHOR_EMAIL": "soak@example.invalid"}
+    identity |= {"GIT_COMMITTER_NAME": "soak", "GIT_COMMITTER_EMAIL": "soak@example.invalid"}
+    env = {**identity, "HOME": str(cwd), "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
+
+
+def fixture_sources(root: Path, count: int = 2) -> list[str]:
+    """``count`` small git repositories, one package each; their paths."""
+    sources = []
+    for index in range(count):
+        name = f"soak{'abcdefgh'[index]}"
+        repo = root / name
+        (repo / name).mkdir(parents=True, exist_ok=True)
+        (repo / "pyproject.toml").write_text(PYPROJECT.format(name=name))
+        (repo / name / "__init__.py").write_text(MODULE.format(name=name))
+        (repo / "README.md").write_text(textwrap.dedent(f"# {name}\n\nA soak fixture.\n"))
+        _git(repo, "init", "-q", "-b", "main")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", "initial")
+        sources.append(str(repo))
+    return sources
+
+
+class Soak:
+    """The shared state of one soak: deadline, counters, the home."""
+
+    def __init__(self, home: Path, sources: list[str], seconds: float) -> None:
+        self.home, self.sources = home, sources
+        self.deadline = time.monotonic() + seconds
+        self.counts: Counter[str] = Counter()
+        self.lock = threading.Lock()
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+        if backend := os.environ.get("METASERVER_SANDBOX__BACKEND"):
+            self.env["METASERVER_SANDBOX__BACKEND"] = backend
+        self.env["METASERVER_HOME"] = str(home)
+        self.registry = Registry(Settings(home=home).registry_path)
+
+        self.converting = 0  # conversions and batches in progress
+
+    def running(self) -> bool:
+        return time.monotonic() < self.deadline
+
+    def overlapping(self) -> bool:
+        """Serving and removal go on while any conversion does, past the deadline too."""
+        with self.lock:
+            return self.running() or self.converting > 0
+
+    def cli_converting(self, *args: str) -> subprocess.CompletedProcess[str]:
+        with self.lock:
+            self.converting += 1
+        try:
+            return self.cli(*args)
+        finally:
+            with self.lock:
+                self.converting -= 1
+
+    def count(self, what: str) -> None:
+        with self.lock:
+            self.counts[what] += 1
+
+    def cli(self, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "metaserver", *args]
+        return subprocess.run(
+            command, capture_output=True, text=True, env=self.env, timeout=timeout
+        )
+
+
+def convert_loop(soak: Soak, seed: int) -> None:
+    chance = random.Random(seed)  # noqa: S311 - which source next, not a secret
+    while soak.running():
+        done = soak.cli_converting("convert", "--json", chance.choice(soak.sources))
+        soak.count("convert ok" if done.returncode == 0 else f"convert exit {done.returncode}")
+
+
+def batch_loop(soak: Soak, corpus: Path) -> None:
+    while soak.running():
+        done = soak.cli_converting("batch", str(corpus), "--json")
+        soak.count("batch ok" if done.returncode == 0 else f"batch exit {done.returncode}")
+        time.sleep(1)  # a batch of registered sources skips them all: do not spin
+
+
+def remove_loop(soak: Soak, seed: int) -> None:
+    chance = random.Random(seed)  # noqa: S311 - which source next, not a secret
+    while soak.overlapping():
+        time.sleep(REMOVE_EVERY)
+        names = [s.name for s in soak.registry.summaries()]
+        if not names or not soak.overlapping():
+            continue
+        done = soak.cli("remove", chance.choice(names))
+        soak.count("remove ok" if done.returncode == 0 else f"remove exit {done.returncode}")
+
+
+def first_call(record: Any) -> tuple[str, dict[str, Any]] | None:
+    """A tool of ``record`` and the arguments it was validated with."""
+    for tool in record.tools:
+        evidence = tool.evidence or {}
+        if isinstance(evidence.get("arguments"), dict):
+            return tool.name, evidence["arguments"]
+    return None
+
+
+def serve_thread(soak: Soak) -> None:
+    try:
+        asyncio.run(serve_driver(soak))
+    except Exception as exc:  # counted, not raised: the checks still run
+        soak.count(f"serve crashed: {type(exc).__name__}")
+
+
+async def serve_driver(soak: Soak) -> None:
+    transport = StdioTransport(
+        command=sys.executable, args=["-m", "metaserver", "serve"], env=soak.env
+    )
+    async with Client(transport) as client:
+        while soak.overlapping():
+            listed = await client.call_tool("list_servers", {}, raise_on_error=False)
+            soak.count("serve list_servers" + ("" if not listed.is_error else " error"))
+            records = soak.registry.list_servers()
+            if not records:
+                await asyncio.sleep(2)
+                continue
+            record = random.choice(records)  # noqa: S311 - which server next
+            call = first_call(record)
+            if call is None:
+                soak.count("serve no tool to call")
+                await asyncio.sleep(2)
+                continue
+            tool, arguments = call
+            result = await client.call_tool(
+                "call_generated",
+                {"server": record.name, "tool": tool, "arguments": arguments},
+                raise_on_error=False,
+            )
+            # An error here may be a server removed between the listing and the call.
+            soak.count("serve call ok" if not result.is_error else "serve call error")
+            await asyncio.sleep(0.5)
+
+
+def check(soak: Soak) -> dict[str, Any]:
+    """Every registered version callable, the database whole, no orphan directory."""
+    settings = Settings(home=soak.home)
+    failures = []
+    versions = [v for s in soak.registry.summaries() for v in soak.registry.versions(s.name)]
+    for record in versions:
+        call = first_call(record)
+        if call is None:
+            failures.append(f"{record.ref}: no tool with validated arguments")
+            continue
+        tool, arguments = call
+        done = soak.cli("call", record.ref, tool, json.dumps(arguments), "--json", timeout=300)
+        if done.returncode != 0:
+            failures.append(f"{record.ref}: call {tool} exit {done.returncode}: {done.stdout}")
+    integrity = "no database"
+    if settings.registry_path.exists():
+        with sqlite3.connect(settings.registry_path) as db:
+            integrity = str(db.execute("PRAGMA integrity_check").fetchone()[0])
+    used = {p.absolute() for record in versions for p in owned_paths(settings, record)}
+    orphans = [
+        str(entry)
+        for parent in version_dirs(settings)
+        if parent.is_dir()
+        for entry in parent.iterdir()
+        if entry.absolute() not in used
+    ]
+    return {
+        "versions": len(versions),
+        "callable": len(versions) - len(failures),
+        "call_failures": failures,
+        "integrity_check": integrity,
+        "orphans": orphans,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=5.0)
+    parser.add_argument("--sources", type=Path, help="one SOURCE a line (default: fixtures)")
+    parser.add_argument("--home", type=Path, help="the home (default: a new temporary one)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    scratch = Path(tempfile.mkdtemp(prefix="metaserver-soak-"))
+    home = args.home or scratch / "home"
+    if args.sources is not None:
+        sources = [s.strip() for s in args.sources.read_text().splitlines() if s.strip()]
+    else:
+        sources = fixture_sources(scratch / "sources")
+    corpus = scratch / "batch.txt"
+    corpus.write_text("\n".join(sources) + "\n")
+    soak = Soak(home, sources, args.minutes * 60)
+    started = time.monotonic()
+    threads = [threading.Thread(target=convert_loop, args=(soak, i)) for i in range(3)]
+    threads += [threading.Thread(target=batch_loop, args=(soak, corpus)) for _ in range(2)]
+    threads += [threading.Thread(target=remove_loop, args=(soak, 99))]
+    threads += [threading.Thread(target=serve_thread, args=(soak,)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ran = round(time.monotonic() - started)
+    result = {"seconds": ran, "counts": dict(sorted(soak.counts.items())), **check(soak)}
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"{'operation':<28} {'count':>6}")
+        for what, count in sorted(soak.counts.items()):
+            print(f"{what:<28} {count:>6}")
+        print(f"ran {ran} s (the last operations finish after the deadline)")
+        print(f"registered versions: {result['versions']}, callable: {result['callable']}")
+        print(f"integrity_check: {result['integrity_check']}")
+        print(f"orphan directories: {len(result['orphans'])}")
+        for line in [*result["call_failures"], *result["orphans"]]:
+            print(f"  {line}")
+    ok = not result["call_failures"] and result["integrity_check"] == "ok"
+    return 0 if ok and not result["orphans"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""Processes that share one home coordinate through it: ``flock`` on files under ``home/locks/``.
+
+Any mix of ``serve``, ``convert``, ``batch`` and ``remove`` processes may use one home at once
+(ARCHITECTURE.md decision 24). Three kinds of lock, each a file locked with ``flock``, which the
+kernel releases when its holder dies, so a crash never leaves a lock behind:
+
+* **a conversion lock** (``locks/conversions-of/<name>.lock``), held by a conversion of
+  server ``name`` from the end of its fetch (when the name is known) to its end: a second
+  conversion of the same source (or of another that becomes the same server), in any
+  process, waits for the first and then converts in its turn, reusing the stores and the
+  version id (:meth:`~metaserver.registry.store.Registry.register`);
+* **a server lock** (``locks/servers/<name>.lock``), held around registering a version of a
+  server and deleting what the registration replaced or left, and around a removal and its
+  deletions, so that no cleanup reads the registry while another process changes it;
+* **a conversion lease** (``locks/conversions/<token>.lock``), held for a conversion's whole
+  life: cleanup never deletes the ``<name>-<token>`` directories of a conversion whose lease
+  is held (:func:`is_live`), whichever process runs it.
+
+``flock`` locks belong to an open file description, so two holders in one process exclude
+each other as two processes do; a lock is never taken twice on one path by one holder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+from metaserver.settings import Settings
+
+__all__ = [
+    "ConversionLease",
+    "conversion_lock",
+    "is_live",
+    "server_lock",
+]
+
+# How often a waiting conversion tries its source lock again: polled, so that waiting stays
+# cancellable (a thread blocked in flock could not be stopped).
+_POLL_SECONDS = 0.2
+
+
+def _locks(settings: Settings, kind: str) -> Path:
+    directory = settings.home / "locks" / kind
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def _open(path: Path) -> int:
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+
+@contextlib.contextmanager
+def server_lock(settings: Settings, name: str) -> Iterator[None]:
+    """Hold the lock of server ``name`` (blocking): registration, removal and their cleanup."""
+    fd = _open(_locks(settings, "servers") / f"{name}.lock")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextlib.asynccontextmanager
+async def conversion_lock(settings: Settings, name: str) -> AsyncIterator[bool]:
+    """Hold the conversion lock of server ``name``, waiting (cancellably) while another
+    conversion, in this process or another, holds it.
+
+    Yields:
+        Whether this conversion had to wait for another one.
+    """
+    fd = _open(_locks(settings, "conversions-of") / f"{name}.lock")
+    waited = False
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                waited = True
+                await asyncio.sleep(_POLL_SECONDS)
+        yield waited
+    finally:
+        os.close(fd)
+
+
+class ConversionLease:
+    """The mark of a live conversion ``token``: held from creation until :meth:`release`."""
+
+    def __init__(self, settings: Settings, token: str) -> None:
+        self.path = _locks(settings, "conversions") / f"{token}.lock"
+        self._fd: int | None = _open(self.path)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)  # a fresh token: nobody else holds it
+
+    def release(self) -> None:
+        """End the lease (idempotent). The file goes first, so nobody finds it held later."""
+        if self._fd is None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        os.close(self._fd)
+        self._fd = None
+
+
+def is_live(settings: Settings, token: str) -> bool:
+    """Whether a conversion holding lease ``token`` is running, in any process."""
+    path = settings.home / "locks" / "conversions" / f"{token}.lock"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # never created here
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
