@@ -9,13 +9,16 @@ The tree, in the manner of httpx::
     ├── FetchError                a valid source that could not be fetched
     ├── EnvironmentBuildError     the isolated environment could not be built
     ├── AnalysisError             the probe could not import or describe the package
+    │   └── UntoolableError       it imports, but no callable can become a tool
     ├── GenerationError           server code could not be rendered
     ├── ValidationError           the generated server did not start or answer
     ├── SandboxError              the sandbox could not run a child
     │   ├── SandboxTimeout        a child ran past its wall-clock limit
     │   └── NoConfinementError    no confining backend works here (also a UserError: exit 2)
-    └── RegistryError             the registry could not be read or written
-        └── NotFoundError         no such server or tool
+    ├── RegistryError             the registry could not be read or written
+    │   └── NotFoundError         no such server or tool
+    └── (models/errors.py)        ModelConfigError (a UserError) and ModelError, the model
+                                  layer's: a model that gave no usable answer
 
 Conversion failures carry a ``failure_type`` from the contract's taxonomy, so the pipeline can
 put them into the report without guessing.

@@ -266,6 +266,16 @@ _ALLOWED_HOST = re.compile(
 )
 
 
+def split_list(value: Any) -> Any:
+    """A list setting's environment text: a JSON list, or names separated by commas."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
+
+
 class HTTPSettings(Section):
     """The meta-server's HTTP transport."""
 
@@ -280,12 +290,7 @@ class HTTPSettings(Section):
     @field_validator("allowed_hosts", mode="before")
     @classmethod
     def _split(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            text = value.strip()
-            if text.startswith("["):
-                return json.loads(text)
-            return [part.strip() for part in text.split(",") if part.strip()]
-        return value
+        return split_list(value)
 
     @field_validator("allowed_hosts", mode="after")
     @classmethod
@@ -323,12 +328,7 @@ class AddSettings(Section):
     @field_validator("allowed_urls", mode="before")
     @classmethod
     def _split(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            text = value.strip()
-            if text.startswith("["):
-                return json.loads(text)
-            return [part.strip() for part in text.split(",") if part.strip()]
-        return value
+        return split_list(value)
 
     @field_validator("allowed_urls", mode="after")
     @classmethod

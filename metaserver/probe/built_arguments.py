@@ -40,7 +40,7 @@ from .built_objects import MAX_STEPS, stored_base
 from .constants import inlined
 from .doc_types import documented_type
 from .docstrings import parameter_types
-from .doctest_lines import MAX_EXAMPLES, WRAPPERS
+from .doctest_lines import MAX_EXAMPLES, unwrapped
 from .examples import example_item
 from .guides import variable_class
 from .held import module_held
@@ -117,15 +117,9 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     def example_of(node, want, source):
         """The example when ``node`` calls ``func`` with an argument a step builds."""
         node, wrapper, want = shown_as_text(node, want)  # ``str(f(x))``: the result as text
-        if (
-            wrapper is None
-            and isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in WRAPPERS
-            and len(node.args) == 1
-            and not node.keywords
-        ):
-            wrapper, node = node.func.id, node.args[0]
+        inner = unwrapped(node) if wrapper is None else None
+        if inner is not None:  # ``list(f(x))``: the call, its result made a list
+            node, wrapper = inner
         called = isinstance(node, ast.Call) and _calls(node, func, namespace, names, guide, state)
         if not called:
             return None

@@ -22,6 +22,20 @@ MAX_EXAMPLES = 5
 # ---------------------------------------------------------------- doctest examples
 
 
+def unwrapped(node):
+    """(the call inside, the wrapper's name) when ``node`` is ``list(x)``, ``sorted(x)``...
+    of one argument (a shown value made comparable); None otherwise."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in WRAPPERS
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return node.args[0], node.func.id
+    return None
+
+
 def call_in(node, names):
     """(wrapper, call) when ``node`` is ``f(...)`` or ``list(f(...))`` with f in ``names``."""
     wrapper = None

@@ -21,7 +21,7 @@ import sys
 from .assign import assignment, set_up
 from .built_arguments import object_arguments
 from .built_objects import bound_objects, changed, passed
-from .doctest_lines import MAX_EXAMPLES, WRAPPERS, literal_arguments
+from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
 from .examples import example_item
 from .held import held_arguments
 from .returns import class_factory, factory_of, kept_as_handle, returned_class, returns_owner
@@ -112,15 +112,9 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             continue  # ``acc``, ``acc.size``, ``len(acc)``: shown, not changed
         # ``str(v.next_version("minor"))``, ``print(...)``: the call, its result as text
         node, wrapper, shown_want = shown_as_text(statement.value, example.want)
-        if (
-            wrapper is None
-            and isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in WRAPPERS
-            and len(node.args) == 1
-            and not node.keywords
-        ):
-            wrapper, node = node.func.id, node.args[0]
+        inner = unwrapped(node) if wrapper is None else None
+        if inner is not None:  # ``list(f(x))``: the call, its result made a list
+            node, wrapper = inner
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in bound:
             key, member = bound[node.func.id]  # compare("egg", "eggs"): a call of that method
             method_call = ast.Attribute(value=ast.Name(id=key, ctx=ast.Load()), attr=member)
