@@ -28,10 +28,15 @@ from .json_values import JSON_SCALARS, Unsupported
 from .stdlib_values import VALUE_CLASSES
 from .symbols import TEXT_CODEC, symbol_class
 
+# A handle as the descriptor a tool returned, or its bare id, as clients often pass it
+# (``runtime/decode.py`` takes both; the pattern is ``runtime/handles.HANDLE_PREFIX``, which
+# the probe cannot import: tests/probe/test_schemas.py holds the two together). ``required``
+# and ``properties`` speak of objects only, ``pattern`` of strings only.
 HANDLE_SCHEMA = {
-    "type": "object",
+    "type": ["object", "string"],
     "properties": {"handle": {"type": "string"}},
     "required": ["handle"],
+    "pattern": "^h_",
 }
 
 

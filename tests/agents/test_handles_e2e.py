@@ -103,6 +103,9 @@ async def test_handles_and_codecs_through_a_real_server(tmp_path: Path, settings
         second = added.structured_content["result"]
         total = await client.call_tool("accumulator_result", {"handle": second})
         assert total.structured_content == {"result": 3.5}
+        # The bare id, as the README says a client may pass it, through the tool's schema.
+        bare = await client.call_tool("accumulator_result", {"handle": second["handle"]})
+        assert bare.structured_content == {"result": 3.5}
         # The JSON form builds the object directly; an unknown handle is a tool error.
         built = await client.call_tool("accumulator_result", {"handle": {"start": 4}})
         assert built.structured_content == {"result": 4.0}

@@ -81,3 +81,18 @@ def test_a_sentinel_arm_is_left_out_and_record_arms_leave_the_text_plain() -> No
     assert schema["anyOf"] == [{"type": "string"}, HANDLE_SCHEMA]
     # an enum of several members is a value, not a sentinel
     assert parameter_schema(enum.Enum("Mode", "A B"))[1] is not None
+
+
+def test_a_handle_schema_takes_the_descriptor_or_the_bare_id() -> None:
+    from jsonschema import Draft202012Validator
+
+    from metaserver.probe.schemas import HANDLE_SCHEMA
+    from metaserver.runtime.handles import HANDLE_PREFIX
+
+    validator = Draft202012Validator(HANDLE_SCHEMA)
+    assert HANDLE_SCHEMA["pattern"] == f"^{HANDLE_PREFIX}"
+    assert validator.is_valid({"handle": f"{HANDLE_PREFIX}abc", "type": "pkg.Thing"})
+    assert validator.is_valid(f"{HANDLE_PREFIX}abc")  # the bare id
+    assert not validator.is_valid("not a handle")
+    assert not validator.is_valid({"type": "pkg.Thing"})
+    assert not validator.is_valid(3)
