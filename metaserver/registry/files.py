@@ -76,7 +76,8 @@ def sweep_unregistered(settings: Settings, name: str, registry: Registry, keep: 
     """
     tokens = {keep}
     for record in registry.versions(name):
-        tokens.add(record.version_id)
+        # By its directories, not its id: a re-converted commit keeps its version id while
+        # its files are the new conversion's (Registry.register), so the old ones can go.
         tokens.update(p.name.rpartition("-")[2] for p in owned_paths(settings, record))
     deleted = []
     for parent in version_dirs(settings):

@@ -59,6 +59,7 @@ from metaserver.sandbox.identity import (
 )
 from metaserver.sandbox.mounts import MountPlan, interpreter_prefix, plan_for
 from metaserver.sandbox.proxy import index_hosts, shared_proxy
+from metaserver.sandbox.scratch import owned_tempdir
 from metaserver.settings import SandboxSettings
 
 logger = logging.getLogger(__name__)
@@ -303,11 +304,7 @@ def arguments_file(arguments: Sequence[str]) -> Path:
     """A private file of ``arguments`` for bwrap's ``--args`` (NUL-separated), named by its
     content: a command started again (a child restarted by the pool) reads the same file."""
     data = b"".join(os.fsencode(item) + b"\0" for item in arguments)
-    directory = Path(tempfile.gettempdir()) / f"metaserver-bwrap-{os.getuid()}"
-    directory.mkdir(mode=0o700, exist_ok=True)
-    if directory.is_symlink() or directory.stat().st_uid != os.getuid():
-        raise SandboxError(f"{directory} is not this user's own directory")
-    path = directory / (hashlib.sha256(data).hexdigest()[:32] + ".args")
+    path = _arguments_dir() / (hashlib.sha256(data).hexdigest()[:32] + ".args")
     if not path.exists():
         staging = path.with_name(f"{path.name}.{os.getpid()}.partial")
         fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -315,6 +312,18 @@ def arguments_file(arguments: Sequence[str]) -> Path:
             handle.write(data)
         staging.replace(path)
     return path
+
+
+_ARGUMENTS_DIRS: dict[int, Path] = {}
+
+
+def _arguments_dir() -> Path:
+    """This process's directory of argument files: made once, removed when it ends (at exit
+    or on SIGTERM, scratch.py), swept by the next process when it died harder."""
+    pid = os.getpid()
+    if pid not in _ARGUMENTS_DIRS or not _ARGUMENTS_DIRS[pid].is_dir():
+        _ARGUMENTS_DIRS[pid] = owned_tempdir("bwrap")
+    return _ARGUMENTS_DIRS[pid]
 
 
 def _resolved(found: str | None) -> str | None:

@@ -1,11 +1,13 @@
 """Host temporary directories of the sandbox machinery, and nothing of them left behind.
 
-The seccomp filter (:mod:`metaserver.sandbox.seccomp`) and the index proxy's socket
-(:mod:`metaserver.sandbox.proxy`) live in directories under the system's temporary directory,
-named ``metaserver-<kind>-<pid>-<random>`` after the process that owns them. They go when
-their owner ends: at a normal exit (``atexit``) and on SIGTERM (:func:`remove_on_sigterm`,
-which the command line installs). Those of an owner that died harder (SIGKILL, a crash) are
-swept by the next metaserver process that makes one: their pid no longer runs.
+The seccomp filter (:mod:`metaserver.sandbox.seccomp`), the index proxy's socket
+(:mod:`metaserver.sandbox.proxy`) and bubblewrap's argument files
+(:func:`metaserver.sandbox.bwrap.arguments_file`) live in directories under the system's
+temporary directory, named ``metaserver-<kind>-<pid>-<random>`` after the process that owns
+them. They go when their owner ends: at a normal exit (``atexit``) and on SIGTERM
+(:func:`remove_on_sigterm`, which the command line installs). Those of an owner that died
+harder (SIGKILL, a crash) are swept by the next metaserver process that makes one: their pid
+no longer runs.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from types import FrameType
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("seccomp", "proxy")
-_NAME = re.compile(r"^metaserver-(?:seccomp|proxy)-(\d+)-[A-Za-z0-9_]+$")
+KINDS = ("seccomp", "proxy", "bwrap")
+_NAME = re.compile(r"^metaserver-(?:seccomp|proxy|bwrap)-(\d+)-[A-Za-z0-9_]+$")
 
 _owned: list[tuple[int, Path]] = []
 _lock = threading.Lock()

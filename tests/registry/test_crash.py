@@ -179,9 +179,11 @@ def test_register_killed_after_commit_keeps_the_complete_new_version(tmp_path: P
     _kill_when(replacing, marker.exists, 60)
     _check_database(settings)
     record = Registry(settings.registry_path).get("calc")
-    assert record.version_id == "bbbb" and [t.name for t in record.tools] == ["add", "mean"]
-    assert [r.version_id for r in Registry(settings.registry_path).versions("calc")] == ["bbbb"]
-    assert record.output_dir.is_dir()
+    # The same commit again keeps its version id (SERVER@VERSION stays valid, issue 28), and
+    # the new files are the ones registered.
+    assert record.version_id == "aaaa" and [t.name for t in record.tools] == ["add", "mean"]
+    assert [r.version_id for r in Registry(settings.registry_path).versions("calc")] == ["aaaa"]
+    assert record.output_dir.is_dir() and record.output_dir.name == "calc-bbbb"
     assert _entries(settings.servers_dir) == ["calc-aaaa", "calc-bbbb"]  # aaaa: unregistered
 
     subprocess.run([sys.executable, str(script), "cccc"], env=env, check=True)
