@@ -114,9 +114,10 @@ def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: in
     """How many tools to design: ``max_tools``, or more (up to ``cap``) as the documented,
     provable surface grows: when the README and guides (or, showing none, the fallback
     entry points of main_api.py) call more usable entry points than that, with room left
-    for the constructors their methods need and for what the README does not show; or when
-    more public functions than that can be proven by a value (their doctests, the values
-    their tests assert): a large library publishes dozens of tools."""
+    for the constructors their methods need and for what the README does not show; or, when
+    the README shows no code, when more public functions than that can be proven by a value
+    (their doctests, the values their tests assert): a large library publishes dozens of
+    tools."""
     if usage is None or cap <= max_tools:
         return max_tools
     counted = set(usage.documented) - set(usage.reads_files)
@@ -129,6 +130,11 @@ def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: in
         if usable(c)
     }
     documented = len(counted & answered)
+    if usage.documented:
+        # The README shows the API: its names decide. Growing by every doctested function
+        # too took more-itertools (3 names shown) from 12 tools to 66 and its conversion
+        # past the 30 s a pure-Python library should take, for tools nobody was shown.
+        return max(max_tools, min(cap, documented + max_tools // 2))
     provable = {
         c.name.rpartition(".")[2]
         for c in report.candidates

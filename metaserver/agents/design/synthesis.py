@@ -10,6 +10,7 @@ import re
 
 from metaserver.agents.design.meaning import values_meant
 from metaserver.contracts import JSON, Example, Parameter
+from metaserver.probe.arguments import ANY_JSON
 
 # A value of each codec's JSON form that the libraries concerned accept.
 CODEC_VALUES: dict[str, JSON] = {
@@ -99,7 +100,9 @@ def value_for(
         return formats[str(schema["format"])]
     if kind in ("string", None):  # text or anything: what the parameter means, if known
         said = description or schema.get("description")
-        said = said if isinstance(said, str) else None
+        # "Any JSON value" says nothing of meaning: read as such it made JSON text
+        # ('{"a": 1, ...}') for untyped numbers (uncertainties' pinv, PDG_precision).
+        said = said if isinstance(said, str) and said != ANY_JSON else None
         meant = values_meant(name, said, context, text=kind == "string")
         if meant:
             return meant[0]

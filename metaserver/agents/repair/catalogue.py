@@ -29,6 +29,7 @@ from metaserver.agents.environment.distributions import distribution_of
 from metaserver.agents.repo_docs.doc_examples import find_examples
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
 from metaserver.contracts import JSON, Example, Parameter, RepairKind, ToolEvidence, ToolSpec
+from metaserver.probe.arguments import ANY_JSON
 
 TIMEOUT_FACTOR = 4.0
 
@@ -219,7 +220,8 @@ def _meant(parameter: Parameter, context: str) -> list[JSON]:
     if "anyOf" in schema or "format" in schema:
         return []
     text = schema.get("type") == "string"
-    return values_meant(parameter.name, parameter.description, context, text)
+    said = parameter.description if parameter.description != ANY_JSON else None  # no meaning
+    return values_meant(parameter.name, said, context, text)
 
 
 def _values_for(schema: dict[str, JSON]) -> list[JSON]:
