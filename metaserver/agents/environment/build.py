@@ -40,6 +40,7 @@ from metaserver.agents.environment.interpreters import (
     discover_interpreters,
     read_requires_python,
 )
+from metaserver.agents.environment.native_build import needs_compiler
 from metaserver.agents.environment.shared_files import share_identical_files
 from metaserver.agents.environment.strategies import (
     collect_requirements,
@@ -128,6 +129,7 @@ class _Build:
     deadline: float
     workdir: Path = field(init=False)
     installed: str | None = None
+    tried_wheels: set[str] = field(default_factory=set)
     bases: dict[Path, Path | None] = field(default_factory=dict)  # interpreter -> its layer
     seeded: bool = False  # the last environment made holds a base layer (with the test runner)
 
@@ -250,9 +252,18 @@ async def _restore(cache: EnvironmentCache, key: str, build: _Build) -> Environm
 async def _climb(build: _Build) -> Environment:
     """Try each strategy in turn; the first that works gives the environment."""
     ladder: list[tuple[str, Callable[[_Build], Awaitable[EnvironmentAttempt]]]] = []
+    from_index = bool(build.workspace.distribution) and build.workspace.source.kind in (
+        "pypi",
+        "archive",
+    )
+    if from_index and build.workspace.version and needs_compiler(build.workspace.path):
+        # The same version, built by its maintainers, before minutes of compiling that may
+        # fail for a missing header (native_build.py); only that version, so the code
+        # analysed is the code installed.
+        ladder.append(("published-wheel", _same_version_wheel))
     if is_installable(build.workspace.path):
         ladder.append(("source", _source))
-    if build.workspace.distribution and build.workspace.source.kind in ("pypi", "archive"):
+    if from_index:
         # Also for a tree that cannot be built at all, such as one unpacked from a wheel.
         # Only where the index itself named the distribution: for a git or local tree, a
         # same-named package on the index may be an unrelated project (name squatting).
@@ -334,11 +345,24 @@ async def _source(build: _Build) -> EnvironmentAttempt:
 async def _published_wheel(build: _Build) -> EnvironmentAttempt:
     """The distribution's own wheels: the workspace's version, else the newest that fits."""
     name = build.workspace.distribution or ""
+    version = build.workspace.version
+    return await _wheels(build, [f"{name}=={version}", name] if version else [name])
+
+
+async def _same_version_wheel(build: _Build) -> EnvironmentAttempt:
+    """The distribution's own wheels of exactly the workspace's version."""
+    return await _wheels(build, [f"{build.workspace.distribution}=={build.workspace.version}"])
+
+
+async def _wheels(build: _Build, pins: list[str]) -> EnvironmentAttempt:
+    name = build.workspace.distribution or ""
     python = build.chosen or build.fallback
     version = build.workspace.version
-    pins = [f"{name}=={version}", name] if version else [name]
     errors: list[str] = []
     for requirement in pins:
+        if requirement in build.tried_wheels:
+            continue
+        build.tried_wheels.add(requirement)
         # No build runs at all: every distribution must come as a wheel.
         attempt = await _install(
             build, python, "published-wheel", ["--only-binary", ":all:", requirement]
@@ -356,7 +380,7 @@ async def _published_wheel(build: _Build) -> EnvironmentAttempt:
         strategy="published-wheel",
         ok=False,
         seconds=0,
-        error="\n".join(errors),
+        error="\n".join(errors) or "no other wheels to try than those tried first",
         python=python.version_text,
     )
 
