@@ -24,7 +24,14 @@ from .built_objects import bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
 from .examples import example_item
 from .held import held_arguments
-from .returns import class_factory, factory_of, kept_as_handle, returned_class, returns_owner
+from .returns import (
+    class_factory,
+    factory_of,
+    kept_as_handle,
+    returned_class,
+    returns_owner,
+    returns_self,
+)
 from .session_names import PACKAGE, resolve
 from .session_reading import session_statements
 from .setup_steps import method_signature, setup_step
@@ -299,9 +306,15 @@ def _receiver(node, owner, owner_target, namespace, receivers, source, objects=N
 
 def _chained(owner, owner_target, name, call, steps, source):
     """``steps`` and a call of ``owner.name`` whose result is the receiver from then on
-    (``chained``), when its signature says it returns an ``owner``; None otherwise."""
+    (``chained``), when its signature says it returns an ``owner``; None otherwise. A
+    method that returns ``self`` (``StandardScaler().fit(X).transform(X)``) sets its
+    receiver up in place: a plain setup step, whatever its tool returns."""
     signature = method_signature(owner, name)
-    if signature is None or not returns_owner(signature.return_annotation, owner):
+    if signature is None:
+        return None
+    if signature.return_annotation is inspect.Signature.empty and returns_self(owner, name):
+        return setup_step(owner, owner_target, name, call, steps, source)
+    if not returns_owner(signature.return_annotation, owner):
         return None
     if not kept_as_handle(owner):
         return None
