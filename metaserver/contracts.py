@@ -135,6 +135,12 @@ class SessionStep(BaseModel):
         description="With ``into`` a ``*args`` parameter or a list argument "
         "(``covariance_matrix([u, v])``): the result's place in its list.",
     )
+    part: int | None = Field(
+        default=None,
+        description="With ``into``: the step's result is a sequence the line unpacked "
+        "(``signal, bkps = pw_constant(1000, 3, 4)``) and the argument is its item at this "
+        "place.",
+    )
     typed: bool = Field(
         default=False,
         description="The docs never built this argument (``lqr(sys)``): it is built by the "

@@ -510,6 +510,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "attribute": step.attribute,
                     "into": step.into,
                     "item": step.item,
+                    "part": step.part,
                     "chained": step.chained,
                     "takes": step.takes,
                     "on": step.on,

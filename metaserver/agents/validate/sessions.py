@@ -121,6 +121,12 @@ async def _built_value(
         raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
     raw = await _call(client, tool, dict(step.arguments), step, timeout)
     value = result_value(raw)
+    if step.part is not None:  # ``signal, bkps = pw_constant(...)``: one item of the result
+        if not isinstance(value, list) or not -len(value) <= step.part < len(value):
+            raise SessionError(
+                f"session line {step.line!r}: {tool.name} returned no item {step.part} to unpack"
+            )
+        value = value[step.part]
     if isinstance(value, dict) and isinstance(value.get("handle"), str):
         return {"handle": value["handle"]}
     return value

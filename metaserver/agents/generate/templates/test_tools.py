@@ -93,6 +93,8 @@ async def receiver(client, session, arguments):
             raw = await client.call_tool_mcp(step["tool"], dict(step["arguments"]))
             assert not raw.is_error, raw
             value = (raw.structured_content or {}).get("result")
+            if step.get("part") is not None:  # one item of a result the line unpacked
+                value = value[step["part"]]
             if isinstance(value, dict) and isinstance(value.get("handle"), str):
                 value = {"handle": value["handle"]}
             results[index] = value
