@@ -114,6 +114,13 @@ _FILE_WORDS = re.compile(
     re.I,
 )
 _NOT_FILE = re.compile(r"\b(?:list|sequence|nodes?|edges?|vertices|tuple|array)\b", re.I)
+# "The full file name (without path)": a name the callable resolves itself (its own data
+# folder), which a path in the work directory would break.
+_NO_PATH = re.compile(
+    r"\b(?:without (?:the |its |a |any )?(?:director(?:y|ies)|path|folder)s?|"
+    r"not (?:a |the )?(?:full |absolute )?path)\b",
+    re.I,
+)
 _WRITES = re.compile(r"\b(?:writ(?:e|es|ten)|save[sd]?|output|dump(?:s|ed)?)\b", re.I)
 
 
@@ -128,6 +135,8 @@ def reads_file(name, type_text, said):
     if typed is not None and typed != {"type": "string"}:
         return False  # "path : list of nodes" is a graph's path, not a file's
     if _NOT_FILE.search(said or "") and not _FILE_WORDS.search(words):
+        return False
+    if _NO_PATH.search(words):
         return False
     return bool(_FILE_NAME.search(name or "")) or bool(_FILE_WORDS.search(words))
 

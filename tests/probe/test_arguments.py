@@ -101,6 +101,9 @@ def test_files_by_name_or_words_and_not_outputs() -> None:
     assert reads_file("source", "str or file-like", None)
     assert not reads_file("outfile", "str", "Where the output is written.")
     assert not reads_file("mode", "str", "How to read the table.")
+    # A name the callable looks up in its own data folder: a work path would break it.
+    assert not reads_file("name", "str", "The full file name (without path)")
+    assert not reads_file("filename", "str", "The file's name, not a full path.")
     schema, codec, _ = refined_parameter(EMPTY, "str", EMPTY, {}, None, "pkg", None, "fname")
     assert codec == "file"
     forms = [set(arm.get("required", [])) for arm in schema["anyOf"]]
