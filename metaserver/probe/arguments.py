@@ -27,11 +27,11 @@ __all__ = [
     "ANY_JSON",
     "array_codec",
     "container_codec",
+    "container_typed",
     "file_schema",
     "function_variables",
     "reads_file",
     "refined_parameter",
-    "set_typed",
     "takes_function",
     "words_schema",
 ]
@@ -332,10 +332,12 @@ def _untyped(schema):
     return not any(key in schema for key in ("type", "anyOf", "oneOf", "enum", "$ref", "const"))
 
 
-def set_typed(params, doc, names, signature):
-    """Give the ``set`` (``frozenset``) codec to each parameter without one that a doctest
-    call of this callable (by one of ``names``) passes a set literal (``{"H2", "O2"}``,
-    ``set(...)``): the example arrives as a JSON list, the callable wants a set."""
+def container_typed(params, doc, names, signature):
+    """Give the ``set`` (``frozenset``, ``tuple``) codec to each parameter without one that a
+    doctest call of this callable (by one of ``names``) passes such a literal (``{"H2",
+    "O2"}``, ``set(...)``, ``(rows, columns)``): the example arrives as a JSON list, and the
+    callable wants what the line wrote (scikit-learn's ``consensus_score`` checks for a
+    tuple)."""
     found = {}
     for source in _doctest_sources(doc):
         try:
@@ -352,7 +354,7 @@ def set_typed(params, doc, names, signature):
             except TypeError:
                 continue
             for name, node in bound.items():
-                kind = _set_literal(node)
+                kind = _container_literal(node)
                 if kind is not None:
                     found.setdefault(name, kind)
     for param in params:
@@ -382,9 +384,11 @@ def _called(call):
     return func.id if isinstance(func, ast.Name) else None
 
 
-def _set_literal(node):
+def _container_literal(node):
     if isinstance(node, ast.Set):
         return "set"
+    if isinstance(node, ast.Tuple) and node.elts:
+        return "tuple"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if node.func.id in ("set", "frozenset") and len(node.args) <= 1 and not node.keywords:
             return node.func.id

@@ -15,10 +15,10 @@ from metaserver.probe.arguments import (
     ANY_JSON,
     array_codec,
     container_codec,
+    container_typed,
     function_variables,
     reads_file,
     refined_parameter,
-    set_typed,
     takes_function,
     words_schema,
 )
@@ -110,19 +110,22 @@ def test_files_by_name_or_words_and_not_outputs() -> None:
     assert forms == [set(), {"content"}, {"base64"}]
 
 
-def test_set_literals_in_a_doctest_give_their_parameters_the_set_codec() -> None:
+def test_set_and_tuple_literals_in_a_doctest_give_their_parameters_the_codec() -> None:
     def common(first, second, third=None):  # type: ignore[no-untyped-def]
         return first
 
     doc = ">>> common({'a', 'b'}, frozenset(['b']), third=[1])\n['b']\n"
+    doc += ">>> common(1, 2, third=([0, 1], [1, 0]))\n1\n"
     params = [
         {"name": n, "json_schema": {"description": ANY_JSON}, "codec": None, "description": None}
-        for n in ("first", "second", "third")
+        for n in ("first", "second", "third", "fourth")
     ]
-    set_typed(params, doc, {"common"}, inspect.signature(common))
+    container_typed(params, doc, {"common"}, inspect.signature(common))
     assert [(p["codec"], p["json_schema"]) for p in params] == [
         ("set", {"type": "array"}),
         ("frozenset", {"type": "array"}),
+        # the first call's list says nothing; the second's tuple does
+        ("tuple", {"type": "array"}),
         (None, {"description": ANY_JSON}),
     ]
 
