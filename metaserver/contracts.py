@@ -141,6 +141,12 @@ class SessionStep(BaseModel):
         "(``signal, bkps = pw_constant(1000, 3, 4)``) and the argument is its item at this "
         "place.",
     )
+    feeds: int | None = Field(
+        default=None,
+        description="With ``into``: the index of the later setup step whose parameter "
+        "``into`` takes this step's result (``algo.fit(signal)`` after ``signal, bkps = "
+        "pw_constant(...)``); None: the documented call's parameter.",
+    )
     typed: bool = Field(
         default=False,
         description="The docs never built this argument (``lqr(sys)``): it is built by the "

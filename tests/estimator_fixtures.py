@@ -13,7 +13,7 @@ ESTIMATOR_MODULE = '''\
 
 import functools
 
-__all__ = ["LevelModel", "halves", "merge"]
+__all__ = ["LevelModel", "halves", "make_levels", "merge"]
 
 
 def _checked(method):
@@ -42,13 +42,25 @@ class LevelModel:
         if not values:
             raise ValueError("no values to fit")
         self.level_ = sum(values) / len(values)
+        self.span_ = max(values) - min(values)
         return self
+
+    def spread(self):
+        """How far apart the fitted values lie."""
+        if self.level_ is None:
+            raise RuntimeError("This LevelModel instance is not fitted yet: call fit first")
+        return self.span_
 
     def predict(self, offset):
         """The fitted level, scaled, plus ``offset``."""
         if self.level_ is None:
             raise RuntimeError("This LevelModel instance is not fitted yet: call fit first")
         return self.level_ * self.scale + offset
+
+
+def make_levels(count):
+    """A toy dataset: ``count`` levels, and the labels of each."""
+    return [3 * i for i in range(count)], [f"level {i}" for i in range(count)]
 
 
 def halves(values):
@@ -75,6 +87,9 @@ ESTIMATOR_README = """\
 >>> head, tail = halves([1, 2, 3, 4])
 >>> merge(head, tail, gap=9)
 [1, 2, 9, 3, 4]
+>>> levels, labels = make_levels(4)
+>>> LevelModel().fit(levels).spread()
+9
 ```
 """
 

@@ -156,7 +156,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             step = None
             if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 step = _build(statement.value, namespace, package, values, source)
-            unpacked = _unpacked(statement)
+            unpacked = unpacked_names(statement)
             parts = (
                 _build(statement.value, namespace, package, values, source) if unpacked else None
             )
@@ -185,7 +185,8 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
                 builders[statement.targets[0].id] = resolve(statement.value.func, namespace)
             if parts is not None:  # ``cA, cD = dwt(x, "db2")``: each name, one item of it
                 for place, name in enumerate(unpacked):
-                    values[name] = dict(parts, part=place)
+                    if name not in state["symbols"]:  # ``a, b = symbols("a b")``: text
+                        values[name] = dict(parts, part=place)
         elif isinstance(statement, ast.Expr) and not example.exc_msg:
             item = example_of(statement.value, example.want.strip(), source)
             if not _set_up(statement.value, builders, state, source):
@@ -206,7 +207,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     return found
 
 
-def _unpacked(statement):
+def unpacked_names(statement):
     """The names ``a, b = ...`` binds, in order, when its one target is a tuple or list of
     plain names (no starred one, no attribute); else None."""
     if len(statement.targets) != 1 or not isinstance(statement.targets[0], (ast.Tuple, ast.List)):

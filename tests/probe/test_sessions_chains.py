@@ -191,6 +191,10 @@ class Scaler:
 
     def transform(self, value):
         return (value - self.mean) * self.factor
+
+
+def series(n):
+    return list(range(n)), [n]
 """
 
 ESTIMATOR_README = """\
@@ -202,6 +206,9 @@ ESTIMATOR_README = """\
 0.0
 >>> Scaler().refit([1]).transform(1)
 0.0
+>>> values, marks = series(5)
+>>> Scaler().fit(values).transform(3)
+1.0
 """
 
 
@@ -224,7 +231,11 @@ def test_a_method_that_returns_self_sets_its_receiver_up(tmp_path: Path) -> None
         del sys.modules["estfx"]
     (transform,) = [c for c, _, t in described if t == "estfx:Scaler.transform"]
     proofs = {e["line"]: e for e in transform["examples"] if e["has_expected"]}
-    assert set(proofs) == {"Scaler(2).fit([1, 2, 3]).transform(4)", "fitted.transform(15)"}
+    assert set(proofs) == {
+        "Scaler(2).fit([1, 2, 3]).transform(4)",
+        "fitted.transform(15)",
+        "Scaler().fit(values).transform(3)",
+    }
     chain = proofs["Scaler(2).fit([1, 2, 3]).transform(4)"]
     assert [(s["member"], s["arguments"], s.get("chained")) for s in chain["session"]] == [
         (None, {"factor": 2}, None),

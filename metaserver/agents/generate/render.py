@@ -511,6 +511,7 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "into": step.into,
                     "item": step.item,
                     "part": step.part,
+                    "feeds": step.feeds,
                     "chained": step.chained,
                     "takes": step.takes,
                     "on": step.on,

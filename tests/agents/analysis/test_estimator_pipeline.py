@@ -48,9 +48,22 @@ async def test_fit_then_predict_and_unpacked_results(tmp_path: Path) -> None:
     ]
     assert merge.evidence.arguments == {"head": [1, 2], "tail": [3, 4], "gap": 9}
 
-    # The generated server's own tests replay both sessions.
+    # levels, labels = make_levels(4); LevelModel().fit(levels).spread() -> 9: fit's argument
+    # is the first item of the toy dataset, built by a step that feeds the fit step.
+    spread = tools["LevelModel.spread"]
+    assert spread.status == "passed", spread.error
+    assert spread.evidence is not None and spread.evidence.check == "expected-value"
+    assert spread.evidence.result == 9
+    assert [(s.tool, s.into, s.part, s.feeds) for s in spread.evidence.session] == [
+        ("level_model_new", None, None, None),
+        ("make_levels", "values", 0, 2),
+        ("level_model_fit", None, None, None),
+    ]
+
+    # The generated server's own tests replay every session.
     assert report.output_dir is not None
     calls = json.loads((Path(report.output_dir) / "tests" / "validation_calls.json").read_text())
     replayed = {c["tool"]: c["session"] for c in calls}
     assert [s["part"] for s in replayed["merge"]] == [0, 1]
     assert [s["tool"] for s in replayed["level_model_predict"]][-1] == "level_model_fit"
+    assert [s["feeds"] for s in replayed["level_model_spread"]] == [None, 2, None]
