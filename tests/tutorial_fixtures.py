@@ -7,7 +7,7 @@ itself as numpy 2 prints an array (``array([9, -1, 3, 1])``; an environment here
 numpy). Its tutorials: ``tutorials/savings.ipynb`` saved without outputs, with a parameters
 cell; ``examples/plot_growth.py``, a sphinx-gallery script that saves a figure;
 ``docs/tutorials/reading.ipynb``, unexecuted, reading ``../data/start.txt``;
-``notebooks/differences.ipynb``, whose stored output is the list numpy 1 printed
+``notebooks/steps.ipynb``, whose stored output is the list numpy 1 printed
 (``[9, -1, 3, 1]``); ``examples/sampling.ipynb``, unexecuted and unseeded.
 """
 
@@ -171,7 +171,7 @@ def make_tutorial_repo(root: Path) -> Path:
             "examples/plot_growth.py": PLOT_GROWTH,
             "docs/tutorials/reading.ipynb": READING,
             "docs/data/start.txt": "200.0\n",
-            "notebooks/differences.ipynb": DIFFERENCES,
+            "notebooks/steps.ipynb": DIFFERENCES,
             "examples/sampling.ipynb": SAMPLING,
         },
     )

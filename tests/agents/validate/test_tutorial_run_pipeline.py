@@ -49,10 +49,10 @@ async def test_tutorials_are_run_to_make_their_reference(tmp_path: Path) -> None
     assert reading.evidence is not None
     assert reading.evidence.expected == [{"cell": 1, "text": "[200.0, 220.0, 242.0]"}]
     # A stored output that differs only in numpy's repr reproduces.
-    differences = tools["differences"]
-    assert differences.status == "passed", differences.error
-    assert differences.evidence is not None and differences.evidence.check == "notebook-outputs"
-    (pair,) = differences.evidence.compared
+    steps = tools["steps"]
+    assert steps.status == "passed", steps.error
+    assert steps.evidence is not None and steps.evidence.check == "notebook-outputs"
+    (pair,) = steps.evidence.compared
     assert (pair["stored"], pair["rerun"], pair["match"]) == (
         "[9, -1, 3, 1]",
         "array([9, -1, 3, 1])",
