@@ -38,6 +38,7 @@ from metaserver.contracts import (
     EnvironmentSummary,
     Failure,
     LLMUsage,
+    SkippedCallable,
     Source,
     ToolEvidence,
     Workspace,
@@ -249,6 +250,16 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 mined=usage,
             )
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
+    # A tutorial chosen at analysis that design left out is listed as skipped too.
+    designed_targets = {spec.target for spec in specs}
+    report.notebooks_skipped += [
+        SkippedCallable(
+            target=c.target,
+            reason=f"beyond the tutorials' share of the {conversion.max_tools} tools",
+        )
+        for c in code.candidates
+        if c.kind == "notebook" and c.target not in designed_targets
+    ]
 
     await timer.announce("generate")
     with timer.stage("generate"):

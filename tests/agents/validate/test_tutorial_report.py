@@ -54,3 +54,7 @@ def test_the_summary_counts_checks_apart() -> None:
     assert summary.unseeded == ["c"]
     assert summary.skipped == {"needs the network": 2}
     assert tutorial_summary([], [], tools) is None
+    # A tutorial chosen at analysis that design left out is a candidate and a skipped one.
+    left_out = SkippedCallable(target="t/c.ipynb", reason="beyond the tutorials' share")
+    again = tutorial_summary([candidate(n) for n in "abc"], [*skipped, left_out], tools[:2])
+    assert again is not None and again.found == 5 and again.tools == 2

@@ -69,6 +69,7 @@ async def test_tutorials_are_run_to_make_their_reference(tmp_path: Path) -> None
     assert (summary.found, summary.tools, summary.stored, summary.executed) == (5, 5, 1, 4)
     assert summary.passed == {"notebook-run": 3, "notebook-outputs": 1}
     assert summary.unseeded == ["sampling"]
+    assert report.notebooks_skipped == []  # all five fit the budget and the tools' share
     assert report.seconds["notebook:savings"] > 0
 
     # Through the registered, sandboxed server: the data file is read-only, new numbers.
