@@ -29,7 +29,7 @@ from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
 from metaserver.agents.repair import probe_installer, validate_and_repair
 from metaserver.agents.stores import trim_stores
-from metaserver.agents.validate import notebook_seconds, publish
+from metaserver.agents.validate import notebook_seconds, publish, tutorial_summary
 from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
@@ -38,6 +38,7 @@ from metaserver.contracts import (
     EnvironmentSummary,
     Failure,
     LLMUsage,
+    SkippedCallable,
     Source,
     ToolEvidence,
     Workspace,
@@ -229,7 +230,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         code, usage = await analyse(
             workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
         )
-        report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
+        report.notebooks_skipped = [s for s in code.skipped if _is_tutorial(s.target)]
         report.analysis_unread = code.unread
 
     await timer.announce("design")
@@ -249,6 +250,16 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 mined=usage,
             )
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
+    # A tutorial chosen at analysis that design left out is listed as skipped too.
+    designed_targets = {spec.target for spec in specs}
+    report.notebooks_skipped += [
+        SkippedCallable(
+            target=c.target,
+            reason=f"beyond the tutorials' share of the {conversion.max_tools} tools",
+        )
+        for c in code.candidates
+        if c.kind == "notebook" and c.target not in designed_targets
+    ]
 
     await timer.announce("generate")
     with timer.stage("generate"):
@@ -270,6 +281,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 report.tools = _final_statuses(evidence, published=len(kept) >= MIN_TOOLS_PASSED)
                 report.tools_passed = len(passed)
                 report.coverage = readme_coverage(usage, passed, code.candidates, needing)
+        report.tutorials = tutorial_summary(code.candidates, report.notebooks_skipped, report.tools)
 
     if report.tools_passed < MIN_TOOLS_PASSED:
         shutil.rmtree(conversion.venv, ignore_errors=True)
@@ -293,6 +305,12 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             settings, report, workspace, draft.environment, conversion.server_dir, passed, evidence
         )
     return _finish(report, timer, None)
+
+
+def _is_tutorial(target: str) -> bool:
+    """A notebook, or an example script (always in a folder: a command-line script's
+    skipped entry is named by its program, a top-level file)."""
+    return target.endswith(".ipynb") or (target.endswith(".py") and "/" in target)
 
 
 async def _build_environment(conversion: Conversion) -> Environment:
