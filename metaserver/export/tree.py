@@ -1,0 +1,207 @@
+"""The tree of an exported change: every file it adds or edits, by repository path.
+
+The server goes into a folder of its own (``mcp/``, or the first of a few names the
+repository does not use), made from the registered version's files: ``server.py`` as it was
+validated, the tests its publication replayed, its documents, the data files its examples
+read, and a README written for the repository. ``metaserver_runtime`` is vendored, each
+file with its licence header, only when the server imports it. The one edit outside the
+folder declares the ``mcp`` extra (:mod:`.packaging`). Everything is read from the record,
+so that a second export of one version is the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from metaserver import __version__
+from metaserver.agents.generate.data_files import example_files
+from metaserver.export.message import commit_message
+from metaserver.export.origin import Origin
+from metaserver.export.packaging import PackagingEdit, packaging_edit
+from metaserver.export.readme import export_readme
+
+__all__ = ["FOLDERS", "Change", "build_change", "choose_folder", "server_requirements"]
+
+FOLDERS = ("mcp", "mcp_server", "mcp-server", "metaserver_mcp")
+RUNTIME = "metaserver_runtime"
+# Files of the server directory the export writes itself, or leaves out: the client snippet
+# runs `metaserver run` (the repository's users run the server directly), work/ holds what
+# runs wrote (its data files are picked by name).
+_LEFT_OUT = {"README.md", "mcp.json"}
+_SKIPPED_PARTS = {"__pycache__", ".pytest_cache"}
+_LICENCE = (
+    "# Vendored from metaserver {version} (metaserver/runtime/{name}) by `metaserver export`.\n"
+    "# Copyright the metaserver authors. SPDX-License-Identifier: Apache-2.0\n"
+    "# (https://www.apache.org/licenses/LICENSE-2.0). Regenerate rather than edit.\n"
+)
+_IMPORTS_RUNTIME = re.compile(rf"^\s*(from|import)\s+{RUNTIME}\b", re.MULTILINE)
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)$")
+
+
+@dataclass(frozen=True)
+class Change:
+    """An export: the files it writes, what they edit, and the commit that carries them."""
+
+    folder: str
+    files: dict[str, bytes]  # repository path -> content, sorted by path
+    originals: dict[str, bytes]  # the existing files it edits, as they were
+    packaging: PackagingEdit
+    message: str
+    date: int  # seconds since the epoch (the conversion's registration)
+    commit: str | None
+    tools: list[str] = field(default_factory=list)
+
+
+def build_change(origin: Origin) -> Change:
+    """The change that adds ``origin``'s server to the tree it was converted from."""
+    folder = choose_folder(origin.tree)
+    calls = _calls(origin.server_dir)
+    requirements = server_requirements(origin)
+    packaging = packaging_edit(origin.tree, requirements, folder)
+    files: dict[str, bytes] = {}
+    imports_runtime = bool(
+        _IMPORTS_RUNTIME.search((origin.server_dir / "server.py").read_text(encoding="utf-8"))
+    )
+    for path in _server_files(origin.server_dir):
+        relative = path.relative_to(origin.server_dir)
+        if relative.parts[0] == RUNTIME and not imports_runtime:
+            continue
+        data = path.read_bytes()
+        if relative.parts[0] == RUNTIME and path.suffix == ".py":
+            data = _LICENCE.format(version=__version__, name=relative.name).encode() + data
+        files[f"{folder}/{relative.as_posix()}"] = data
+    for name in _data_files(origin):
+        files[f"{folder}/work/{name}"] = (origin.server_dir / "work" / name).read_bytes()
+    files[f"{folder}/work/.gitignore"] = _work_ignore(list(_data_files(origin))).encode()
+    generator = str(origin.record.generator_version)
+    readme = export_readme(
+        origin.record.name,
+        origin.distribution,
+        folder,
+        packaging.install,
+        origin.specs,
+        calls,
+        generator,
+    )
+    files[f"{folder}/README.md"] = readme.encode()
+    files[packaging.path] = packaging.text.encode()
+    originals = {}
+    if packaging.original is not None:
+        originals[packaging.path] = packaging.original.encode()
+    message = commit_message(
+        origin.distribution,
+        folder,
+        _public_source(origin.record.source),
+        origin.commit,
+        generator,
+        calls,
+        packaging.path,
+        packaging.install,
+    )
+    return Change(
+        folder=folder,
+        files=dict(sorted(files.items())),
+        originals=originals,
+        packaging=packaging,
+        message=message,
+        date=origin.date,
+        commit=origin.commit,
+        tools=[spec.name for spec in origin.specs],
+    )
+
+
+def choose_folder(tree: Path) -> str:
+    """``mcp``, or the first name of :data:`FOLDERS` nothing at the tree's root uses (in any
+    case: the change must check out on a case-insensitive file system too)."""
+    taken = {entry.name.lower() for entry in tree.iterdir()}
+    for name in FOLDERS:
+        if name.lower() not in taken and f"{name.lower()}.py" not in taken:
+            return name
+    index = 2
+    while f"mcp_server{index}" in taken:
+        index += 1
+    return f"mcp_server{index}"
+
+
+def server_requirements(origin: Origin) -> list[str]:
+    """What the server needs beyond the package: FastMCP as validated (its pin in the
+    environment's lock), the package's own extras the guides needed, and the distributions
+    the import probe found undeclared (pinned as they were installed)."""
+    pins = {}
+    for line in origin.record.environment_lock.splitlines():
+        match = _PIN.match(line.strip())
+        if match:
+            pins[_normal(match.group(1))] = line.strip()
+    requirements = [pins.get("fastmcp", "fastmcp")]
+    environment = origin.report.get("environment") or {}
+    extras = sorted(
+        {str(extra.get("name")) for extra in environment.get("extras") or [] if extra.get("name")}
+    )
+    if extras:
+        requirements.append(f"{origin.distribution}[{','.join(extras)}]")
+    for added in environment.get("added") or []:
+        requirement = pins.get(_normal(str(added)), str(added))
+        if requirement not in requirements:
+            requirements.append(requirement)
+    return requirements
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _server_files(server_dir: Path) -> list[Path]:
+    found = []
+    for path in sorted(server_dir.rglob("*")):
+        relative = path.relative_to(server_dir)
+        if path.is_symlink() or not path.is_file():
+            continue
+        if relative.parts[0] == "work" or str(relative) in _LEFT_OUT:
+            continue
+        if _SKIPPED_PARTS & set(relative.parts) or path.suffix == ".pyc":
+            continue
+        found.append(path)
+    return found
+
+
+def _data_files(origin: Origin) -> list[str]:
+    """The work/ files the examples read (never what runs wrote there)."""
+    work = origin.server_dir / "work"
+    return sorted(
+        name
+        for name in example_files(origin.specs, origin.tree)
+        if (work / name).is_file() and not (work / name).is_symlink()
+    )
+
+
+def _work_ignore(data: list[str]) -> str:
+    """work/'s .gitignore: what tool runs write there stays out of the repository."""
+    lines = ["# Files the server's tools write at run time; only the examples' data is kept.", "*"]
+    lines.append("!.gitignore")
+    parents: set[str] = set()
+    for name in data:
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            parents.add("/".join(parts[:depth]))
+    lines.extend(f"!/{parent}/" for parent in sorted(parents))
+    lines.extend(f"!/{name}" for name in data)
+    return "\n".join(lines) + "\n"
+
+
+def _calls(server_dir: Path) -> list[dict[str, Any]]:
+    path = server_dir / "tests" / "validation_calls.json"
+    if not path.is_file():
+        return []
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    return [call for call in loaded if isinstance(call, dict)] if isinstance(loaded, list) else []
+
+
+def _public_source(source: str) -> str:
+    """The source as a maintainer reads it: a local path says only its last part."""
+    if "://" in source and not source.startswith("file://"):
+        return source
+    return Path(source.removeprefix("file://")).name or source
