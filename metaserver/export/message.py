@@ -22,6 +22,12 @@ def commit_message(
 ) -> str:
     """Subject, blank line, body (wrapped at 72 columns), ending in a newline."""
     checked = sum(1 for call in calls if call.get("check") == "expected-value")
+    notebooks = sum(1 for call in calls if call.get("check") == "notebook-outputs")
+    checks = [f"{checked} returned the value the repository's own documentation shows"]
+    if notebooks:
+        checks.append(f"{notebooks} reproduced a notebook's stored outputs")
+    if len(calls) - checked - notebooks:
+        checks.append(f"{len(calls) - checked - notebooks} answered without error")
     tools = sorted(call["tool"] for call in calls)
     at = f" at {commit}" if commit else ""
     paragraphs = [
@@ -30,8 +36,7 @@ def commit_message(
         f"the installed package), its tests, and a README; {packaging} declares what it "
         f"needs ({install}). Nothing else in the repository changes.",
         f"How it was proven: each of the {len(calls)} tools was called through a real MCP "
-        f"client in a sandbox before it was kept; {checked} returned the value the "
-        f"repository's own documentation shows, the others answered without error. "
+        f"client in a sandbox before it was kept: {'; '.join(checks)}. "
         f"{folder}/tests replays those calls against a fresh server: pytest {folder}/",
         "Tools: " + ", ".join(tools) + ".",
     ]

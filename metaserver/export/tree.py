@@ -11,6 +11,7 @@ so that a second export of one version is the same bytes.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -24,7 +25,14 @@ from metaserver.export.origin import Origin
 from metaserver.export.packaging import PackagingEdit, packaging_edit
 from metaserver.export.readme import export_readme
 
-__all__ = ["FOLDERS", "Change", "build_change", "choose_folder", "server_requirements"]
+__all__ = [
+    "FOLDERS",
+    "Change",
+    "build_change",
+    "choose_folder",
+    "runtime_modules",
+    "server_requirements",
+]
 
 FOLDERS = ("mcp", "mcp_server", "mcp-server", "metaserver_mcp")
 RUNTIME = "metaserver_runtime"
@@ -38,7 +46,7 @@ _LICENCE = (
     "# Copyright the metaserver authors. SPDX-License-Identifier: Apache-2.0\n"
     "# (https://www.apache.org/licenses/LICENSE-2.0). Regenerate rather than edit.\n"
 )
-_IMPORTS_RUNTIME = re.compile(rf"^\s*(from|import)\s+{RUNTIME}\b", re.MULTILINE)
+_SIBLING = re.compile(r"^[a-z_][a-z0-9_]*\.py$")
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)$")
 
 
@@ -63,12 +71,10 @@ def build_change(origin: Origin) -> Change:
     requirements = server_requirements(origin)
     packaging = packaging_edit(origin.tree, requirements, folder)
     files: dict[str, bytes] = {}
-    imports_runtime = bool(
-        _IMPORTS_RUNTIME.search((origin.server_dir / "server.py").read_text(encoding="utf-8"))
-    )
+    vendored = runtime_modules(origin.server_dir)
     for path in _server_files(origin.server_dir):
         relative = path.relative_to(origin.server_dir)
-        if relative.parts[0] == RUNTIME and not imports_runtime:
+        if relative.parts[0] == RUNTIME and relative.as_posix() not in vendored:
             continue
         data = path.read_bytes()
         if relative.parts[0] == RUNTIME and path.suffix == ".py":
@@ -112,6 +118,41 @@ def build_change(origin: Origin) -> Change:
         commit=origin.commit,
         tools=[spec.name for spec in origin.specs],
     )
+
+
+def runtime_modules(server_dir: Path) -> set[str]:
+    """The ``metaserver_runtime`` files the server needs (``metaserver_runtime/x.py``): the
+    modules ``server.py`` imports, what they import in turn, and a sibling file one runs by
+    its name (the notebook runner); none when the server imports none."""
+    package = server_dir / RUNTIME
+    wanted: list[str] = []
+    server = ast.parse((server_dir / "server.py").read_text(encoding="utf-8"))
+    for node in ast.walk(server):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            head, _, rest = node.module.partition(".")
+            if head == RUNTIME:
+                wanted.extend(["__init__", rest.split(".")[0]] if rest else ["__init__"])
+        elif isinstance(node, ast.Import):
+            if any(alias.name.split(".")[0] == RUNTIME for alias in node.names):
+                wanted.append("__init__")
+    seen: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        path = package / f"{name}.py"
+        if name in seen or not path.is_file():
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                wanted.append(node.module.split(".")[0] if node.module else "__init__")
+                if not node.module:
+                    wanted.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if _SIBLING.match(node.value):
+                    wanted.append(node.value.removesuffix(".py"))
+    if seen:
+        seen.add("__init__")  # importing a module of the package runs its __init__
+    return {f"{RUNTIME}/{name}.py" for name in seen}
 
 
 def choose_folder(tree: Path) -> str:
