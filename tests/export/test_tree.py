@@ -1,0 +1,53 @@
+"""The export's folder name and the runtime files a server needs (the whole change is built
+from a real conversion in test_export_pipeline.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from metaserver.agents.generate.render import RUNTIME_SOURCE
+from metaserver.export.tree import FOLDERS, choose_folder, runtime_modules
+
+
+def test_the_folder_is_mcp_unless_the_repository_uses_the_name(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    assert choose_folder(tmp_path) == "mcp"
+    (tmp_path / "MCP").mkdir()  # taken on a case-insensitive file system too
+    assert choose_folder(tmp_path) == "mcp_server"
+    (tmp_path / "mcp_server.py").write_text("")  # a module of that name shadows a folder
+    assert choose_folder(tmp_path) == "mcp-server"
+    for name in FOLDERS:
+        (tmp_path / name).mkdir(exist_ok=True)
+    assert choose_folder(tmp_path) == "mcp_server2"
+
+
+def _server(tmp_path: Path, source: str) -> Path:
+    shutil.copytree(RUNTIME_SOURCE, tmp_path / "metaserver_runtime")
+    (tmp_path / "server.py").write_text(source)
+    return tmp_path
+
+
+def test_only_the_runtime_modules_the_server_imports_are_vendored(tmp_path: Path) -> None:
+    server = _server(tmp_path, "from metaserver_runtime import HandleTable, invoke\n")
+    wanted = {path.removeprefix("metaserver_runtime/") for path in runtime_modules(server)}
+    # __init__ imports call, codecs, decode and handles, which import the rest of these.
+    assert {"__init__.py", "call.py", "codecs.py", "decode.py", "handles.py"} <= wanted
+    assert {"domain.py", "protocols.py", "expressions.py", "file_args.py"} <= wanted
+    assert not {"scripts.py", "notebooks.py", "notebook_runner.py", "phash.py"} & wanted
+
+
+def test_a_notebook_server_brings_the_runner_it_starts_by_file_name(tmp_path: Path) -> None:
+    server = _server(
+        tmp_path,
+        "from metaserver_runtime import invoke\n"
+        "from metaserver_runtime.notebooks import run_notebook\n",
+    )
+    wanted = {path.removeprefix("metaserver_runtime/") for path in runtime_modules(server)}
+    # notebooks.py imports phash and scripts; it starts notebook_runner.py by its path.
+    assert {"notebooks.py", "notebook_runner.py", "phash.py", "scripts.py"} <= wanted
+
+
+def test_a_server_that_imports_no_runtime_vendors_none(tmp_path: Path) -> None:
+    server = _server(tmp_path, "import json\n")
+    assert runtime_modules(server) == set()
