@@ -11,6 +11,7 @@ machine), and ``fresh_env`` builds a uv environment with a repository installed.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -109,3 +110,13 @@ def fresh_env(repo: Path, spec: str, *extra: str) -> Path:
         timeout=600,
     )
     return python
+
+
+def run_export_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``metaserver export ARGS`` as a user runs it, on ``home``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    if backend := os.environ.get("METASERVER_SANDBOX__BACKEND"):
+        env["METASERVER_SANDBOX__BACKEND"] = backend
+    env["METASERVER_HOME"] = str(home)
+    command = [str(Path(sys.executable).with_name("metaserver")), "export", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
