@@ -20,10 +20,11 @@ from pathlib import Path
 
 from metaserver.packaging_metadata import metadata_text
 
-__all__ = ["EXTRA", "PackagingEdit", "packaging_edit"]
+__all__ = ["EXTRA", "PackagingEdit", "packaging_edit", "setuptools_discovers"]
 
 EXTRA = "mcp"
 _HEADER = re.compile(r"^\s*\[")
+_SETUP_PY_LISTS = re.compile(r"\b(packages|py_modules)\s*=")
 _TABLE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 
 
@@ -58,6 +59,45 @@ def packaging_edit(root: Path, requirements: list[str], folder: str) -> Packagin
     path = f"{folder}/requirements.txt"
     text = "".join(f"{requirement}\n" for requirement in requirements)
     return PackagingEdit(path, text, None, f"pip install -e . -r {path}", "requirements")
+
+
+def setuptools_discovers(root: Path) -> bool:
+    """Whether setuptools would find the project's packages by itself in a flat layout: then
+    any new folder whose name is importable becomes a second top-level package, and the
+    build refuses ("Multiple top-level packages discovered in a flat-layout")."""
+    text = metadata_text(root / "pyproject.toml")
+    data: dict[str, object] = {}
+    if text is not None:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            data = {}
+    system = data.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    legacy = (root / "setup.py").is_file() or (root / "setup.cfg").is_file()
+    if not (str(backend or "").startswith("setuptools") or (backend is None and legacy)):
+        return False
+    if (root / "src").is_dir():
+        return False  # src-layout: only src/ is searched
+    tool = data.get("tool")
+    own = tool.get("setuptools") if isinstance(tool, dict) else None
+    if isinstance(own, dict) and ("packages" in own or "py-modules" in own):
+        # A list names the packages; `packages.find` searches namespaces too (pyproject's
+        # default), so only an `include` keeps a new folder out.
+        found = own.get("packages")
+        return isinstance(found, dict) and not _find_includes(found)
+    texts = [metadata_text(root / "setup.cfg") or "", metadata_text(root / "setup.py") or ""]
+    if any("find_namespace" in text for text in texts):
+        return True  # a namespace search takes any folder, __init__.py or not
+    setup_cfg = texts[0]
+    if re.search(r"^\s*(packages|py_modules)\s*=", setup_cfg, re.M):
+        return False
+    return not _SETUP_PY_LISTS.search(texts[1])
+
+
+def _find_includes(found: dict[str, object]) -> bool:
+    search = found.get("find")
+    return isinstance(search, dict) and bool(search.get("include"))
 
 
 def _static_project(text: str | None) -> dict[str, object] | None:

@@ -22,7 +22,7 @@ from metaserver import __version__
 from metaserver.agents.generate.data_files import example_files
 from metaserver.export.message import commit_message
 from metaserver.export.origin import Origin
-from metaserver.export.packaging import PackagingEdit, packaging_edit
+from metaserver.export.packaging import PackagingEdit, packaging_edit, setuptools_discovers
 from metaserver.export.readme import export_readme
 
 __all__ = [
@@ -66,7 +66,7 @@ class Change:
 
 def build_change(origin: Origin) -> Change:
     """The change that adds ``origin``'s server to the tree it was converted from."""
-    folder = choose_folder(origin.tree)
+    folder = choose_folder(origin.tree, importable=not setuptools_discovers(origin.tree))
     calls = _calls(origin.server_dir)
     requirements = server_requirements(origin)
     packaging = packaging_edit(origin.tree, requirements, folder)
@@ -155,17 +155,22 @@ def runtime_modules(server_dir: Path) -> set[str]:
     return {f"{RUNTIME}/{name}.py" for name in seen}
 
 
-def choose_folder(tree: Path) -> str:
+def choose_folder(tree: Path, importable: bool = True) -> str:
     """``mcp``, or the first name of :data:`FOLDERS` nothing at the tree's root uses (in any
-    case: the change must check out on a case-insensitive file system too)."""
+    case: the change must check out on a case-insensitive file system too). Not
+    ``importable``: only a name that is no Python identifier, which setuptools' flat-layout
+    discovery passes over (:func:`~metaserver.export.packaging.setuptools_discovers`)."""
     taken = {entry.name.lower() for entry in tree.iterdir()}
     for name in FOLDERS:
+        if name.isidentifier() and not importable:
+            continue
         if name.lower() not in taken and f"{name.lower()}.py" not in taken:
             return name
+    stem = "mcp_server" if importable else "mcp-server-"
     index = 2
-    while f"mcp_server{index}" in taken:
+    while f"{stem}{index}" in taken:
         index += 1
-    return f"mcp_server{index}"
+    return f"{stem}{index}"
 
 
 def server_requirements(origin: Origin) -> list[str]:

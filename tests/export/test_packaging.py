@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import configparser
+import subprocess
 import tomllib
 from pathlib import Path
 
-from export_fixtures import EXPORT_PYPROJECT
+import pytest
+from export_fixtures import EXPORT_PYPROJECT, fresh_env
 
-from metaserver.export.packaging import EXTRA, packaging_edit
+from metaserver.export.packaging import EXTRA, packaging_edit, setuptools_discovers
+from metaserver.export.tree import choose_folder
 
 REQUIREMENTS = ["fastmcp==4.1.6", "demo[plot]"]
 
@@ -91,3 +94,59 @@ def test_a_setup_py_only_project_gets_a_requirements_file(tmp_path: Path) -> Non
     edit = packaging_edit(tmp_path, REQUIREMENTS, "mcp")
     assert edit.path == "mcp/requirements.txt"
     assert not (tmp_path / "mcp").exists()  # an edit is a value; nothing is written
+
+
+SETUPTOOLS = (
+    '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+)
+
+
+def test_setuptools_discovery_is_told_from_named_packages(tmp_path: Path) -> None:
+    project = '[project]\nname = "flat"\nversion = "1"\n\n'
+    cases = {
+        project + SETUPTOOLS: True,  # flat layout, nothing named: setuptools searches
+        project + SETUPTOOLS + '\n[tool.setuptools]\npackages = ["flat"]\n': False,
+        project + SETUPTOOLS + "\n[tool.setuptools.packages.find]\nwhere = ['.']\n": True,
+        project + SETUPTOOLS + "\n[tool.setuptools.packages.find]\ninclude = ['flat*']\n": False,
+        project + '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n': (
+            False
+        ),
+    }
+    for text, discovers in cases.items():
+        (tmp_path / "pyproject.toml").write_text(text)
+        assert setuptools_discovers(tmp_path) is discovers, text
+    (tmp_path / "pyproject.toml").write_text(project + SETUPTOOLS)
+    (tmp_path / "src").mkdir()
+    assert not setuptools_discovers(tmp_path)  # src-layout: only src/ is searched
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    (legacy / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+    assert setuptools_discovers(legacy)
+    (legacy / "setup.py").write_text("from setuptools import setup\nsetup(packages=['x'])\n")
+    assert not setuptools_discovers(legacy)
+    (legacy / "setup.py").write_text("import setuptools\nsetuptools.find_namespace_packages()\n")
+    assert setuptools_discovers(legacy)
+
+
+@pytest.mark.integration
+def test_the_folder_for_a_flat_layout_leaves_the_build_as_it_was(tmp_path: Path) -> None:
+    """With ``mcp/`` setuptools refuses ("Multiple top-level packages discovered"); the name
+    chosen for such a project is no identifier, which its discovery passes over."""
+    repo = tmp_path / "flat"
+    (repo / "flat").mkdir(parents=True)
+    (repo / "flat" / "__init__.py").write_text("VALUE = 1\n")
+    (repo / "pyproject.toml").write_text('[project]\nname = "flat"\nversion = "1"\n\n' + SETUPTOOLS)
+    folder = choose_folder(repo, importable=not setuptools_discovers(repo))
+    assert folder == "mcp-server"
+    (repo / folder).mkdir()
+    (repo / folder / "server.py").write_text("print('serving')\n")
+    python = fresh_env(repo, ".")
+    elsewhere = tmp_path / "elsewhere"  # not beside the repository, named like the package
+    elsewhere.mkdir()
+    shown = subprocess.run(
+        [str(python), "-c", "import flat; print(flat.VALUE)"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+    )
+    assert shown.stdout.strip() == "1", shown.stderr

@@ -51,3 +51,9 @@ def test_a_notebook_server_brings_the_runner_it_starts_by_file_name(tmp_path: Pa
 def test_a_server_that_imports_no_runtime_vendors_none(tmp_path: Path) -> None:
     server = _server(tmp_path, "import json\n")
     assert runtime_modules(server) == set()
+
+
+def test_a_flat_layout_gets_a_folder_name_that_is_no_identifier(tmp_path: Path) -> None:
+    assert choose_folder(tmp_path, importable=False) == "mcp-server"
+    (tmp_path / "mcp-server").mkdir()
+    assert choose_folder(tmp_path, importable=False) == "mcp-server-2"
