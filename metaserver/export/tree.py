@@ -20,6 +20,7 @@ from typing import Any
 
 from metaserver import __version__
 from metaserver.agents.generate.data_files import example_files
+from metaserver.contracts import ToolSpec
 from metaserver.export.message import commit_message
 from metaserver.export.origin import Origin
 from metaserver.export.packaging import PackagingEdit, packaging_edit, setuptools_discovers
@@ -30,6 +31,7 @@ __all__ = [
     "Change",
     "build_change",
     "choose_folder",
+    "portable_server",
     "runtime_modules",
     "server_requirements",
 ]
@@ -77,7 +79,9 @@ def build_change(origin: Origin) -> Change:
         if relative.parts[0] == RUNTIME and relative.as_posix() not in vendored:
             continue
         data = path.read_bytes()
-        if relative.parts[0] == RUNTIME and path.suffix == ".py":
+        if relative.as_posix() == "server.py":
+            data = portable_server(data.decode("utf-8"), origin.tree, origin.specs).encode()
+        elif relative.parts[0] == RUNTIME and path.suffix == ".py":
             data = _LICENCE.format(version=__version__, name=relative.name).encode() + data
         files[f"{folder}/{relative.as_posix()}"] = data
     for name in _data_files(origin):
@@ -118,6 +122,18 @@ def build_change(origin: Origin) -> Change:
         commit=origin.commit,
         tools=[spec.name for spec in origin.specs],
     )
+
+
+def portable_server(text: str, tree: Path, specs: list[ToolSpec]) -> str:
+    """``server.py`` with each script tool's path (rendered absolute, into the home's copy of
+    the tree) made relative to the repository the folder sits in, at run time."""
+    for spec in specs:
+        script = spec.script
+        if spec.kind != "script" or script is None or script.mode != "path" or not script.path:
+            continue
+        rendered = repr(str(tree / script.path))
+        text = text.replace(rendered, f"str(Path(__file__).resolve().parents[1] / {script.path!r})")
+    return text
 
 
 def runtime_modules(server_dir: Path) -> set[str]:

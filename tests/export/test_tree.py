@@ -3,11 +3,13 @@ from a real conversion in test_export_pipeline.py)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
-from metaserver.agents.generate.render import RUNTIME_SOURCE
-from metaserver.export.tree import FOLDERS, choose_folder, runtime_modules
+from metaserver.agents.generate.render import RUNTIME_SOURCE, render_script_tool
+from metaserver.contracts import ScriptTarget, ToolSpec
+from metaserver.export.tree import FOLDERS, choose_folder, portable_server, runtime_modules
 
 
 def test_the_folder_is_mcp_unless_the_repository_uses_the_name(tmp_path: Path) -> None:
@@ -57,3 +59,26 @@ def test_a_flat_layout_gets_a_folder_name_that_is_no_identifier(tmp_path: Path) 
     assert choose_folder(tmp_path, importable=False) == "mcp-server"
     (tmp_path / "mcp-server").mkdir()
     assert choose_folder(tmp_path, importable=False) == "mcp-server-2"
+
+
+def test_a_script_tools_path_leads_into_the_repository_the_folder_is_in(tmp_path: Path) -> None:
+    script = ScriptTarget(mode="path", prog="count", path="scripts/count.py")
+    spec = ToolSpec(
+        name="count",
+        description="Count words.",
+        target="scripts/count.py",
+        parameters=[],
+        kind="script",
+        script=script,
+    )
+    home_copy = tmp_path / "home" / "workspaces" / "pkg-1"
+    rendered = render_script_tool(spec, home_copy)
+    portable = portable_server(rendered, home_copy, [spec])
+    assert str(home_copy) not in portable
+    compile(portable, "server.py", "exec")
+    launch = re.search(r"_run_script\(\n\s+(\{.*?\}),\n", portable)
+    assert launch is not None
+    repo = tmp_path / "clone"
+    namespace = {"Path": Path, "__file__": str(repo / "mcp" / "server.py")}
+    value = eval(launch.group(1), namespace)
+    assert value["path"] == str((repo / "scripts" / "count.py").resolve())
