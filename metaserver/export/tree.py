@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from metaserver import __version__
+from metaserver.agents.fetch.common import redact
 from metaserver.agents.generate.data_files import example_files
 from metaserver.contracts import ToolSpec
 from metaserver.export.message import commit_message
@@ -34,6 +35,7 @@ __all__ = [
     "portable_server",
     "runtime_modules",
     "server_requirements",
+    "without_credentials",
 ]
 
 FOLDERS = ("mcp", "mcp_server", "mcp-server", "metaserver_mcp")
@@ -83,7 +85,7 @@ def build_change(origin: Origin) -> Change:
             data = portable_server(data.decode("utf-8"), origin.tree, origin.specs).encode()
         elif relative.parts[0] == RUNTIME and path.suffix == ".py":
             data = _LICENCE.format(version=__version__, name=relative.name).encode() + data
-        files[f"{folder}/{relative.as_posix()}"] = data
+        files[f"{folder}/{relative.as_posix()}"] = without_credentials(data, origin.record.source)
     for name in _data_files(origin):
         files[f"{folder}/work/{name}"] = (origin.server_dir / "work" / name).read_bytes()
     files[f"{folder}/work/.gitignore"] = _work_ignore(list(_data_files(origin))).encode()
@@ -263,7 +265,15 @@ def _calls(server_dir: Path) -> list[dict[str, Any]]:
 
 
 def _public_source(source: str) -> str:
-    """The source as a maintainer reads it: a local path says only its last part."""
+    """The source as a maintainer reads it: a local path says only its last part, a URL no
+    credentials."""
     if "://" in source and not source.startswith("file://"):
-        return source
+        return redact(source)
     return Path(source.removeprefix("file://")).name or source
+
+
+def without_credentials(data: bytes, source: str) -> bytes:
+    """``data`` with the credentials of a source URL (``server.py`` and ``tools.json`` name
+    the source) hidden: a published change must not carry a token."""
+    hidden = redact(source)
+    return data.replace(source.encode(), hidden.encode()) if hidden != source else data

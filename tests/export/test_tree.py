@@ -9,7 +9,13 @@ from pathlib import Path
 
 from metaserver.agents.generate.render import RUNTIME_SOURCE, render_script_tool
 from metaserver.contracts import ScriptTarget, ToolSpec
-from metaserver.export.tree import FOLDERS, choose_folder, portable_server, runtime_modules
+from metaserver.export.tree import (
+    FOLDERS,
+    choose_folder,
+    portable_server,
+    runtime_modules,
+    without_credentials,
+)
 
 
 def test_the_folder_is_mcp_unless_the_repository_uses_the_name(tmp_path: Path) -> None:
@@ -82,3 +88,12 @@ def test_a_script_tools_path_leads_into_the_repository_the_folder_is_in(tmp_path
     namespace = {"Path": Path, "__file__": str(repo / "mcp" / "server.py")}
     value = eval(launch.group(1), namespace)
     assert value["path"] == str((repo / "scripts" / "count.py").resolve())
+
+
+def test_no_credential_of_the_source_goes_into_the_change() -> None:
+    source = "https://user:s3cret@example.org/calc.git"
+    data = f'"""Source: {source} @ abc"""\n'.encode()
+    hidden = without_credentials(data, source)
+    assert b"s3cret" not in hidden and b"example.org/calc.git" in hidden
+    plain = b"Source: https://example.org/calc.git"
+    assert without_credentials(plain, "https://example.org/calc.git") == plain
