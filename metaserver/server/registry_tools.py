@@ -12,7 +12,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from pydantic import Field
 
-from metaserver.exceptions import NotFoundError, UserError
+from metaserver.exceptions import MetaServerError, NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
@@ -114,7 +114,7 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
 
         try:
             return await asyncio.to_thread(export_answer, settings, server, format)
-        except (NotFoundError, UserError) as exc:
+        except MetaServerError as exc:  # unknown, not from git, or git failed: say so
             raise state.fail(str(exc)) from None
 
 
