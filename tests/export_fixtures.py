@@ -68,6 +68,34 @@ def make_export_repo(root: Path, name: str = "exportcalc", package: str = "expor
     return root
 
 
+SETUP_CFG = """\
+[metadata]
+name = {name}
+version = 0.9.0
+description = metaserver export test fixture (setup.cfg, packages found by setuptools)
+
+[options]
+python_requires = >=3.9
+
+[options.extras_require]
+docs =
+    sphinx
+"""
+
+
+def make_setup_cfg_repo(root: Path, name: str = "cfgcalc") -> Path:
+    """A git repository declared in setup.cfg, whose flat layout setuptools searches for its
+    packages (none named): an ``mcp/`` folder there would break its build."""
+    make_package_repo(root, name, name, CALC_MODULE)
+    (root / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+    )
+    (root / "setup.cfg").write_text(SETUP_CFG.format(name=name))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "declared in setup.cfg")
+    return root
+
+
 def make_sdist(root: Path, name: str = "sdistcalc") -> Path:
     """``root/<name>-1.2.0.tar.gz``: the package as a source distribution (no git)."""
     tree = root / f"{name}-1.2.0"

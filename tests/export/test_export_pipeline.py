@@ -6,6 +6,7 @@ same version as a branch and through the meta-tool; a source distribution as fil
 from __future__ import annotations
 
 import asyncio
+import configparser
 import subprocess
 import tomllib
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from export_fixtures import (
     fresh_env,
     make_export_repo,
     make_sdist,
+    make_setup_cfg_repo,
     run_export_cli,
 )
 from fastmcp import Client
@@ -55,6 +57,13 @@ def from_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Converted]:
 
 
 @pytest.fixture(scope="module")
+def from_setup_cfg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Converted]:
+    root = tmp_path_factory.mktemp("export-setup-cfg")
+    repo = make_setup_cfg_repo(root / "cfgcalc")
+    yield _converted(f"file://{repo}", root / "home", repo)
+
+
+@pytest.fixture(scope="module")
 def from_sdist(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Converted]:
     root = tmp_path_factory.mktemp("export-sdist")
     archive = make_sdist(root)
@@ -69,34 +78,32 @@ def _listed_tools(python: Path, server: Path) -> set[str]:
     return asyncio.run(listing())
 
 
-def test_the_patch_applies_installs_passes_its_tests_and_serves(
-    from_git: Converted, tmp_path: Path
-) -> None:
-    record, home = from_git.record, from_git.settings.home
+def _apply_install_and_serve(converted: Converted, tmp_path: Path, folder: str) -> Path:
+    """The exported patch, by the CLI, applied with ``git am`` on the converted commit in a
+    fresh clone, installed with its extra in a new uv environment, its tests run with
+    pytest, its server asked for its tools over stdio; the clone."""
+    record, home = converted.record, converted.settings.home
     patch_file = tmp_path / "server.patch"
     done = run_export_cli(home, record.ref, "--patch", str(patch_file))
     assert done.returncode == 0, done.stderr
     patch = patch_file.read_text()
-    assert patch_text(from_git.settings, record.name) == patch  # a second export, same bytes
+    assert patch_text(converted.settings, record.name) == patch  # a second export, same bytes
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(from_git.source), str(clone)], check=True)
+    subprocess.run(["git", "clone", "-q", str(converted.source), str(clone)], check=True)
     assert record.commit is not None
     git(clone, "checkout", "-q", record.commit)
     git(clone, "am", "-q", str(patch_file))
     changed = git(clone, "diff", "--name-only", record.commit, "HEAD").splitlines()
-    assert "pyproject.toml" in changed
-    assert all(path == "pyproject.toml" or path.startswith("mcp/") for path in changed)
-    project = tomllib.loads((clone / "pyproject.toml").read_text())["project"]
-    assert project["optional-dependencies"]["docs"] == ["sphinx"]  # the repository's own
-    assert project["optional-dependencies"]["mcp"] == ["fastmcp==4.1.6"]  # as validated
-    for vendored in (clone / "mcp" / "metaserver_runtime").glob("*.py"):
+    packaging = [path for path in changed if not path.startswith(f"{folder}/")]
+    assert packaging in (["pyproject.toml"], ["setup.cfg"])  # nothing else outside it
+    for vendored in (clone / folder / "metaserver_runtime").glob("*.py"):
         assert "SPDX-License-Identifier: Apache-2.0" in vendored.read_text().splitlines()[1]
-    readme = (clone / "mcp" / "README.md").read_text()
+    readme = (clone / folder / "README.md").read_text()
     assert all(f"### `{tool.name}`" in readme for tool in record.tools)
 
     python = fresh_env(clone, ".[mcp]", "pytest")
     tests = subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "mcp/"],
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{folder}/"],
         cwd=clone,
         capture_output=True,
         text=True,
@@ -104,9 +111,21 @@ def test_the_patch_applies_installs_passes_its_tests_and_serves(
     )
     assert tests.returncode == 0, tests.stdout[-2000:]
     assert f"{len(record.tools)} passed" in tests.stdout
+    listed = _listed_tools(python, clone / folder / "server.py")
+    assert listed == {tool.name for tool in record.tools}
+    return clone
+
+
+def test_the_patch_applies_installs_passes_its_tests_and_serves(
+    from_git: Converted, tmp_path: Path
+) -> None:
+    clone = _apply_install_and_serve(from_git, tmp_path, "mcp")
+    project = tomllib.loads((clone / "pyproject.toml").read_text())["project"]
+    assert project["optional-dependencies"]["docs"] == ["sphinx"]  # the repository's own
+    assert project["optional-dependencies"]["mcp"] == ["fastmcp==4.1.6"]  # as validated
     # The repository's own tests still run as before (its testpaths: tests/ only).
     own = subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        [str(clone / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=clone,
         capture_output=True,
         text=True,
@@ -114,8 +133,15 @@ def test_the_patch_applies_installs_passes_its_tests_and_serves(
     )
     assert own.returncode == 0 and "1 passed" in own.stdout, own.stdout[-2000:]
 
-    listed = _listed_tools(python, clone / "mcp" / "server.py")
-    assert listed == {tool.name for tool in record.tools}
+
+def test_a_setup_cfg_flat_layout_gets_its_extra_there_and_a_folder_it_builds_beside(
+    from_setup_cfg: Converted, tmp_path: Path
+) -> None:
+    clone = _apply_install_and_serve(from_setup_cfg, tmp_path, "mcp-server")
+    parser = configparser.ConfigParser()
+    parser.read_string((clone / "setup.cfg").read_text())
+    assert parser.get("options.extras_require", "mcp").split() == ["fastmcp==4.1.6"]
+    assert parser.get("options.extras_require", "docs").split() == ["sphinx"]
 
 
 def test_a_branch_of_a_clone_holds_the_same_change(from_git: Converted, tmp_path: Path) -> None:
