@@ -142,6 +142,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="after --: the stdio server's command",
     )
 
+    export = commands.add_parser(
+        "export", help="a registered server as a change to the repository it came from"
+    )
+    export.add_argument(
+        "server", metavar="SERVER", help="NAME (its newest version) or NAME@VERSION"
+    )
+    target = export.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--patch", metavar="FILE", help="write a git format-patch mail (- for stdout)"
+    )
+    target.add_argument("--branch", metavar="NAME", help="commit it on a new branch of --repo")
+    target.add_argument(
+        "--dir", metavar="DIR", help="write its files (an empty or new DIR), any source"
+    )
+    export.add_argument("--repo", metavar="DIR", help="with --branch: a clone of the repository")
+
     remove = commands.add_parser("remove", help="unregister a server and delete its files")
     remove.add_argument("server", metavar="SERVER", help="NAME (every version) or NAME@VERSION")
     return parser
@@ -178,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "batch": _batch,
             "run": _run,
             "bundle": _bundle,
+            "export": _export,
         }[args.command]
         return handler(args, settings)
     except (NotFoundError, UserError) as exc:
@@ -445,6 +462,33 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     for tool in record.tools:
         summary = tool.description.splitlines()[0][:70] if tool.description else ""
         print(f"  {record.name + '_' + tool.name:32} {summary}")
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from metaserver.export import load_change, make_branch, patch_text, write_files
+
+    if args.branch is not None and args.repo is None:
+        raise UserError("--branch needs --repo DIR, the clone to make the branch in")
+    if args.repo is not None and args.branch is None:
+        raise UserError("--repo goes with --branch NAME")
+    if args.patch is not None:
+        text = patch_text(settings, args.server)
+        if args.patch == "-":
+            sys.stdout.write(text)
+        else:
+            Path(args.patch).write_text(text, encoding="utf-8")
+            print(f"wrote {args.patch}: apply it with git am", file=sys.stderr)
+        return EXIT_OK
+    change = load_change(settings, args.server)
+    if args.branch is not None:
+        commit = make_branch(change, Path(args.repo), args.branch)
+        print(f"branch {args.branch} at {commit} (on {change.commit})", file=sys.stderr)
+        return EXIT_OK
+    written = write_files(change, Path(args.dir))
+    print(f"wrote {len(written)} files under {args.dir}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -4,7 +4,7 @@ servers."""
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import mcp_types
 from fastmcp import Context, FastMCP
@@ -12,7 +12,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from pydantic import Field
 
-from metaserver.exceptions import NotFoundError
+from metaserver.exceptions import MetaServerError, NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
@@ -22,7 +22,8 @@ from metaserver.server.state import MetaState
 
 
 def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
-    """Register ``list_tools``, ``call_generated``, ``list_servers`` and ``remove_server``."""
+    """Register ``list_tools``, ``call_generated``, ``list_servers``, ``remove_server`` and
+    ``export_server``."""
     settings, registry = state.settings, state.registry
     mcp.add_middleware(_SayWhyEmpty())
 
@@ -96,6 +97,25 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
             "versions": [record.version_id for record in removed],
             "remaining": [record.version_id for record in registry.versions(name)],
         }
+
+    @mcp.tool
+    async def export_server(
+        server: Annotated[
+            str, Field(description="server name (its newest version), or name@version")
+        ],
+        format: Annotated[
+            Literal["patch", "files"],
+            Field(description="patch: a git format-patch mail; files: the change's files"),
+        ] = "patch",
+    ) -> dict[str, Any]:
+        """A converted server as a change to the repository it came from (an mcp/ folder and
+        the mcp extra): the patch text to open a pull request with, or its files."""
+        from metaserver.export import export_answer  # git and the tree only when asked
+
+        try:
+            return await asyncio.to_thread(export_answer, settings, server, format)
+        except MetaServerError as exc:  # unknown, not from git, or git failed: say so
+            raise state.fail(str(exc)) from None
 
 
 class _SayWhyEmpty(Middleware):

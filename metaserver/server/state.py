@@ -27,6 +27,7 @@ META_TOOLS = frozenset(
         "list_servers",
         "remove_server",
         "add_server",
+        "export_server",
     }
 )
 
