@@ -309,6 +309,9 @@ def _report_text(report: dict[str, Any]) -> str:
         check = (tool.get("evidence") or {}).get("check", "-")
         detail = f"  ({tool['error']})" if tool.get("error") else ""
         lines.append(f"  {tool['status']:8} {tool['name']:28} {check}{detail}")
+    by_check = report.get("passed_by_check") or {}
+    if by_check:
+        lines.append("proved by: " + ", ".join(f"{k} {v}" for k, v in by_check.items()))
     stages = ", ".join(f"{k} {v:.1f}s" for k, v in report["seconds"].items())
     lines.append(f"seconds: {stages}")
     if report["output_dir"]:

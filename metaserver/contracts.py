@@ -643,6 +643,11 @@ class ConversionReport(BaseModel):
     environment: EnvironmentSummary = Field(default_factory=lambda: EnvironmentSummary(ok=False))
     tools: list[ToolEvidence] = Field(default_factory=list)
     tools_passed: int = 0
+    passed_by_check: dict[str, int] = Field(
+        default_factory=dict,
+        description="Passed tools by the check that proved them (expected-value, "
+        "notebook-outputs, notebook-run, no-error); only checks that proved one.",
+    )
     rounds: int = 0
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: LLMUsage = Field(default_factory=LLMUsage)

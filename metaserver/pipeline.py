@@ -15,6 +15,7 @@ import re
 import secrets
 import shutil
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,7 @@ from metaserver.agents.validate import notebook_seconds, publish, tutorial_summa
 from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
+    CheckKind,
     ConversionReport,
     Environment,
     EnvironmentSummary,
@@ -282,6 +284,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 report.tools_passed = len(passed)
                 report.coverage = readme_coverage(usage, passed, code.candidates, needing)
         report.tutorials = tutorial_summary(code.candidates, report.notebooks_skipped, report.tools)
+        report.passed_by_check = passed_by_check(report.tools)
 
     if report.tools_passed < MIN_TOOLS_PASSED:
         shutil.rmtree(conversion.venv, ignore_errors=True)
@@ -345,6 +348,21 @@ def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolE
     return [
         e if e.status == "passed" else e.model_copy(update={"status": "dropped"}) for e in evidence
     ]
+
+
+def passed_by_check(tools: list[ToolEvidence]) -> dict[str, int]:
+    """How many passed tools each check proved, the strongest first (an expected value,
+    then outputs, then a run that merely finished)."""
+    counts = Counter(t.evidence.check for t in tools if t.status == "passed" and t.evidence)
+    return {check: counts[check] for check in _CHECKS_STRONGEST_FIRST if counts[check]}
+
+
+_CHECKS_STRONGEST_FIRST: tuple[CheckKind, ...] = (
+    "expected-value",
+    "notebook-outputs",
+    "notebook-run",
+    "no-error",
+)
 
 
 def dominant_failure(evidence: list[ToolEvidence]) -> FailureType:
