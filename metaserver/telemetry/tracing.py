@@ -33,9 +33,12 @@ def configure(environ: Mapping[str, str] = os.environ) -> TracerProvider:
     ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set in ``environ``.
 
     The provider also becomes the process's global one (once): FastMCP's own spans of each
-    MCP request then share the trace of the call they serve.
+    MCP request then share the trace of the call they serve. A provider given earlier to
+    :func:`use_provider` (a test's) is kept.
     """
     global _global_set
+    if isinstance(_provider, TracerProvider):
+        return _provider
     provider = TracerProvider(resource=Resource.create({"service.name": _NAME}))
     if environ.get(ENDPOINT, "").strip():
         # Imported here: the exporter pulls in protobuf, which a process without an
