@@ -56,8 +56,24 @@ def log_handler(log_format: LogFormat, stream: IO[str] | None = None) -> logging
 
 
 def configure_logging(log_format: LogFormat = "text") -> None:
-    """Log INFO and above to stderr in ``log_format``, unless logging is set up already."""
+    """Log INFO and above to stderr in ``log_format`` with trace ids.
+
+    When the root logger already writes to stderr (the command line's ``basicConfig``),
+    those handlers get the format and the ids instead; handlers writing elsewhere (a test
+    runner's capture) are left as they are.
+    """
+    if log_format == "json":
+        # FastMCP writes through a console handler of its own: its lines join the JSON ones.
+        fastmcp = logging.getLogger("fastmcp")
+        for own in list(fastmcp.handlers):
+            fastmcp.removeHandler(own)
+        fastmcp.propagate = True
     root = logging.getLogger()
     if not root.handlers:
         root.addHandler(log_handler(log_format))
         root.setLevel(logging.INFO)
+        return
+    for handler in root.handlers:
+        if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stderr:
+            handler.addFilter(TraceIds())
+            handler.setFormatter(JsonLines() if log_format == "json" else logging.Formatter(TEXT))
