@@ -13,6 +13,8 @@ from metaserver.telemetry.tracing import current_ids
 
 LogFormat = Literal["text", "json"]
 TEXT = "%(asctime)s %(levelname)s %(name)s%(trace)s: %(message)s"
+# The command line's own format (cli.py's basicConfig), with the trace: "INFO name trace=..: m"
+CLI_TEXT = "%(levelname)s %(name)s%(trace)s: %(message)s"
 
 
 class TraceIds(logging.Filter):
@@ -76,4 +78,6 @@ def configure_logging(log_format: LogFormat = "text") -> None:
     for handler in root.handlers:
         if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stderr:
             handler.addFilter(TraceIds())
-            handler.setFormatter(JsonLines() if log_format == "json" else logging.Formatter(TEXT))
+            handler.setFormatter(
+                JsonLines() if log_format == "json" else logging.Formatter(CLI_TEXT)
+            )

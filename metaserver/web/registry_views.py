@@ -142,9 +142,9 @@ def search_view(query: str, hits: list[ToolHit], home: Path) -> str:
     ]
     heading = f"<h2>Tools for &ldquo;{shown(query, home)}&rdquo;</h2>"
     if not rows:
-        return f'<section id="search">{heading}<p class="empty">No tool matches.</p></section>'
+        return f'<section id="found">{heading}<p class="empty">No tool matches.</p></section>'
     return (
-        f'<section id="search">{heading}'
+        f'<section id="found">{heading}'
         f"{table(['#', 'tool', 'description', 'score'], rows, 'hits')}</section>"
     )
 

@@ -123,7 +123,7 @@ async def test_the_page_end_to_end(tmp_path: Path) -> None:
         # Search for a task: its tool first.
         await page.fill("#search input", "add two integers")
         await page.click("#search button")
-        first = page.locator("#search table.hits tbody tr").first
+        first = page.locator("#found table.hits tbody tr").first
         await expect(first).to_contain_text("calcpack / add")
         await _shot(page, "search")
 
