@@ -68,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_port, default=8765)
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default="text",
+        help="stderr log lines as text or one JSON object a line (both with the trace id)",
+    )
 
     listing = commands.add_parser("list", help="registered servers and tools")
     listing.add_argument("--query", help="rank tools by relevance to this text")
@@ -365,7 +371,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from metaserver.server.app import run
 
     get_sandbox(settings.sandbox)  # every child it starts is sandboxed: refuse early (exit 2)
-    asyncio.run(run(settings, args.transport, args.host, args.port))
+    asyncio.run(run(settings, args.transport, args.host, args.port, args.log_format))
     return EXIT_OK
 
 

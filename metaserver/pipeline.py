@@ -60,6 +60,7 @@ from metaserver.registry.files import discard_conversion
 from metaserver.registry.locks import ConversionLease, conversion_lock
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
+from metaserver.telemetry.conversion import traced_conversion, traced_stage
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +83,8 @@ class _Timer:
     def stage(self, name: str) -> Iterator[None]:
         started = time.monotonic()
         try:
-            yield
+            with traced_stage(name):  # a span and a metric per stage (telemetry/)
+                yield
         finally:
             self.report.seconds[name] = round(time.monotonic() - started, 2)
 
@@ -92,6 +94,7 @@ class _Timer:
             await self.progress(name, float(STAGES.index(name)), float(len(STAGES)))
 
 
+@traced_conversion
 async def convert(
     source: str,
     *,

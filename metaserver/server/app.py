@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -45,6 +44,9 @@ from metaserver.server.state import META_TOOLS, MetaState
 from metaserver.server.stdio import run_stdio
 from metaserver.server.tasks import enable_tasks
 from metaserver.settings import Settings
+from metaserver.telemetry import tracing
+from metaserver.telemetry.logs import LogFormat, configure_logging
+from metaserver.telemetry.metrics import watch_children
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +114,11 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     add_registry_tools(mcp, state)
     add_adding_tools(mcp, state)
     add_find_tools(mcp, state.registry, state.direct)
+    watch_children(lambda: len(pool.live()))
+    # The registry page and /metrics (HTTP only; imported here: stdio never serves them).
+    from metaserver.web import add_page
+
+    add_page(mcp, state)
 
     # Mounted after the meta-tools, which therefore come first in tools/list.
     if settings.expose_direct_tools:
@@ -194,7 +201,11 @@ def is_loopback(host: str) -> bool:
 
 
 async def run(
-    settings: Settings, transport: Literal["stdio", "http"], host: str, port: int
+    settings: Settings,
+    transport: Literal["stdio", "http"],
+    host: str,
+    port: int,
+    log_format: LogFormat = "text",
 ) -> None:
     """Serve the meta-server until it is stopped.
 
@@ -203,11 +214,13 @@ async def run(
         transport: ``stdio``, or ``http`` (streamable HTTP at ``/mcp``).
         host: HTTP only: the address to bind; a non-loopback one requires ``auth.token``.
         port: HTTP only: the port to bind.
+        log_format: ``text``, or ``json`` (one object a line); both carry the trace id.
 
     Raises:
         UserError: a non-loopback HTTP bind without a token.
     """
-    _log_to_stderr()
+    configure_logging(log_format)  # stderr: stdout is the MCP stream under stdio
+    tracing.configure()  # spans for conversions and calls; exported only to an OTLP endpoint
     token = settings.auth.token.get_secret_value() if settings.auth.token else ""
     if transport == "http" and not is_loopback(host) and not token:
         raise UserError(
@@ -242,13 +255,3 @@ async def run(
         # No uvicorn logging config: its records reach the root logger, on stderr.
         uvicorn_config={"log_config": None, "access_log": False},
     )
-
-
-def _log_to_stderr() -> None:
-    # stdout is the MCP stream under stdio; every log line goes to stderr.
-    root = logging.getLogger()
-    if not root.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
-        root.setLevel(logging.INFO)

@@ -35,37 +35,60 @@ def describe_failure(exc: BaseException) -> str:
     return f"conversion failed: internal error: {exc}"
 
 
+def start_conversion(
+    state: MetaState,
+    source: str,
+    ref: str | None = None,
+    max_tools: int | None = None,
+    repo_url: str | None = None,
+) -> tuple[Job, bool]:
+    """Start a conversion job of the server (``convert_repo``, the page), or join the one
+    running for the same source.
+
+    Returns:
+        The job, and whether this call started it.
+
+    Raises:
+        UserError: ``repo_url`` given for a source that is no paper (refused before a job
+            starts, as the command line refuses --repo-url).
+    """
+    check_repo_url(source, ref, repo_url)
+    return state.jobs.start(source, ref, lambda job: _run(state, job, max_tools), repo_url)
+
+
+async def _run(state: MetaState, job: Job, max_tools: int | None) -> ConversionReport:
+    from metaserver.pipeline import convert  # lazily: the pipeline is heavy
+
+    settings, registry = state.settings, state.registry
+    # Set in the job's own task, whose context no other conversion shares.
+    watcher.set(job.calling)
+    async with state.conversions:
+        report = await convert(
+            job.source,
+            settings=settings,
+            ref=job.ref,
+            max_tools=max_tools,
+            repo_url=job.repo_url,
+            progress=job.progress,
+        )
+    if report.status == "success":
+        # A replaced version's files are gone: its child must not keep serving them. Other
+        # versions' children stay; the new version gets a child of its own on first call.
+        versions = await asyncio.to_thread(registry.versions, report.server)
+        await state.pool.retain(report.server, {v.version_id for v in versions})
+        if settings.expose_direct_tools:
+            try:
+                state.direct.mount(registry.get(report.server))
+            except NotFoundError:
+                logger.error("converted server %s is not in the registry", report.server)
+        await state.notifier.notify()
+    return report
+
+
 def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfig | None) -> None:
     """Register the conversion meta-tools on ``mcp`` (``convert_repo`` task-capable when
     ``as_task`` is given)."""
-    settings, registry = state.settings, state.registry
-
-    async def run(job: Job, max_tools: int | None) -> ConversionReport:
-        from metaserver.pipeline import convert  # lazily: the pipeline is heavy
-
-        # Set in the job's own task, whose context no other conversion shares.
-        watcher.set(job.calling)
-        async with state.conversions:
-            report = await convert(
-                job.source,
-                settings=settings,
-                ref=job.ref,
-                max_tools=max_tools,
-                repo_url=job.repo_url,
-                progress=job.progress,
-            )
-        if report.status == "success":
-            # A replaced version's files are gone: its child must not keep serving them. Other
-            # versions' children stay; the new version gets a child of its own on first call.
-            versions = await asyncio.to_thread(registry.versions, report.server)
-            await state.pool.retain(report.server, {v.version_id for v in versions})
-            if settings.expose_direct_tools:
-                try:
-                    state.direct.mount(registry.get(report.server))
-                except NotFoundError:
-                    logger.error("converted server %s is not in the registry", report.server)
-            await state.notifier.notify()
-        return report
+    settings = state.settings
 
     @mcp.tool(task=as_task or False)
     async def convert_repo(
@@ -97,11 +120,9 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
         that support MCP tasks get a task to poll or cancel.
         """
         try:
-            # Refused here, as the command line refuses --repo-url, before a job starts.
-            check_repo_url(source, ref, repo_url)
+            job, _ = start_conversion(state, source, ref, max_tools, repo_url)
         except UserError as exc:
             raise state.fail(str(exc)) from None
-        job, _ = state.jobs.start(source, ref, lambda job: run(job, max_tools), repo_url)
 
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)

@@ -33,6 +33,7 @@ from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
 from metaserver.server.documents import DirectDocuments
 from metaserver.server.public import public_message
+from metaserver.telemetry.calls import observed_call
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +133,8 @@ class GeneratedTool(Tool):
         problem = check_arguments(self.parameters, arguments)
         if problem is not None:
             raise ToolError(problem)
-        result = await self._pool.call(self._record, self._tool, arguments)
+        call = self._pool.call(self._record, self._tool, arguments)
+        result = await observed_call(self._record.name, self._tool, call)
         return child_result(result, self._home, renamed=(self._tool, self.name))
 
 

@@ -18,6 +18,7 @@ from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools, direct_name
+from metaserver.telemetry.metrics import timed_search
 
 FIND_TOOLS = "find_tools"
 
@@ -41,7 +42,8 @@ def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -
         """The registered tools best suited to a task, best first, each with its full input
         schema and how to call it: ``direct_tool`` (when mounted) or ``call_generated`` with
         the given server and tool."""
-        hits = await asyncio.to_thread(search_tools, registry, task, None, limit)
+        with timed_search():
+            hits = await asyncio.to_thread(search_tools, registry, task, None, limit)
         mounted = direct.mounted()
         found = []
         for hit in hits:

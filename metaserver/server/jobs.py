@@ -210,6 +210,10 @@ class JobTable:
             job.finished = time.monotonic()
             job.stage, job.tool = "done", None
 
+    def all(self) -> list[Job]:
+        """The running jobs and the most recent finished ones, oldest first."""
+        return list(self._jobs.values())
+
     def find(self, job_or_source: str) -> Job | None:
         """A job by id, else the newest job of that source (a running one first)."""
         if job_or_source in self._jobs:

@@ -19,6 +19,8 @@ from metaserver.registry.records import split_ref
 from metaserver.registry.search import search_tools
 from metaserver.server.direct import check_arguments, child_result
 from metaserver.server.state import MetaState
+from metaserver.telemetry.calls import observed_call
+from metaserver.telemetry.metrics import timed_search
 
 
 def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
@@ -38,7 +40,8 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         limit: Annotated[int, Field(ge=1, le=1000)] = 20,
     ) -> list[dict[str, Any]]:
         """Registered tools, ranked by relevance to the query when one is given."""
-        hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
+        with timed_search():
+            hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
         return [hit.model_dump(mode="json") for hit in hits]
 
     @mcp.tool
@@ -61,7 +64,8 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         problem = check_arguments(spec.input_schema, arguments)
         if problem is not None:
             raise state.fail(problem)
-        return child_result(await state.pool.call(record, tool, arguments), settings.home)
+        result = await observed_call(record.name, tool, state.pool.call(record, tool, arguments))
+        return child_result(result, settings.home)
 
     @mcp.tool
     async def list_servers() -> list[dict[str, Any]]:
