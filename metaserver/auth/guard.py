@@ -4,8 +4,9 @@ A FastMCP middleware, outermost: before a tool runs it checks that the request's
 holds the role the tool needs (:data:`~metaserver.auth.roles.TOOL_ROLES`) and that the server
 the call names (``call_generated``'s and ``remove_server``'s ``server``, ``add_server``'s
 ``name``, a direct ``<server>_<tool>`` tool's server) is within its glob; a refusal is an MCP
-error that says what is missing. Every call, refused or not, becomes one audit row. Direct
-tools of servers outside the glob are also left out of ``tools/list``; the meta-tools that
+error that says what is missing. Every call, refused or not, becomes one audit row. The
+meta-tools a principal's role cannot call, and direct tools of servers outside its glob, are
+also left out of ``tools/list``; the meta-tools that
 list servers and tools filter their own answers.
 """
 
@@ -108,12 +109,13 @@ class Guard(Middleware):
     ) -> Any:
         tools: list[Tool] = await call_next(context)
         principal = current_principal()
-        if principal.servers is None:
+        if principal.role == "admin" and principal.servers is None:
             return tools
         return [
             tool
             for tool in tools
-            if (server := self._server_of(tool.name)) is None or principal.sees(server)
+            if principal.may(role_needed(tool.name))
+            and ((server := self._server_of(tool.name)) is None or principal.sees(server))
         ]
 
 

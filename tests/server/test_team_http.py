@@ -82,6 +82,9 @@ async def test_roles_globs_revocation_and_their_audit(
     _fake_pipeline(monkeypatch)
     async with serving_http(settings) as url:
         async with Client(url, auth=caller) as client:
+            names = await _names(client)
+            assert "convert_repo" not in names and "remove_server" not in names
+            assert {"list_tools", "call_generated", "alpha_add"} <= names
             with pytest.raises(ToolError, match="convert_repo needs scope 'convert'"):
                 await client.call_tool("convert_repo", {"source": "pypi:gamma"})
             assert (await client.call_tool("alpha_add", {"a": 1, "b": 2})).data == 3
