@@ -14,14 +14,17 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from metaserver.auth.audit import AuditEvent, AuditLog, local_user
 from metaserver.auth.roles import ROLES
-from metaserver.auth.tokens import TokenStore
 from metaserver.exceptions import MetaServerError, UserError
-from metaserver.registry.store import Registry
 from metaserver.settings import Settings
+
+if TYPE_CHECKING:
+    from metaserver.auth.audit import AuditEvent, AuditLog
+
+# The registry and audit modules are imported by the functions that use them: they pull in
+# pydantic models, which `metaserver --help` never needs (cli.py's rule).
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
@@ -81,7 +84,9 @@ def audited(command: str, handler: Handler) -> Handler:
     action, argument = _AUDITED[command]
 
     def run(args: argparse.Namespace, settings: Settings) -> int:
-        log = AuditLog(Registry(settings.registry_path), settings.auth.audit_retention_days)
+        from metaserver.auth.audit import local_user
+
+        log = _log(settings)
         started = time.monotonic()
         target = getattr(args, argument, None)
         arguments = {k: v for k, v in vars(args).items() if k not in ("json", "verbose")}
@@ -110,9 +115,19 @@ def audited(command: str, handler: Handler) -> Handler:
     return run
 
 
+def _log(settings: Settings) -> AuditLog:
+    from metaserver.auth.audit import AuditLog
+    from metaserver.registry.store import Registry
+
+    return AuditLog(Registry(settings.registry_path), settings.auth.audit_retention_days)
+
+
 def _token(args: argparse.Namespace, settings: Settings) -> int:
-    registry = Registry(settings.registry_path)
-    store, log = TokenStore(registry), AuditLog(registry, settings.auth.audit_retention_days)
+    from metaserver.auth.audit import local_user
+    from metaserver.auth.tokens import TokenStore
+    from metaserver.registry.store import Registry
+
+    store, log = TokenStore(Registry(settings.registry_path)), _log(settings)
     if args.action == "create":
         token = store.create(args.name, args.scope, args.servers, args.expires)
         log.record(
@@ -163,8 +178,7 @@ def _token(args: argparse.Namespace, settings: Settings) -> int:
 
 def _audit(args: argparse.Namespace, settings: Settings) -> int:
     since = parse_since(args.since) if args.since is not None else None
-    log = AuditLog(Registry(settings.registry_path), settings.auth.audit_retention_days)
-    events = log.events(since, args.who)
+    events = _log(settings).events(since, args.who)
     if args.json:
         print(json.dumps([event.as_json() for event in events], indent=2))
         return 0
