@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from metaserver import __version__
+from metaserver.auth.commands import add_commands, audited
+from metaserver.auth.commands import handlers as auth_handlers
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.input_limits import check_query, load_json
 from metaserver.settings import Settings, unknown_variables
@@ -166,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     remove = commands.add_parser("remove", help="unregister a server and delete its files")
     remove.add_argument("server", metavar="SERVER", help="NAME (every version) or NAME@VERSION")
+    add_commands(commands)
     return parser
 
 
@@ -201,8 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "run": _run,
             "bundle": _bundle,
             "export": _export,
+            **auth_handlers(),
         }[args.command]
-        return handler(args, settings)
+        return audited(args.command, handler)(args, settings)
     except (NotFoundError, UserError) as exc:
         return _fail(args, exc, EXIT_USAGE)
     except MetaServerError as exc:

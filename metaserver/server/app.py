@@ -21,12 +21,17 @@ from typing import Any, Literal
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
-from fastmcp.server.auth import StaticTokenVerifier
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool
 from starlette.middleware import Middleware as ASGIMiddleware
 
 from metaserver import __version__
+from metaserver.auth.audit import AuditLog
+from metaserver.auth.guard import Guard
+from metaserver.auth.http_quota import HttpQuota
+from metaserver.auth.quotas import CallRate
+from metaserver.auth.tokens import TokenStore
+from metaserver.auth.verifier import auth_configured, build_auth
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
@@ -79,12 +84,12 @@ def build_server(settings: Settings) -> FastMCP[Any]:
             await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
 
-    token = settings.auth.token.get_secret_value() if settings.auth.token else ""
-    auth = (
-        StaticTokenVerifier(tokens={token: {"client_id": "metaserver-client", "scopes": []}})
-        if token
-        else None
-    )
+    registry = Registry(settings.registry_path)
+    # Checked at start: the first `metaserver token create` needs a restart to take effect.
+    try:
+        auth = build_auth(settings.auth, TokenStore(registry))
+    except (MetaServerError, OSError, ValueError) as exc:
+        raise UserError(f"authentication cannot be set up: {exc}") from None
     mcp: FastMCP[Any] = FastMCP(
         "metaserver",
         version=__version__,  # serverInfo.version: metaserver's own, not FastMCP's
@@ -92,11 +97,10 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         auth=auth,
         lifespan=lifespan,
     )
-    mcp.add_middleware(_ScrubErrors(settings.home))
     documents = DirectDocuments(pool, settings.home)
     state = MetaState(
         settings=settings,
-        registry=Registry(settings.registry_path),
+        registry=registry,
         pool=pool,
         notifier=ListChangedNotifier(),
         direct=DirectTools(
@@ -107,6 +111,9 @@ def build_server(settings: Settings) -> FastMCP[Any]:
             documents=documents,
         ),
     )
+    # Outermost: a refused call runs nothing, and every call is audited.
+    mcp.add_middleware(Guard(state.audit, state.direct.server_of))
+    mcp.add_middleware(_ScrubErrors(settings.home))
     state.notifier.install(mcp)
     mcp.add_provider(state.direct)
     mcp.add_provider(documents)  # their resources and prompts, mounted with their tools
@@ -212,7 +219,8 @@ async def run(
     Args:
         settings: the configuration.
         transport: ``stdio``, or ``http`` (streamable HTTP at ``/mcp``).
-        host: HTTP only: the address to bind; a non-loopback one requires ``auth.token``.
+        host: HTTP only: the address to bind; a non-loopback one requires authentication
+            (``auth.token``, ``auth.issuer`` or a stored token).
         port: HTTP only: the port to bind.
         log_format: ``text``, or ``json`` (one object a line); both carry the trace id.
 
@@ -221,11 +229,13 @@ async def run(
     """
     configure_logging(log_format)  # stderr: stdout is the MCP stream under stdio
     tracing.configure()  # spans for conversions and calls; exported only to an OTLP endpoint
-    token = settings.auth.token.get_secret_value() if settings.auth.token else ""
-    if transport == "http" and not is_loopback(host) and not token:
+    registry = Registry(settings.registry_path)
+    authenticated = transport == "http" and auth_configured(settings.auth, TokenStore(registry))
+    if transport == "http" and not is_loopback(host) and not authenticated:
         raise UserError(
             f"refusing to serve HTTP on {host!r} without authentication: set "
-            "METASERVER_AUTH__TOKEN, or bind 127.0.0.1"
+            "METASERVER_AUTH__TOKEN or METASERVER_AUTH__ISSUER, create a token (`metaserver "
+            "token create`), or bind 127.0.0.1"
         )
     if transport == "http" and not is_loopback(host) and not settings.http.allowed_hosts:
         logger.warning(
@@ -234,6 +244,7 @@ async def run(
             host,
         )
     mcp = build_server(settings)
+    oauth, rate = settings.auth.issuer is not None, settings.auth.calls_per_minute
     if transport == "stdio":
         await run_stdio(mcp)  # as run_stdio_async, answering lines that are not JSON-RPC
         return
@@ -241,7 +252,13 @@ async def run(
         show_banner=False,
         middleware=[
             ASGIMiddleware(BoundedBodies),
-            *([ASGIMiddleware(BearerErrors)] if token else []),
+            # OAuth mode keeps FastMCP's challenge, which names the resource metadata.
+            *([ASGIMiddleware(BearerErrors)] if authenticated and not oauth else []),
+            *(
+                [ASGIMiddleware(HttpQuota, rate=CallRate(rate), audit=AuditLog(registry))]
+                if authenticated
+                else []
+            ),
         ],
         transport="http",
         host=host,

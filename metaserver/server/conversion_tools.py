@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Annotated, Any
 
 from fastmcp import Context, FastMCP
@@ -17,6 +18,9 @@ from pydantic import Field
 
 from metaserver.agents.fetch.candidates import check_repo_url
 from metaserver.agents.validate.watch import watcher
+from metaserver.auth.audit import Outcome
+from metaserver.auth.context import current_principal
+from metaserver.auth.quotas import QuotaExceeded, check_conversions
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.server.jobs import ConversionCancelled, Job
@@ -53,7 +57,47 @@ def start_conversion(
             starts, as the command line refuses --repo-url).
     """
     check_repo_url(source, ref, repo_url)
-    return state.jobs.start(source, ref, lambda job: _run(state, job, max_tools), repo_url)
+    principal = current_principal()
+    if state.jobs.joinable(source, ref, repo_url) is None:  # joining starts nothing
+        check_conversions(
+            principal,
+            state.jobs.running_of(principal.name),
+            state.settings.auth.conversions_per_principal,
+        )
+    return state.jobs.start(
+        source, ref, lambda job: _audited(state, job, max_tools), repo_url, owner=principal.name
+    )
+
+
+async def _audited(state: MetaState, job: Job, max_tools: int | None) -> ConversionReport:
+    """The job run, and one "conversion" row in the audit when it ends (beside the
+    convert_repo calls that started or joined it): a conversion outlives its calls, and as
+    an MCP task the call returns before it ends."""
+    started = time.monotonic()
+    outcome: Outcome = "error"
+    server, detail = None, None
+    try:
+        report = await _run(state, job, max_tools)
+        outcome = "ok" if report.status == "success" else "error"
+        server, detail = report.server, None if outcome == "ok" else "conversion failed"
+        return report
+    except asyncio.CancelledError:
+        detail = "cancelled"
+        raise
+    except Exception as exc:
+        detail = type(exc).__name__
+        raise
+    finally:
+        await asyncio.to_thread(
+            state.audit.record,
+            job.owner or "local",
+            "conversion",
+            outcome,
+            target=server,
+            seconds=time.monotonic() - started,
+            arguments={"source": job.source, "ref": job.ref, "repo_url": job.repo_url},
+            detail=detail,
+        )
 
 
 async def _run(state: MetaState, job: Job, max_tools: int | None) -> ConversionReport:
@@ -122,6 +166,17 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
         try:
             job, _ = start_conversion(state, source, ref, max_tools, repo_url)
         except UserError as exc:
+            raise state.fail(str(exc)) from None
+        except QuotaExceeded as exc:
+            # Audited here, not by the guard: as an MCP task, this runs after the call.
+            await asyncio.to_thread(
+                state.audit.record,
+                current_principal().name,
+                "convert_repo",
+                "refused",
+                arguments={"source": source, "ref": ref, "repo_url": repo_url},
+                detail="quota",
+            )
             raise state.fail(str(exc)) from None
 
         async def progress(done: float, total: float, message: str) -> None:

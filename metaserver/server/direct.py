@@ -198,6 +198,10 @@ class DirectTools(Provider):
     async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
         return self._tools.get(name)
 
+    def server_of(self, name: str) -> str | None:
+        """The server whose direct tool is called ``name``, None for any other name."""
+        return next((s for s, names in self.mounted().items() if name in names), None)
+
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""
         return {server: list(names) for server, (_, names) in self._mounted.items()}

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
+from metaserver.auth.context import current_principal
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry
@@ -42,8 +43,11 @@ def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -
         """The registered tools best suited to a task, best first, each with its full input
         schema and how to call it: ``direct_tool`` (when mounted) or ``call_generated`` with
         the given server and tool."""
+        principal = current_principal()
+        wide = limit if principal.servers is None else 1000  # then only its own servers
         with timed_search():
-            hits = await asyncio.to_thread(search_tools, registry, task, None, limit)
+            hits = await asyncio.to_thread(search_tools, registry, task, None, wide)
+        hits = [hit for hit in hits if principal.sees(hit.server)][:limit]
         mounted = direct.mounted()
         found = []
         for hit in hits:

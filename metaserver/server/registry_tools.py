@@ -12,6 +12,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from pydantic import Field
 
+from metaserver.auth.context import current_principal
 from metaserver.exceptions import MetaServerError, NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
@@ -40,9 +41,13 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         limit: Annotated[int, Field(ge=1, le=1000)] = 20,
     ) -> list[dict[str, Any]]:
         """Registered tools, ranked by relevance to the query when one is given."""
+        principal = current_principal()
+        # A principal limited to some servers: search them all, then keep its own.
+        wide = limit if principal.servers is None else 1000
         with timed_search():
-            hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
-        return [hit.model_dump(mode="json") for hit in hits]
+            hits = await asyncio.to_thread(search_tools, registry, query, server, wide)
+        mine = [hit for hit in hits if principal.sees(hit.server)][:limit]
+        return [hit.model_dump(mode="json") for hit in mine]
 
     @mcp.tool
     async def call_generated(
@@ -72,7 +77,9 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         """Registered servers (newest version's source, commit, tool count, registration time)
         with all their versions, newest first; call an older one as name@version."""
         summaries = await asyncio.to_thread(registry.summaries)
-        return [summary.listing() for summary in summaries]
+        principal = current_principal()
+        listings = [summary.listing() for summary in summaries]
+        return [listing for listing in listings if principal.sees(str(listing["name"]))]
 
     @mcp.tool
     async def remove_server(

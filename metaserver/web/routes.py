@@ -2,7 +2,7 @@
 the fragments under ``/ui/`` and ``/metrics``.
 
 Routes are FastMCP custom routes, so they sit behind the same app-wide Host and Origin guard
-as ``/mcp``; each data route checks the token through :func:`metaserver.web.auth.authorized`.
+as ``/mcp``; each data route checks the token through :class:`metaserver.web.auth.PageAuth`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from fastmcp import FastMCP
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from metaserver.auth.quotas import QuotaExceeded
 from metaserver.exceptions import NotFoundError, UserError
 from metaserver.input_limits import MAX_QUERY_CHARS, load_json
 from metaserver.registry.search import search_tools
@@ -25,7 +26,7 @@ from metaserver.server.direct import check_arguments
 from metaserver.server.state import MetaState
 from metaserver.telemetry.calls import observed_call
 from metaserver.telemetry.metrics import exposition, timed_search
-from metaserver.web.auth import authorized, refused
+from metaserver.web.auth import PageAuth, refused
 from metaserver.web.conversion_views import conversions_view, failed_report_view, failed_view
 from metaserver.web.forms import result_view
 from metaserver.web.markup import shown
@@ -49,12 +50,13 @@ _SEARCH_LIMIT = 20
 def add_page(mcp: FastMCP[Any], state: MetaState) -> None:
     """Add the registry page and ``/metrics`` to ``mcp``'s HTTP app."""
     settings, registry, home = state.settings, state.registry, state.settings.home
+    page_auth = PageAuth(settings, registry)
 
     def route(path: str, methods: tuple[str, ...] = ("GET",)) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             @functools.wraps(handler)
             async def guarded(request: Request) -> Response:
-                if not authorized(request, settings):
+                if not await page_auth.authorized(request):
                     return refused()
                 return await handler(request)
 
@@ -153,7 +155,7 @@ def add_page(mcp: FastMCP[Any], state: MetaState) -> None:
             if not source or len(source) > _MAX_SOURCE:
                 raise UserError(f"a source of 1 to {_MAX_SOURCE} characters is needed")
             start_conversion(state, source, ref)
-        except UserError as exc:
+        except (UserError, QuotaExceeded) as exc:
             return _fragment(f'<p class="error">{shown(exc, home)}</p>', 400)
         return _fragment(conversions_view(state.jobs.all(), home))
 
