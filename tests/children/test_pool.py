@@ -15,7 +15,7 @@ from fake_children import fake_record, fast_settings, kill_and_wait, server_pids
 
 from metaserver.children.pool import ChildPool
 from metaserver.children.tool_timeouts import tool_timeout
-from metaserver.settings import Settings
+from metaserver.settings import Settings, TimeoutSettings
 
 pytestmark = pytest.mark.integration
 
@@ -230,9 +230,12 @@ async def test_versions_of_one_server_have_children_of_their_own(pool_for: Any) 
 async def test_busy_children_are_never_evicted_to_make_room(pool_for: Any) -> None:
     # Issue 28: with two slots and four busy servers, evictions killed calls in flight
     # ("stopped unexpectedly"); now a call waits for an idle child instead. Four servers take
-    # turns in two slots, a start per turn: the wait allowed (a start's limit and a call's)
-    # is long here, since a start took 40 s on a loaded machine; refusal is the next test's.
-    limits = {"server_start": 300, "tool_call": 30}
+    # turns in two slots, a start per turn, at the default limits (a start's and a call's):
+    # waiting calls take slots in the order they came, so each waits for the few servers
+    # ahead of it (17 were refused as busy on a loaded machine while any waiter could take
+    # a freed slot, and one whose server had started kept waiting for a slot of its own).
+    defaults = TimeoutSettings()
+    limits = {"server_start": defaults.server_start, "tool_call": defaults.tool_call}
     pool, settings = pool_for(max_live_children=2, timeouts=limits)
     records = [fake_record(settings, name) for name in ("w", "x", "y", "z")]
     gate = asyncio.Semaphore(10)
