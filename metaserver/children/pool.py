@@ -132,6 +132,8 @@ class ChildPool:
         self._changed = asyncio.Event()
         # Calls waiting for a slot, in the order they came.
         self._queue: list[_Place] = []
+        # Calls waiting for a start of their server to end, by ref.
+        self._joining: dict[str, int] = {}
 
     def live(self) -> list[str]:
         """Refs (``name@version``) of the running children, least recently used first."""
@@ -358,13 +360,19 @@ class ChildPool:
                     await self._wait_for_change(record, deadline)
                     continue
                 self._leave(place)  # the start is this call's turn, shared
-                # Shielded: a caller that gives up does not cancel a start others may be
-                # waiting for, and the task itself registers the child, so none is orphaned.
-                started = await asyncio.shield(task)
-                if self._children.get(name) is started and not started.is_dead():
-                    self._children.move_to_end(name)
-                    started.in_flight += 1
-                    return started
+                # Counted while it waits: the new child is no idle one to evict before the
+                # calls that waited for it have had it (they resume after other waiters).
+                self._joining[name] = self._joining.get(name, 0) + 1
+                try:
+                    # Shielded: a caller that gives up does not cancel a start others may be
+                    # waiting for, and the task itself registers the child, so none is orphaned.
+                    started = await asyncio.shield(task)
+                    if self._children.get(name) is started and not started.is_dead():
+                        self._children.move_to_end(name)
+                        started.in_flight += 1
+                        return started
+                finally:
+                    self._stop_joining(name)
                 # Stopped between its start and this caller's turn (a removal, a crash): again.
                 if time.monotonic() >= deadline:
                     raise PoolBusyError(f"server {name!r} stopped before the call could use it")
@@ -385,7 +393,7 @@ class ChildPool:
                 return None
             limit = max(self._settings.max_live_children, 1)
             if len(self._children) + self._reserved >= limit:
-                evicted = next((c for c in self._children.values() if c.in_flight == 0), None)
+                evicted = next((c for c in self._children.values() if self._evictable(c)), None)
                 if evicted is None:
                     return None
                 logger.info(
@@ -405,6 +413,16 @@ class ChildPool:
         self._starting[name] = task
         task.add_done_callback(lambda done: self._forget_start(name, done))
         return task
+
+    def _stop_joining(self, name: str) -> None:
+        left = self._joining.pop(name) - 1
+        if left:
+            self._joining[name] = left
+        else:
+            self._notify()  # an unclaimed new child is idle now
+
+    def _evictable(self, child: _Child) -> bool:
+        return child.in_flight == 0 and not self._joining.get(child.record.ref)
 
     def _is_first(self, place: _Place) -> bool:
         """Whether no call ahead of ``place`` (all, when it is not in line) waits for a slot

@@ -251,6 +251,30 @@ async def test_busy_children_are_never_evicted_to_make_room(pool_for: Any) -> No
     assert len(pool.live()) <= 2
 
 
+async def test_waiting_calls_take_slots_in_the_order_they_came(pool_for: Any) -> None:
+    # One slot, busy with a; then b, c and b again wait. b goes first and its second call
+    # joins b's child (it waited for a slot of its own before, behind c), then c.
+    pool, settings = pool_for(max_live_children=1)
+    a, b, c = (fake_record(settings, name) for name in ("a", "b", "c"))
+    assert _value(await pool.call(a, "add", {"a": 1, "b": 1})) == 2
+    finished: list[str] = []
+
+    async def call(record: Any, label: str, seconds: float) -> None:
+        _value(await pool.call(record, "nap", {"seconds": seconds}))
+        finished.append(label)
+
+    busy = asyncio.create_task(call(a, "a", 1.0))
+    await asyncio.sleep(0.2)
+    waiting = [asyncio.create_task(call(b, "b1", 0.5))]
+    await asyncio.sleep(0.2)
+    waiting.append(asyncio.create_task(call(c, "c1", 0.1)))
+    await asyncio.sleep(0.2)
+    waiting.append(asyncio.create_task(call(b, "b2", 0.1)))
+    await asyncio.gather(busy, *waiting)
+    assert finished == ["a", "b2", "b1", "c1"]
+    assert pool.live() == ["c"]
+
+
 async def test_a_call_waits_for_a_busy_slot_and_is_refused_past_its_limit(
     pool_for: Any,
 ) -> None:
