@@ -496,9 +496,9 @@ class ChildPool:
     async def _replace(self, record: ServerRecord, old: _Child | None) -> _Child:
         try:
             if old is not None:
-                logger.info(
-                    "stopping server %s to start %s in its slot", old.record.ref, record.ref
-                )
+                # An evicted idle child was logged when chosen; a stale one is restarted.
+                if old.record.ref == record.ref:
+                    logger.info("restarting server %s", record.ref)
                 await self._close(old)
             child = await self._start(record)
             self._children[record.ref] = child
