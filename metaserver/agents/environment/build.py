@@ -34,6 +34,7 @@ import uv
 from metaserver.agents.environment.base_layer import base_key, ensure_base, seed_from_base
 from metaserver.agents.environment.cache import EnvironmentCache, freeze_environment
 from metaserver.agents.environment.extras import ChosenExtra, choose_extras
+from metaserver.agents.environment.host_paths import drop_local_origins, put_on_path
 from metaserver.agents.environment.interpreters import (
     Interpreter,
     choose_interpreter,
@@ -49,7 +50,6 @@ from metaserver.agents.environment.strategies import (
     is_installable,
 )
 from metaserver.contracts import (
-    PTH_NAME,
     Environment,
     EnvironmentAttempt,
     InstalledExtra,
@@ -217,6 +217,7 @@ async def build_environment(
         environment.lock = await _freeze(build)
         # Last: the lock step, an install-kind child, was handed the environment too. From
         # here on nothing sandboxed writes it (an install into it unshares it first).
+        await asyncio.to_thread(drop_local_origins, venv)
         await asyncio.to_thread(freeze_environment, venv)
         if built:
             saved = await asyncio.to_thread(share_identical_files, venv, settings.shared_files)
@@ -245,7 +246,7 @@ async def _restore(cache: EnvironmentCache, key: str, build: _Build) -> Environm
     if environment is None:
         return None
     if environment.strategy == "requirements+path":
-        _add_to_path(build.venv, build.workspace.path)  # the stored one named another tree
+        put_on_path(build.venv, build.workspace.path)  # one stored before named the tree
     return environment
 
 
@@ -393,7 +394,7 @@ async def _requirements_path(build: _Build) -> EnvironmentAttempt:
     python = build.chosen or build.fallback
     attempt = await _install(build, python, "requirements+path", ["-r", str(listed)])
     if attempt.ok:
-        _add_to_path(build.venv, build.workspace.path)
+        put_on_path(build.venv, build.workspace.path)
     return attempt
 
 
@@ -507,16 +508,6 @@ async def _freeze(build: _Build) -> str:
     python = build.venv / "bin" / "python"
     result = await build.uv(["pip", "freeze", "--python", str(python)], timeout=60)
     return result.stdout if result.ok else ""
-
-
-def _add_to_path(venv: Path, directory: Path) -> None:
-    """Put a non-installable repository on the environment's import path (a .pth file)."""
-    for site in (venv / "lib").glob("python*/site-packages"):
-        pth = site / PTH_NAME
-        # Unlink first: a stored environment's file is a hard link shared with the store.
-        pth.unlink(missing_ok=True)
-        pth.write_text(f"{directory}\n")
-        pth.chmod(0o444)
 
 
 def _python_version(venv: Path) -> str:
