@@ -206,7 +206,8 @@ ESTIMATOR_README = """\
 0.0
 >>> Scaler().refit([1]).transform(1)
 0.0
->>> values, marks = series(5)
+>>> size, unused = 5, 0
+>>> values, marks = series(size)
 >>> Scaler().fit(values).transform(3)
 1.0
 """
