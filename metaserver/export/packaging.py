@@ -3,7 +3,8 @@ packaging declares its extras.
 
 A ``pyproject.toml`` with a static ``[project]`` table gets ``mcp = [...]`` under
 ``[project.optional-dependencies]``; a ``setup.cfg`` with an ``[options]`` section gets it
-under ``[options.extras_require]``; anything else (a ``setup.py`` only, Poetry, dynamic
+under ``[options.extras_require]`` (unless its ``setup.py`` passes ``extras_require=``, which
+replaces those); anything else (a ``setup.py`` only, Poetry, dynamic
 extras) gets a requirements file in the server's folder, since editing code or a tool's own
 dialect could change more than the extra. Each edit only adds lines, so that the rest of the
 file is byte for byte what the maintainers wrote, and the result is parsed again before it
@@ -50,7 +51,11 @@ def packaging_edit(root: Path, requirements: list[str], folder: str) -> Packagin
                 "pyproject.toml", edited, pyproject, f"pip install -e '.[{EXTRA}]'", "pyproject"
             )
     setup_cfg = metadata_text(root / "setup.cfg")
-    if setup_cfg is not None and _static_project(pyproject) is None:
+    # setup.py's own ``extras_require=`` replaces setup.cfg's (textdistance's does): an
+    # extra added there would never be declared.
+    setup_py = metadata_text(root / "setup.py") or ""
+    extras_in_code = re.search(r"\bextras_require\s*=", setup_py) is not None
+    if setup_cfg is not None and _static_project(pyproject) is None and not extras_in_code:
         edited = _setup_cfg_extra(setup_cfg, requirements)
         if edited is not None:
             return PackagingEdit(

@@ -150,3 +150,14 @@ def test_the_folder_for_a_flat_layout_leaves_the_build_as_it_was(tmp_path: Path)
         text=True,
     )
     assert shown.stdout.strip() == "1", shown.stderr
+
+
+def test_setup_cfg_whose_setup_py_passes_extras_gets_a_requirements_file(tmp_path: Path) -> None:
+    # setup(extras_require=...) replaces setup.cfg's extras: an entry there is never declared.
+    (tmp_path / "setup.cfg").write_text("[metadata]\nname = demo\n\n[options]\npackages = demo\n")
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nextras = {'fast': ['x']}\nsetup(extras_require=extras)\n"
+    )
+    edit = packaging_edit(tmp_path, REQUIREMENTS, "mcp")
+    assert (edit.path, edit.kind) == ("mcp/requirements.txt", "requirements")
+    assert edit.text.split() == REQUIREMENTS
