@@ -353,18 +353,19 @@ def _setup(owner, owner_target, name, call, steps, source, namespace, known):
 def _chained(owner, owner_target, name, call, steps, source, namespace=None, known=None):
     """``steps`` and a call of ``owner.name`` whose result is the receiver from then on
     (``chained``), when its signature says it returns an ``owner``; None otherwise. A
-    method that returns ``self`` (``StandardScaler().fit(X).transform(X)``) sets its
-    receiver up in place: a plain setup step, whatever its tool returns."""
+    method that returns ``self`` (``StandardScaler().fit(X).transform(X)``; read from its
+    source, whatever it is annotated) sets its receiver up in place: a plain setup step,
+    whatever its tool returns. Either may take objects the session built (``_setup``)."""
     signature = method_signature(owner, name)
     if signature is None:
         return None
-    if signature.return_annotation is inspect.Signature.empty and returns_self(owner, name):
+    if returns_self(owner, name):  # its source says so, whatever its annotation
         return _setup(owner, owner_target, name, call, steps, source, namespace, known or {})
     if not returns_owner(signature.return_annotation, owner):
         return None
     if not kept_as_handle(owner):
         return None
-    steps = setup_step(owner, owner_target, name, call, steps, source)
+    steps = _setup(owner, owner_target, name, call, steps, source, namespace, known or {})
     if steps is None:
         return None
     return [*steps[:-1], dict(steps[-1], chained=True)]
