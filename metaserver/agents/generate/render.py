@@ -210,6 +210,7 @@ def render_script_tool(spec: ToolSpec, root: Path | None) -> str:
         if root is None or not spec.script.path:
             raise GenerationError(f"{spec.target}: a script path needs the workspace")
         launch["path"] = str(root / spec.script.path)
+        launch["relative"] = spec.script.path  # in the environment's copy of the tree
     arguments = [a.model_dump(mode="json") for a in spec.script.arguments]
     required = [p for p in spec.parameters if p.required]
     optional = [p for p in spec.parameters if not p.required]
