@@ -214,12 +214,14 @@ async def build_environment(
                 environment.extras = await _add_extras(build, extras)
             if settings.run_generated_tests and not build.seeded:
                 await _add_test_runner(build)
-        # Before the lock: a local install's origin (``@ file://`` and the workspace's host
-        # path) is dropped, so the lock names the version, as a stored copy's does.
-        await asyncio.to_thread(drop_local_origins, venv)
-        environment.lock = await _freeze(build)
+        # A stored copy keeps the lock its build took: its local install's origin (``@
+        # file://``, which tells a bundle the distribution is not on the index) is dropped
+        # below, and a new freeze would name it as if it were.
+        if built or not environment.lock:
+            environment.lock = await _freeze(build)
         # Last: the lock step, an install-kind child, was handed the environment too. From
         # here on nothing sandboxed writes it (an install into it unshares it first).
+        await asyncio.to_thread(drop_local_origins, venv)
         await asyncio.to_thread(freeze_environment, venv)
         if built:
             saved = await asyncio.to_thread(share_identical_files, venv, settings.shared_files)
