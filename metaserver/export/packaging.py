@@ -51,7 +51,7 @@ def packaging_edit(root: Path, requirements: list[str], folder: str) -> Packagin
                 "pyproject.toml", edited, pyproject, f"pip install -e '.[{EXTRA}]'", "pyproject"
             )
     setup_cfg = metadata_text(root / "setup.cfg")
-    # setup.py's own ``extras_require=`` replaces setup.cfg's (textdistance's does): an
+    # setup.py's own ``extras_require=`` replaces setup.cfg's extras: an
     # extra added there would never be declared.
     setup_py = metadata_text(root / "setup.py") or ""
     extras_in_code = re.search(r"\bextras_require\s*=", setup_py) is not None

@@ -336,8 +336,7 @@ def container_typed(params, doc, names, signature):
     """Give the ``set`` (``frozenset``, ``tuple``) codec to each parameter without one that a
     doctest call of this callable (by one of ``names``) passes such a literal (``{"H2",
     "O2"}``, ``set(...)``, ``(rows, columns)``): the example arrives as a JSON list, and the
-    callable wants what the line wrote (scikit-learn's ``consensus_score`` checks for a
-    tuple)."""
+    callable wants what the line wrote (one may check ``isinstance(a, tuple)``)."""
     found = {}
     for source in _doctest_sources(doc):
         try:

@@ -1,7 +1,7 @@
 """Whether building a tree from source needs a compiler (C, C++, Cython, Fortran, Rust).
 
-Such a build costs minutes on a small machine (scikit-learn's sdist: over half the stage's
-budget on two cores) and fails where a system header or library is missing, while the index
+Such a build costs minutes on a small machine (a large Cython library's: over half the
+stage's budget on two cores) and fails where a system header or library is missing, while the index
 holds the same version already built by its maintainers. The environment stage therefore
 tries the published wheels of exactly the workspace's version first for such a tree, and
 builds from source only when none fits (:mod:`metaserver.agents.environment.build`).

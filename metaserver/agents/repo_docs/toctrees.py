@@ -1,7 +1,7 @@
 """The chapters a docs section lists: the pages of its ``toctree``, in the order it lists them.
 
 A tutorial's chapters are often named for their subject, not for being a tutorial
-(``doc/source/regression/dwt-idwt.md`` under a section titled "Usage examples"), so neither
+(``docs/examples/transforms.md`` under a section titled "Usage examples"), so neither
 their names nor their folder say they are guide pages; the section's index page does, by its
 title, and its ``toctree`` (reST's directive, or MyST's fenced ``{toctree}``) lists them.
 Static only: the texts are read, never built.
