@@ -17,6 +17,7 @@ import datetime
 import importlib
 import inspect
 import os
+import sys
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -274,10 +275,32 @@ def _path(value: Any, target: str) -> Path:
 
 def _file(value: Any, target: str) -> str:
     """Codec ``file``: a path in the work directory, or content written there
-    (file_args.py); confined as ``path`` is, and passed as text."""
+    (file_args.py); confined as ``path`` is, and passed as text. A data file the
+    environment's own packages ship is read where it lies (``shipped_file``)."""
     if not isinstance(value, (str, dict)):
         return value  # a list of nodes where the name alone said "path": no file
+    shipped = shipped_file(value)
+    if shipped is not None:
+        return shipped
     return str(_path(file_argument(value, work_dir()), target))
+
+
+def shipped_file(value: Any) -> str | None:
+    """The absolute path ``value`` when it names a regular file inside this environment
+    (``sys.prefix``), None otherwise.
+
+    A library's functions hand out paths to the test and example data it ships (a
+    ``get_testdata_file("CT_small.dcm")``), and its documented sessions pass them on to the
+    readers; codec ``file`` is a parameter that only reads, and the environment is the
+    packages' own files (read-only in the sandbox), so such a path is no way out of
+    work/. Anything else absolute stays refused by ``_path``."""
+    if not isinstance(value, str) or not os.path.isabs(value):
+        return None
+    prefix = Path(sys.prefix).resolve()
+    candidate = Path(value).resolve()
+    if prefix not in candidate.parents or not candidate.is_file():
+        return None
+    return str(candidate)
 
 
 def _runs_in(root: Path) -> bool:

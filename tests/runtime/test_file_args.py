@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,21 @@ def test_the_codec_confines_paths_to_the_work_directory(tmp_path: Path) -> None:
 def test_a_list_where_the_name_said_path_passes_as_it_is(tmp_path: Path) -> None:
     set_work_dir(tmp_path)
     assert decode([1, 2, 3], "file", HandleTable()) == [1, 2, 3]
+
+
+def test_a_data_file_the_environment_ships_is_read_where_it_lies(tmp_path: Path) -> None:
+    # What a library's own ``get_testdata_file(...)`` returns, passed on to its reader.
+    set_work_dir(tmp_path)
+    handles = HandleTable()
+    shipped = Path(sys.modules["pytest"].__file__ or "").resolve()
+    assert Path(sys.prefix).resolve() in shipped.parents  # the test runs in an environment
+    assert decode(str(shipped), "file", handles) == str(shipped)
+    for outside in [
+        str(Path(sys.prefix).resolve()),  # the environment itself: not a file
+        str(Path(sys.prefix) / "no-such-file.txt"),
+        str(Path(sys.prefix) / ".." / ".." / "etc" / "passwd"),
+    ]:
+        with pytest.raises(CodecError, match="outside"):
+            decode(outside, "file", handles)
+    with pytest.raises(CodecError, match="outside"):
+        decode(str(shipped), "path", handles)  # a path that may be written: work/ only

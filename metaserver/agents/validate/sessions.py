@@ -45,7 +45,7 @@ async def replay_session(
     built: dict[str, JSON] = {}  # the call's arguments that earlier steps built
     spread: dict[str, list[JSON]] = {}  # its ``*args`` lists, item by item
     replayed: list[SessionStep] = []
-    after: list[dict[str, JSON] | None] = []  # the session's object after each step
+    after: list[JSON] = []  # the session's object (or a step's plain value) after each step
     results: dict[int, JSON] = {}  # what each step that builds an argument returned
     for index, step in enumerate(example.session):
         after.append(handle)  # replaced below when the step builds another
@@ -87,6 +87,12 @@ async def replay_session(
         if step.member is None or step.chained:  # built, or returned by a chain's call
             value = result_value(raw)
             if not isinstance(value, dict) or not isinstance(value.get("handle"), str):
+                if step.member is None and _taken_later(example.session, index):
+                    # ``path = get_testdata_file("CT_small.dcm")``, then ``dcmread(path)``:
+                    # a value (a path, a number) that a later step passes on as it is.
+                    after[-1] = value
+                    replayed.append(step.model_copy(update={"tool": tool.name}))
+                    continue
                 raise SessionError(f"session line {step.line!r}: {tool.name} built no handle")
             handle = {"handle": value["handle"]}
         after[-1] = handle
@@ -104,9 +110,16 @@ async def replay_session(
     return evidence
 
 
-def _taken(
-    after: list[dict[str, JSON] | None], index: int | list[int], name: str, step: SessionStep
-) -> JSON:
+def _taken_later(session: list[SessionStep], index: int) -> bool:
+    """Whether a step after ``index`` takes what step ``index`` left (``takes``)."""
+    for later in session[index + 1 :]:
+        for at in later.takes.values():
+            if at == index or (isinstance(at, list) and index in at):
+                return True
+    return False
+
+
+def _taken(after: list[JSON], index: int | list[int], name: str, step: SessionStep) -> JSON:
     """The object (or, for a list of indices, the list of objects) the session held after
     the step ``index`` names, which ``step`` takes as ``name``."""
     if isinstance(index, list):  # ``PVSystem(arrays=[one, two])``: the list, item by item

@@ -143,3 +143,59 @@ async def test_a_construction_takes_the_list_of_objects_earlier_steps_built() ->
             tools,
             5.0,
         )
+
+
+@dataclass
+class Paths:
+    """``data_path`` answers a plain path; ``reader_new`` builds a handle."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    async def call_tool_mcp(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
+        self.calls.append((name, arguments))
+        result: Any = "/env/pkg/data/a.csv" if name == "data_path" else {"handle": "h1"}
+        return SimpleNamespace(is_error=False, structured_content={"result": result})
+
+
+PATH_TOOLS = {
+    "pkg:data_path": tool("data_path", "pkg:data_path", "name"),
+    "pkg:read": tool("read", "pkg:read", "fp"),
+}
+ROWS = tool("table_rows", "pkg:Table.rows", "handle")
+
+
+async def test_a_plain_value_a_later_step_takes_is_passed_on_as_it_is() -> None:
+    # ``path = data_path("a.csv")``, ``table = read(path)``, ``table.rows()``.
+    session = [
+        SessionStep(
+            line='path = data_path("a.csv")', target="pkg:data_path", arguments={"name": "a.csv"}
+        ),
+        SessionStep(line="table = read(path)", target="pkg:read", takes={"fp": 0}),
+    ]
+    client = Paths()
+    evidence = await replay_session(
+        client,  # type: ignore[arg-type]
+        ROWS,
+        Example(arguments={}, session=session),
+        Evidence(arguments={}, check="no-error"),
+        PATH_TOOLS,
+        5.0,
+    )
+    assert client.calls == [
+        ("data_path", {"name": "a.csv"}),
+        ("read", {"fp": "/env/pkg/data/a.csv"}),
+    ]
+    assert evidence.arguments == {"handle": {"handle": "h1"}}
+
+
+async def test_a_plain_value_nothing_takes_is_no_receiver() -> None:
+    session = [SessionStep(line='t = data_path("a.csv")', target="pkg:data_path")]
+    with pytest.raises(SessionError, match="built no handle"):
+        await replay_session(
+            Paths(),  # type: ignore[arg-type]
+            ROWS,
+            Example(arguments={}, session=session),
+            Evidence(arguments={}, check="no-error"),
+            PATH_TOOLS,
+            5.0,
+        )
