@@ -15,6 +15,7 @@ value given as the line gave it.
 
 import ast
 
+from .array_values import array_value
 from .built_objects import moved_takes
 from .json_values import Unsupported, json_safe
 from .schemas import class_schema
@@ -35,6 +36,15 @@ def assignment(statement):
     ):
         return target.value.id, target.attr, statement.value
     return None
+
+
+def _written(source):
+    """The value of the assignment ``source`` as written (before literals were put in)."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return body[0].value if len(body) == 1 and isinstance(body[0], ast.Assign) else None
 
 
 def literal(node):
@@ -103,6 +113,13 @@ def _setter(cls, attribute, steps, value):
         "description": f"The new value of ``{attribute}`` (a handle for an object).",
         "codec": None,
     }
+    if isinstance(value, tuple) and len(value) == 2:  # an array (array_values.py)
+        given["codec"] = value[1]
+        given["json_schema"] = {
+            "type": "array",
+            "description": f"The new value of ``{attribute}``, an array as nested lists.",
+        }
+        given["description"] = given["json_schema"]["description"]
     # Its own example: the object as the session had it, the value as the line gave it (an
     # object built by one step of its own with literal arguments; else no example).
     session = [{k: v for k, v in s.items() if k != "_setter"} for s in steps]
@@ -169,7 +186,8 @@ def set_up(setting, owner, owner_target, built, build, namespace, source):
     receivers, objects, classes = built
     variable, attribute, node = setting
     known = {**objects, **{k: v for k, v in receivers.items() if v is not None}}
-    value = literal(node)
+    # ``m.startprob_ = np.array([0.6, 0.4])``: an array again when replayed (its codec's)
+    value = array_value(node, _written(source), namespace) or literal(node)
     if value is None and isinstance(node, ast.Name):
         value = known.get(node.id)
     elif value is None:

@@ -91,8 +91,12 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                 objects.pop(name, None)
                 if built is not None and len(built) == 1:
                     objects[name] = [dict(built[0], part=place)]
-            continue
-        if (
+            if built is not None or not _method_call(statement.value):
+                continue
+            # ``X, Z = model.sample(100)``: a call on a receiver the session built, whose
+            # result the line unpacks: an example without an output, as an assigned call is.
+            assigned = _UNPACKED
+        elif (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name)
@@ -185,7 +189,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             receivers[variable] = _setup(
                 owner, owner_target, name, node, steps, source, namespace, known
             )
-        if assigned is not None:  # the call's result: an owner (a chain), or another object
+        if assigned not in (None, _UNPACKED):  # the result: an owner (a chain), or another object
             known = {k: v for k, v in objects.items() if k not in stale}
             receivers[assigned] = (
                 _chained(owner, owner_target, name, node, steps, source, namespace, known)
@@ -194,6 +198,9 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             )
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+_UNPACKED = "<unpacked>"  # ``assigned`` for a call whose result a line unpacks: no variable
 
 
 def _method_call(node):

@@ -1,0 +1,123 @@
+"""Probe helper (runs INSIDE the target environment; standard library only): an array that a
+session line builds with numpy's own functions over literals, in the numpy codec's JSON form.
+
+``model.covars_ = np.tile(np.identity(2), (3, 1, 1))`` sets an attribute to an array that no
+literal writes, and a session whose setup it is cannot be replayed without it (the receiver
+was forgotten, and every later call on it met an object never set up). Such a value is made
+here by calling the numpy functions the line names on its literal arguments, never by
+evaluating text: a function of numpy's own namespace, not one that reads or writes files or
+changes numpy's state, and a result of numbers small enough to travel as nested lists. The
+codec then gives the callable an array again (``numpy:float64``), as the line gave it one.
+"""
+
+import ast
+import sys
+
+from .json_values import Unsupported, json_safe
+from .session_names import resolve
+
+MAX_ITEMS = 10_000
+MAX_DEPTH = 4
+# numpy functions that touch files, buffers or numpy's settings: never called here.
+_NOT_PURE = frozenset(
+    {
+        "fromfile",
+        "frombuffer",
+        "fromregex",
+        "genfromtxt",
+        "load",
+        "loadtxt",
+        "memmap",
+        "save",
+        "savetxt",
+        "savez",
+        "savez_compressed",
+        "set_printoptions",
+        "setbufsize",
+        "seterr",
+        "seterrcall",
+    }
+)
+_CODEC_DTYPES = frozenset({"float64", "int64", "complex128", "bool"})
+
+
+class _NotBuilt(Exception):
+    """The expression is not numpy's functions over literals."""
+
+
+def array_value(node, written, namespace):
+    """``(nested lists, codec)`` for the array ``node`` builds; None when it builds none.
+
+    ``written`` is the value as the line wrote it, before the session put its literals in
+    (``np.array(data)``, which ``node`` holds as ``[1, 2]``): only a line whose value is a
+    call of numpy's makes an array."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not _numpy_call(written, namespace, numpy):
+        return None
+    try:
+        value = numpy.asarray(_value(node, namespace, numpy, 0))
+    except (_NotBuilt, Exception):  # numpy refuses arguments in many ways of its own
+        return None
+    if value.dtype.kind not in "biuf" or value.size > MAX_ITEMS:
+        return None
+    try:
+        data = json_safe(value.tolist())
+    except Unsupported:  # nan or infinity: no JSON literal
+        return None
+    dtype = value.dtype.name
+    return data, f"numpy:{dtype}" if dtype in _CODEC_DTYPES else "numpy"
+
+
+def _numpy_call(node, namespace, numpy):
+    return isinstance(node, ast.Call) and _numpy_function(node.func, namespace, numpy) is not None
+
+
+def _numpy_function(node, namespace, numpy):
+    """The function of numpy's own namespace that ``node`` names, else None."""
+    func = resolve(node, namespace)
+    name = getattr(func, "__name__", None)
+    if not callable(func) or not isinstance(name, str) or name in _NOT_PURE:
+        return None
+    if getattr(numpy, name, None) is not func or getattr(func, "__module__", None) != "numpy":
+        return None
+    return func
+
+
+def _value(node, namespace, numpy, depth):
+    if depth > MAX_DEPTH:
+        raise _NotBuilt
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        pass
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_value(item, namespace, numpy, depth + 1) for item in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if not isinstance(node, ast.Call):
+        raise _NotBuilt
+    func = _numpy_function(node.func, namespace, numpy)
+    if func is None or any(isinstance(a, ast.Starred) for a in node.args):
+        raise _NotBuilt
+    if any(k.arg is None for k in node.keywords):
+        raise _NotBuilt
+    args = [_value(a, namespace, numpy, depth + 1) for a in node.args]
+    kwargs = {k.arg: _value(k.value, namespace, numpy, depth + 1) for k in node.keywords}
+    if func not in (numpy.array, numpy.asarray) and not _small([*args, *kwargs.values()]):
+        raise _NotBuilt  # ``np.ones(10**9)``: a shape or a count past what may be made here
+    result = func(*args, **kwargs)
+    if isinstance(result, numpy.ndarray) and result.size > MAX_ITEMS:
+        raise _NotBuilt
+    return result
+
+
+def _small(values):
+    """Whether every number among ``values`` (nested lists and tuples too; arrays already
+    made are bounded) is at most ``MAX_ITEMS`` in size."""
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            if not _small(value):
+                return False
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if abs(value) > MAX_ITEMS:
+                return False
+    return True

@@ -1,0 +1,118 @@
+"""Arrays a session line builds with numpy's functions (probe/array_values.py): set as a
+receiver's attributes, they are setup steps whose setter gives the callable an array again;
+a line that unpacks a method's result is that method's example."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from metaserver.probe import members
+from metaserver.probe.array_values import array_value
+from metaserver.probe.members import describe_class
+from metaserver.probe.script import name_steps
+
+SOURCE = """
+import numpy as np
+
+
+class Chain:
+    def __init__(self, n_states):
+        self.n_states = n_states
+        self.start_ = None
+        self.weights_ = None
+
+    def sample(self, n):
+        if self.start_ is None or not hasattr(self.weights_, "shape"):
+            raise ValueError("not set up")
+        return np.zeros((n, 2)), np.zeros(n, dtype=int)
+"""
+
+GUIDE = """
+>>> import numpy as np
+>>> c = Chain(2)
+>>> c.start_ = np.array([0.5, 0.5])
+>>> c.weights_ = np.tile(np.identity(2), (3, 1, 1))
+>>> X, Z = c.sample(4)
+"""
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Iterator[ModuleType]:
+    path = tmp_path / "chainfx.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location("chainfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["chainfx"] = loaded
+    members.set_guides([GUIDE])
+    try:
+        spec.loader.exec_module(loaded)
+        yield loaded
+    finally:
+        members.set_guides([])
+        del sys.modules["chainfx"]
+
+
+def listed(module: ModuleType) -> dict[str, dict[str, Any]]:
+    described = describe_class(module.Chain, "Chain", module, True, "chainfx")
+    candidates = [c for c, _, _ in described if c is not None]
+    name_steps(candidates, {id(module.Chain): candidates[0]})
+    return {c["target"]: c for c in candidates}
+
+
+def test_an_unpacked_call_after_array_setups_is_the_methods_example(module: ModuleType) -> None:
+    by_target = listed(module)
+    [example] = by_target["chainfx:Chain.sample"]["examples"]
+    assert example["arguments"] == {"n": 4} and not example["has_expected"]
+    steps = [(s["target"], s.get("assign"), s["arguments"]) for s in example["session"]]
+    identity = [[1.0, 0.0], [0.0, 1.0]]
+    assert steps == [
+        ("chainfx:Chain", None, {"n_states": 2}),
+        ("chainfx:Chain.start_", "start_", {"value": [0.5, 0.5]}),
+        ("chainfx:Chain.weights_", "weights_", {"value": [identity, identity, identity]}),
+    ]
+
+
+def test_an_array_setter_decodes_its_value_as_an_array(module: ModuleType) -> None:
+    setters = {t: c for t, c in listed(module).items() if c.get("assigns")}
+    assert set(setters) == {"chainfx:Chain.start_", "chainfx:Chain.weights_"}
+    for setter in setters.values():
+        value = setter["parameters"][1]
+        assert (value["name"], value["codec"]) == ("value", "numpy:float64")
+        assert value["json_schema"]["type"] == "array"
+
+
+def _value(line: str) -> Any:
+    statement = ast.parse(line).body[0]
+    assert isinstance(statement, ast.Assign)
+    return statement.value
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("x = np.arange(3)", ([0, 1, 2], "numpy:int64")),
+        ("x = np.eye(2, dtype='bool')", ([[True, False], [False, True]], "numpy:bool")),
+        ("x = np.full((2,), 0.5, dtype='float32')", ([0.5, 0.5], "numpy")),
+        ("x = [1, 2]", None),  # no array written: a literal stays a literal
+        ("x = np.ones(10**9)", None),  # a size past what may be made here
+        ("x = np.ones(100_000)", None),
+        ("x = np.load('w.npy')", None),  # reads a file
+        ("x = np.random.rand(3)", None),  # not numpy's own namespace: and random
+        ("x = np.array([np.nan])", None),  # no JSON literal
+        ("x = np.array(['a', 'b'])", None),  # not numbers
+        ("x = np.tile(unknown, 2)", None),
+    ],
+)
+def test_what_a_line_makes_an_array_of(line: str, expected: Any) -> None:
+    node = _value(line)
+    assert array_value(node, node, {"np": np}) == expected
