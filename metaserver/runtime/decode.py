@@ -266,6 +266,11 @@ def _path(value: Any, target: str) -> Path:
     text = _text(value)
     candidate = (root / text).resolve()
     if candidate != root and root not in candidate.parents:
+        shipped = shipped_file(text)
+        if shipped is not None and not os.access(shipped, os.W_OK):
+            # A path may be written too: a shipped file only where nothing can change it
+            # (the sandbox mounts the environment read-only).
+            return Path(shipped)
         raise CodecError(f"path {value!r} is outside the server's work directory")
     written = Path(text)
     if not written.is_absolute() and ".." not in written.parts and _runs_in(root):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import sys
 from pathlib import Path
 
@@ -73,5 +74,14 @@ def test_a_data_file_the_environment_ships_is_read_where_it_lies(tmp_path: Path)
     ]:
         with pytest.raises(CodecError, match="outside"):
             decode(outside, "file", handles)
+
+
+def test_a_shipped_file_this_process_may_write_is_no_path(tmp_path: Path) -> None:
+    # ...unless nothing can write it, as in the sandbox, which mounts the environment
+    # read-only (tests/agents/validate/test_shipped_data_pipeline.py converts a reader of
+    # its package's data so); here the environment is ours to write.
+    set_work_dir(tmp_path)
+    shipped = Path(sys.modules["pytest"].__file__ or "").resolve()
+    assert os.access(shipped, os.W_OK)
     with pytest.raises(CodecError, match="outside"):
-        decode(str(shipped), "path", handles)  # a path that may be written: work/ only
+        decode(str(shipped), "path", HandleTable())
