@@ -5,8 +5,6 @@ a line that unpacks a method's result is that method's example."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,8 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from probe_modules import guided_module
 
-from metaserver.probe import members
 from metaserver.probe.array_values import array_value
 from metaserver.probe.members import describe_class
 from metaserver.probe.script import name_steps
@@ -47,19 +45,8 @@ GUIDE = """
 
 @pytest.fixture
 def module(tmp_path: Path) -> Iterator[ModuleType]:
-    path = tmp_path / "chainfx.py"
-    path.write_text(SOURCE)
-    spec = importlib.util.spec_from_file_location("chainfx", path)
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules["chainfx"] = loaded
-    members.set_guides([GUIDE])
-    try:
-        spec.loader.exec_module(loaded)
+    with guided_module(tmp_path, "chainfx", SOURCE, [GUIDE]) as loaded:
         yield loaded
-    finally:
-        members.set_guides([])
-        del sys.modules["chainfx"]
 
 
 def listed(module: ModuleType) -> dict[str, dict[str, Any]]:

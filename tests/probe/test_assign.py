@@ -3,16 +3,14 @@ through a setter tool of the class, for a method's receiver and for a built argu
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from probe_modules import guided_module
 
-from metaserver.probe import members
 from metaserver.probe.members import describe_callable, describe_class
 from metaserver.probe.script import name_steps
 
@@ -68,19 +66,8 @@ GUIDE = """
 
 @pytest.fixture
 def module(tmp_path: Path) -> Iterator[ModuleType]:
-    path = tmp_path / "meterfx.py"
-    path.write_text(SOURCE)
-    spec = importlib.util.spec_from_file_location("meterfx", path)
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules["meterfx"] = loaded
-    members.set_guides([GUIDE])
-    try:
-        spec.loader.exec_module(loaded)
+    with guided_module(tmp_path, "meterfx", SOURCE, [GUIDE]) as loaded:
         yield loaded
-    finally:
-        members.set_guides([])
-        del sys.modules["meterfx"]
 
 
 def listed(module: ModuleType) -> list[dict[str, Any]]:

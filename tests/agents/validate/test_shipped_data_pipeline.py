@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import fixture_repos
 import pytest
 from fixture_repos import make_package_repo
 
@@ -67,22 +68,10 @@ README = """\
 ```
 """
 
-PYPROJECT = """\
-[project]
-name = "tablepack"
-version = "0.1.0"
-requires-python = ">=3.9"
-
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[tool.setuptools]
-packages = ["tablepack"]
-
-[tool.setuptools.package-data]
-tablepack = ["data/*.csv"]
-"""
+# the fixture's own pyproject, with its data files shipped in the package
+PYPROJECT = fixture_repos.PYPROJECT.format(name="tablepack", package="tablepack") + (
+    '\n[tool.setuptools.package-data]\ntablepack = ["data/*.csv"]\n'
+)
 
 
 @pytest.mark.integration
