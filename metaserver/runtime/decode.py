@@ -376,7 +376,15 @@ def _numpy(value: Any, target: str) -> Any:
     if isinstance(value, dict) and "real" in value:
         return numpy.complex128(_complex(value, target))
     # ``numpy:float64``: the item type the docs name (probe/arguments.array_codec).
-    return numpy.asarray(value, dtype=target if target in _DTYPES else None)
+    dtype = target if target in _DTYPES else None
+    try:
+        return numpy.asarray(value, dtype=dtype)
+    except ValueError:
+        if not (isinstance(value, list) and value and all(isinstance(v, list) for v in value)):
+            raise
+        # Ragged rows (numpy: "inhomogeneous shape"): a list of arrays, as a wavelet
+        # decomposition's coefficients are, one array per level.
+        return [numpy.asarray(row, dtype=dtype) for row in value]
 
 
 _DTYPES = frozenset({"float64", "int64", "complex128", "bool"})
