@@ -11,6 +11,7 @@ import ast
 import copy
 
 from .constants import inline_constants, stored
+from .data_paths import imported_names, joined_path
 from .doctest_lines import (
     MAX_EXAMPLES,
     bind_imports,
@@ -23,6 +24,7 @@ from .fold import folded
 from .frames import frame_literal
 from .json_values import Unsupported, json_safe
 from .reprs import repr_shaped
+from .session_names import PACKAGE
 from .text import shown_as_text
 
 
@@ -46,10 +48,15 @@ class Literals:
     def __init__(self, namespace=None):
         self.nodes, self.bound = {}, set()
         self.namespace = namespace if namespace is not None else {}
+        self.imported = set()  # names the session's imports bound from the package
 
     def note(self, statement):
         """Remember what ``statement`` binds to a literal; forget what it rebinds."""
-        self.bound |= stored(statement)
+        rebound = stored(statement)
+        self.bound |= rebound
+        self.imported -= rebound
+        package = getattr(self.namespace.get(PACKAGE), "__name__", None)
+        self.imported |= imported_names(statement, package)
         for name in _assigned(statement):
             self.nodes.pop(name, None)
         if (
@@ -90,11 +97,13 @@ class Literals:
         node = inline_constants(node, self.namespace, self.bound)
         node = folded(node, self.namespace, self.bound)
         if not any(
-            (isinstance(n, ast.Name) and n.id in self.nodes) or self._array(n) is not None
+            (isinstance(n, ast.Name) and n.id in self.nodes)
+            or self._array(n) is not None
+            or self._path(n) is not None
             for n in ast.walk(node)
         ):
             return node
-        nodes, array = self.nodes, self._array
+        nodes, array, path = self.nodes, self._array, self._path
 
         class Put(ast.NodeTransformer):
             def visit_Name(self, name):
@@ -103,10 +112,18 @@ class Literals:
                 return name
 
             def visit_Call(self, call):
+                joined = path(call)
+                if joined is not None:  # ``os.path.join(data_path, "x.nii")``: data_paths.py
+                    literal = ast.Constant(joined)
+                    literal.constant = True  # the package's value, as an inlined constant's
+                    return ast.copy_location(literal, call)
                 inner = array(call)
                 return self.generic_visit(call) if inner is None else self.visit(inner)
 
         return Put().visit(copy.deepcopy(node))
+
+    def _path(self, node):
+        return joined_path(node, self.namespace, self.imported) if self.imported else None
 
     def _array(self, node):
         """The literal argument of ``np.array(literal)``, a pandas table built from literals
