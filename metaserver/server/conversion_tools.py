@@ -15,8 +15,6 @@ from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from pydantic import Field
 
-from metaserver.agents.fetch.candidates import check_repo_url
-from metaserver.agents.validate.watch import watcher
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.server.jobs import ConversionCancelled, Job
@@ -41,6 +39,7 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
     settings, registry = state.settings, state.registry
 
     async def run(job: Job, max_tools: int | None) -> ConversionReport:
+        from metaserver.agents.validate.watch import watcher
         from metaserver.pipeline import convert  # lazily: the pipeline is heavy
 
         # Set in the job's own task, whose context no other conversion shares.
@@ -96,6 +95,9 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
         (see conversion_status), and a second call for the same source joins it. Clients
         that support MCP tasks get a task to poll or cancel.
         """
+        # Lazily, as the pipeline: the stages are no part of a meta-server's start (issue 31).
+        from metaserver.agents.fetch.candidates import check_repo_url
+
         try:
             # Refused here, as the command line refuses --repo-url, before a job starts.
             check_repo_url(source, ref, repo_url)

@@ -52,14 +52,23 @@ def _validator(schema_text: str) -> Any:
     return validator_class(schema)
 
 
-def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+def schema_key(schema: dict[str, Any]) -> str:
+    """The text that keys ``schema``'s compiled validator (compute it once per tool)."""
+    return json.dumps(schema, sort_keys=True)
+
+
+def check_arguments(
+    schema: dict[str, Any], arguments: dict[str, Any], key: str | None = None
+) -> str | None:
     """Why ``arguments`` do not satisfy ``schema``, or None when they do (or it is unusable).
 
     Args:
         schema: the tool's registered JSON schema.
         arguments: the call's arguments.
+        key: ``schema_key(schema)``, when the caller keeps it (a call need not dump the
+            schema again to find its validator).
     """
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = _validator(key if key is not None else schema_key(schema))
     if validator is None:
         # A schema the generator wrote but jsonschema rejects: the generated server's own
         # signature check still guards the call.
@@ -110,6 +119,7 @@ class GeneratedTool(Tool):
     _record: ServerRecord = PrivateAttr()
     _tool: str = PrivateAttr()
     _home: Path = PrivateAttr()
+    _schema_key: str | None = PrivateAttr(default=None)  # on its first call, not at mount
 
     @classmethod
     def build(
@@ -129,7 +139,9 @@ class GeneratedTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         """Validate ``arguments``, call the child, and return its result."""
-        problem = check_arguments(self.parameters, arguments)
+        if self._schema_key is None:
+            self._schema_key = schema_key(self.parameters)
+        problem = check_arguments(self.parameters, arguments, self._schema_key)
         if problem is not None:
             raise ToolError(problem)
         result = await self._pool.call(self._record, self._tool, arguments)

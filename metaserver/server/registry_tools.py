@@ -16,8 +16,8 @@ from metaserver.exceptions import NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
-from metaserver.registry.search import search_tools
 from metaserver.server.direct import check_arguments, child_result
+from metaserver.server.resolved import ResolvedRecords
 from metaserver.server.state import MetaState
 
 
@@ -25,6 +25,7 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
     """Register ``list_tools``, ``call_generated``, ``list_servers`` and ``remove_server``."""
     settings, registry = state.settings, state.registry
     mcp.add_middleware(_SayWhyEmpty())
+    resolved = ResolvedRecords(registry)
 
     @mcp.tool
     async def list_tools(
@@ -37,6 +38,10 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         limit: Annotated[int, Field(ge=1, le=1000)] = 20,
     ) -> list[dict[str, Any]]:
         """Registered tools, ranked by relevance to the query when one is given."""
+        # Imported on the first search (or by the warm-up after start), not at start: the
+        # ranking brings numpy and the search models (issue 31).
+        from metaserver.registry.search import search_tools
+
         hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
         return [hit.model_dump(mode="json") for hit in hits]
 
@@ -50,7 +55,7 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
     ) -> ToolResult:
         """Call a tool of a registered server; the result is the generated tool's result."""
         try:
-            record = registry.resolve(server)
+            record = resolved.resolve(server)
         except NotFoundError as exc:
             raise state.fail(str(exc)) from None
         spec = next((t for t in record.tools if t.name == tool), None)
