@@ -37,6 +37,7 @@ from metaserver.server.bounded_bodies import BoundedBodies
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools
 from metaserver.server.documents import DirectDocuments
+from metaserver.server.fast_calls import FastCall, FastRoute
 from metaserver.server.finding import add_find_tools
 from metaserver.server.notify import ListChangedNotifier
 from metaserver.server.public import public_message
@@ -67,6 +68,13 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     Returns:
         A FastMCP server named ``metaserver``; its lifespan stops the children on exit.
     """
+    return build_served(settings)[0]
+
+
+def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
+    """:func:`build_server`, with the fast path of its proxied calls (direct tools and
+    ``call_generated``) that the stdio transport answers beside FastMCP's dispatch
+    (:mod:`metaserver.server.fast_calls`)."""
     pool = ChildPool(settings)
 
     @asynccontextmanager
@@ -109,7 +117,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     mcp.add_provider(state.direct)
     mcp.add_provider(documents)  # their resources and prompts, mounted with their tools
     add_conversion_tools(mcp, state, as_task=enable_tasks(mcp))
-    add_registry_tools(mcp, state)
+    generated_route = add_registry_tools(mcp, state)
     add_adding_tools(mcp, state)
     add_find_tools(mcp, state.registry, state.direct)
 
@@ -120,7 +128,15 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         except MetaServerError as exc:  # serve the meta-tools even with a broken registry
             logger.error("registered servers were not mounted: %s", exc)
         mcp.add_middleware(_SyncOnList(state.direct, state.registry))
-    return mcp
+
+    def route(name: str, arguments: Any) -> FastCall | None:
+        if settings.expose_direct_tools:
+            call = state.direct.fast_call(name)
+            if call is not None:
+                return call
+        return generated_route(name, arguments)
+
+    return mcp, route
 
 
 class _ScrubErrors(Middleware):
@@ -220,9 +236,10 @@ async def run(
             "get 421); list the names remote clients use in METASERVER_HTTP__ALLOWED_HOSTS",
             host,
         )
-    mcp = build_server(settings)
+    mcp, route = build_served(settings)
     if transport == "stdio":
-        await run_stdio(mcp)  # as run_stdio_async, answering lines that are not JSON-RPC
+        # As run_stdio_async, answering lines that are not JSON-RPC, proxied calls fast.
+        await run_stdio(mcp, route)
         return
     await mcp.run_http_async(
         show_banner=False,

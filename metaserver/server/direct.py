@@ -32,6 +32,7 @@ from metaserver.children.pool import ChildPool
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
 from metaserver.server.documents import DirectDocuments
+from metaserver.server.fast_calls import FastCall, call_result
 from metaserver.server.public import public_message
 
 logger = logging.getLogger(__name__)
@@ -147,6 +148,10 @@ class GeneratedTool(Tool):
         result = await self._pool.call(self._record, self._tool, arguments)
         return child_result(result, self._home, renamed=(self._tool, self.name))
 
+    async def answer(self, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        """:meth:`run`'s result as the wire result (the stdio fast path, ``fast_calls``)."""
+        return call_result(await self.run(arguments))
+
 
 def direct_name(server: str, tool: str) -> str:
     """The name under which ``tool`` of ``server`` is exposed."""
@@ -207,6 +212,11 @@ class DirectTools(Provider):
 
     async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
         return self._tools.get(name)
+
+    def fast_call(self, name: str) -> FastCall | None:
+        """The fast-path answer of direct tool ``name``; None when none is mounted."""
+        tool = self._tools.get(name)
+        return None if tool is None else tool.answer
 
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""

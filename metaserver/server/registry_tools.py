@@ -17,12 +17,17 @@ from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
 from metaserver.server.direct import check_arguments, child_result
+from metaserver.server.fast_calls import FastCall, FastRoute, call_result
 from metaserver.server.resolved import ResolvedRecords
 from metaserver.server.state import MetaState
 
 
-def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
-    """Register ``list_tools``, ``call_generated``, ``list_servers`` and ``remove_server``."""
+def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
+    """Register ``list_tools``, ``call_generated``, ``list_servers`` and ``remove_server``.
+
+    Returns:
+        The stdio fast path of ``call_generated`` (:mod:`metaserver.server.fast_calls`).
+    """
     settings, registry = state.settings, state.registry
     mcp.add_middleware(_SayWhyEmpty())
     resolved = ResolvedRecords(registry)
@@ -45,15 +50,9 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
         return [hit.model_dump(mode="json") for hit in hits]
 
-    @mcp.tool
-    async def call_generated(
-        server: Annotated[
-            str, Field(description="server name (its newest version), or name@version")
-        ],
-        tool: str,
-        arguments: dict[str, Any] | None = None,
+    async def generated_result(
+        server: str, tool: str, arguments: dict[str, Any] | None
     ) -> ToolResult:
-        """Call a tool of a registered server; the result is the generated tool's result."""
         try:
             record = resolved.resolve(server)
         except NotFoundError as exc:
@@ -66,6 +65,35 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         if problem is not None:
             raise state.fail(problem)
         return child_result(await state.pool.call(record, tool, arguments), settings.home)
+
+    @mcp.tool
+    async def call_generated(
+        server: Annotated[
+            str, Field(description="server name (its newest version), or name@version")
+        ],
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+    ) -> ToolResult:
+        """Call a tool of a registered server; the result is the generated tool's result."""
+        return await generated_result(server, tool, arguments)
+
+    async def fast_generated(arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        return call_result(
+            await generated_result(
+                arguments["server"], arguments["tool"], arguments.get("arguments")
+            )
+        )
+
+    def route(name: str, arguments: Any) -> FastCall | None:
+        """call_generated's fast path, for arguments of the declared types (others get
+        FastMCP's own validation error on the full path)."""
+        if name != "call_generated" or not isinstance(arguments, dict):
+            return None
+        if not set(arguments) <= {"server", "tool", "arguments"}:
+            return None
+        plain = isinstance(arguments.get("server"), str) and isinstance(arguments.get("tool"), str)
+        inner = arguments.get("arguments")
+        return fast_generated if plain and (inner is None or isinstance(inner, dict)) else None
 
     @mcp.tool
     async def list_servers() -> list[dict[str, Any]]:
@@ -101,6 +129,8 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
             "versions": [record.version_id for record in removed],
             "remaining": [record.version_id for record in registry.versions(name)],
         }
+
+    return route
 
 
 class _SayWhyEmpty(Middleware):
