@@ -193,30 +193,39 @@ class DirectTools(Provider):
         self._home = home
         self._reserved = reserved
         self._documents = documents
+        # What is mounted, by direct name; each FastMCP Tool is built on its first use (a
+        # call, a listing): 20,000 of them cost seconds of a start that lists none (issue 31).
+        self._specs: dict[str, tuple[ServerRecord, ToolRecord]] = {}
         self._tools: dict[str, GeneratedTool] = {}
         # server name -> (its registration time, the names mounted for it)
         self._mounted: dict[str, tuple[float, list[str]]] = {}
 
     async def _list_tools(self) -> Sequence[Tool]:
-        if len(self._tools) > self._list_limit:
+        if len(self._specs) > self._list_limit:
             if not self._warned:
                 self._warned = True
                 logger.warning(
                     "%d direct tools exceed METASERVER_MAX_LISTED_TOOLS=%d: listing only the "
                     "meta-tools (list_tools and call_generated reach every tool)",
-                    len(self._tools),
+                    len(self._specs),
                     self._list_limit,
                 )
             return []
-        return list(self._tools.values())
+        return [self._tool(name) for name in self._specs]
 
     async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
-        return self._tools.get(name)
+        return self._tool(name) if name in self._specs else None
+
+    def _tool(self, name: str) -> GeneratedTool:
+        tool = self._tools.get(name)
+        if tool is None:
+            record, spec = self._specs[name]
+            tool = self._tools[name] = GeneratedTool.build(self._pool, record, spec, self._home)
+        return tool
 
     def fast_call(self, name: str) -> FastCall | None:
         """The fast-path answer of direct tool ``name``; None when none is mounted."""
-        tool = self._tools.get(name)
-        return None if tool is None else tool.answer
+        return self._tool(name).answer if name in self._specs else None
 
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""
@@ -235,10 +244,10 @@ class DirectTools(Provider):
         names: list[str] = []
         for tool in record.tools:
             name = direct_name(record.name, tool.name)
-            if not _TOOL_NAME.match(name) or name in self._reserved or name in self._tools:
+            if not _TOOL_NAME.match(name) or name in self._reserved or name in self._specs:
                 logger.warning("not exposing %s directly: the name is invalid or taken", name)
                 continue
-            self._tools[name] = GeneratedTool.build(self._pool, record, tool, self._home)
+            self._specs[name] = (record, tool)
             names.append(name)
         self._mounted[record.name] = (record.created_at, names)
         if self._documents is not None:
@@ -249,6 +258,7 @@ class DirectTools(Provider):
         """Remove ``server``'s direct tools; returns the names removed."""
         _, names = self._mounted.pop(server, (0.0, []))
         for name in names:
+            self._specs.pop(name, None)
             self._tools.pop(name, None)
         if self._documents is not None:
             self._documents.unmount(server)
@@ -265,9 +275,15 @@ class DirectTools(Provider):
         for server in [s for s in self._mounted if s not in current]:
             self.unmount(server)
             changed = True
-        for name, created_at in current.items():
-            mounted = self._mounted.get(name)
-            if mounted is None or mounted[0] != created_at:
-                self.mount(registry.get(name))
-                changed = True
+        stale = [
+            name
+            for name, created_at in current.items()
+            if name not in self._mounted or self._mounted[name][0] != created_at
+        ]
+        # Many changed (a start): one read of every server, not one connection per server.
+        newest = {r.name: r for r in registry.list_servers()} if len(stale) > 8 else {}
+        for name in stale:
+            record = newest.get(name)
+            self.mount(record if record is not None else registry.get(name))
+            changed = True
         return changed
