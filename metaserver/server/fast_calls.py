@@ -9,11 +9,12 @@ the throughput of every client. :class:`FastCalls` sits in the read stream of
 :data:`FastRoute` claims is answered by a task of its own, writing its response straight to
 the write stream; every other message goes on to FastMCP unchanged.
 
-Only a request whose params are exactly ``name`` and ``arguments`` is claimed: one with
-``_meta`` (a progress token, a task, a modern-era protocol version, a trace context) takes
-the full path. What the client sees is what the full path answers: the same validation of
-the arguments against the registered schema, the same child result, a tool error as an
-``isError`` result with its scrubbed text.
+Only a request whose params are ``name``, ``arguments`` and at most a ``_meta`` holding a
+progress token is claimed (FastMCP's client sends one with every call; a proxied tool reports
+no progress on either path); anything more (a task, a modern-era protocol version, a trace
+context) takes the full path. What the client sees is what the full path answers: the same
+validation of the arguments against the registered schema, the same child result, a tool
+error as an ``isError`` result with its scrubbed text.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ FastCall = Callable[[dict[str, Any]], Awaitable[mcp_types.CallToolResult]]
 # path (not a proxied tool, or arguments whose error only FastMCP's own validation words).
 FastRoute = Callable[[str, Any], FastCall | None]
 
-_PLAIN_PARAMS = frozenset({"name", "arguments"})
+_PLAIN_PARAMS = frozenset({"name", "arguments", "_meta"})
+_PLAIN_META = frozenset({"progressToken"})
 
 
 def claimed(message: SessionMessage, route: FastRoute) -> tuple[Any, FastCall, Any] | None:
@@ -47,7 +49,10 @@ def claimed(message: SessionMessage, route: FastRoute) -> tuple[Any, FastCall, A
     if not isinstance(request, mcp_types.JSONRPCRequest) or request.method != "tools/call":
         return None
     params = request.params
-    if not params or not set(params) <= _PLAIN_PARAMS or not isinstance(params["name"], str):
+    if not params or not set(params) <= _PLAIN_PARAMS or not isinstance(params.get("name"), str):
+        return None
+    meta = params.get("_meta", {})
+    if not isinstance(meta, dict) or not set(meta) <= _PLAIN_META:
         return None
     arguments = params.get("arguments")
     call = route(params["name"], arguments)

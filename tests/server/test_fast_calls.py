@@ -39,9 +39,13 @@ def test_only_plain_calls_of_routed_tools_are_claimed() -> None:
     assert found is not None and found[0] == 7 and found[2] == {"a": 1}
     assert claimed(_message({"name": "fast"}), _route) is not None
     assert claimed(_message({"name": "slow", "arguments": {}}), _route) is None
-    # Anything beyond name and arguments (a progress token, a task, a protocol version)
-    # takes the full path.
-    assert claimed(_message({"name": "fast", "arguments": {}, "_meta": {}}), _route) is None
+    # A progress token (FastMCP's client sends one with every call) is no reason to leave
+    # the fast path; anything more (a task, a protocol version, a trace) takes the full one.
+    token = {"name": "fast", "arguments": {}, "_meta": {"progressToken": 3}}
+    assert claimed(_message(token), _route) is not None
+    traced = {"name": "fast", "arguments": {}, "_meta": {"traceparent": "00-x"}}
+    assert claimed(_message(traced), _route) is None
+    assert claimed(_message({"name": 3, "arguments": {}}), _route) is None
     assert claimed(_message({"name": "fast", "task": {}}), _route) is None
     assert claimed(_message({"name": "fast"}, method="tools/list"), _route) is None
     assert claimed(_message(None), _route) is None
@@ -102,7 +106,9 @@ async def test_fast_answers_are_the_full_paths(tmp_path: Path) -> None:
             ("call_generated", {"server": "bench", "tool": "add", "arguments": {"a": 1}}),
         ]
         for name, arguments in calls:
-            fast = await lines.request("tools/call", {"name": name, "arguments": arguments})
+            fast = await lines.request(
+                "tools/call", {"name": name, "arguments": arguments, "_meta": {"progressToken": 1}}
+            )
             # With _meta the request takes FastMCP's dispatch: the reference answer.
             full = await lines.request(
                 "tools/call", {"name": name, "arguments": arguments, "_meta": {"k": 1}}
