@@ -282,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="metaserver-soak-"))
     home = args.home or scratch / "home"
     if args.sources is not None:
-        sources = [s.strip() for s in args.sources.read_text().splitlines() if s.strip()]
+        # A corpus file's way: '#' lines are comments (the dev corpus has them).
+        lines = [s.strip() for s in args.sources.read_text().splitlines()]
+        sources = [s for s in lines if s and not s.startswith("#")]
     else:
         sources = fixture_sources(scratch / "sources")
     corpus = scratch / "batch.txt"

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from metaserver import __version__
+from metaserver.auth.commands import add_commands, audited
+from metaserver.auth.commands import handlers as auth_handlers
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.input_limits import check_query, load_json
 from metaserver.settings import Settings, unknown_variables
@@ -68,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_port, default=8765)
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default="text",
+        help="stderr log lines as text or one JSON object a line (both with the trace id)",
+    )
 
     listing = commands.add_parser("list", help="registered servers and tools")
     listing.add_argument("--query", help="rank tools by relevance to this text")
@@ -142,8 +150,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="after --: the stdio server's command",
     )
 
+    export = commands.add_parser(
+        "export", help="a registered server as a change to the repository it came from"
+    )
+    export.add_argument(
+        "server", metavar="SERVER", help="NAME (its newest version) or NAME@VERSION"
+    )
+    target = export.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--patch", metavar="FILE", help="write a git format-patch mail (- for stdout)"
+    )
+    target.add_argument("--branch", metavar="NAME", help="commit it on a new branch of --repo")
+    target.add_argument(
+        "--dir", metavar="DIR", help="write its files (an empty or new DIR), any source"
+    )
+    export.add_argument("--repo", metavar="DIR", help="with --branch: a clone of the repository")
+
     remove = commands.add_parser("remove", help="unregister a server and delete its files")
     remove.add_argument("server", metavar="SERVER", help="NAME (every version) or NAME@VERSION")
+    add_commands(commands)
     return parser
 
 
@@ -178,8 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "batch": _batch,
             "run": _run,
             "bundle": _bundle,
+            "export": _export,
+            **auth_handlers(),
         }[args.command]
-        return handler(args, settings)
+        return audited(args.command, handler)(args, settings)
     except (NotFoundError, UserError) as exc:
         return _fail(args, exc, EXIT_USAGE)
     except MetaServerError as exc:
@@ -292,6 +319,9 @@ def _report_text(report: dict[str, Any]) -> str:
         check = (tool.get("evidence") or {}).get("check", "-")
         detail = f"  ({tool['error']})" if tool.get("error") else ""
         lines.append(f"  {tool['status']:8} {tool['name']:28} {check}{detail}")
+    by_check = report.get("passed_by_check") or {}
+    if by_check:
+        lines.append("proved by: " + ", ".join(f"{k} {v}" for k, v in by_check.items()))
     stages = ", ".join(f"{k} {v:.1f}s" for k, v in report["seconds"].items())
     lines.append(f"seconds: {stages}")
     if report["output_dir"]:
@@ -345,7 +375,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from metaserver.server.app import run
 
     get_sandbox(settings.sandbox)  # every child it starts is sandboxed: refuse early (exit 2)
-    asyncio.run(run(settings, args.transport, args.host, args.port))
+    asyncio.run(run(settings, args.transport, args.host, args.port, args.log_format))
     return EXIT_OK
 
 
@@ -445,6 +475,33 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     for tool in record.tools:
         summary = tool.description.splitlines()[0][:70] if tool.description else ""
         print(f"  {record.name + '_' + tool.name:32} {summary}")
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from metaserver.export import load_change, make_branch, patch_text, write_files
+
+    if args.branch is not None and args.repo is None:
+        raise UserError("--branch needs --repo DIR, the clone to make the branch in")
+    if args.repo is not None and args.branch is None:
+        raise UserError("--repo goes with --branch NAME")
+    if args.patch is not None:
+        text = patch_text(settings, args.server)
+        if args.patch == "-":
+            sys.stdout.write(text)
+        else:
+            Path(args.patch).write_text(text, encoding="utf-8")
+            print(f"wrote {args.patch}: apply it with git am", file=sys.stderr)
+        return EXIT_OK
+    change = load_change(settings, args.server)
+    if args.branch is not None:
+        commit = make_branch(change, Path(args.repo), args.branch)
+        print(f"branch {args.branch} at {commit} (on {change.commit})", file=sys.stderr)
+        return EXIT_OK
+    written = write_files(change, Path(args.dir))
+    print(f"wrote {len(written)} files under {args.dir}", file=sys.stderr)
     return EXIT_OK
 
 

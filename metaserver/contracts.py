@@ -135,6 +135,18 @@ class SessionStep(BaseModel):
         description="With ``into`` a ``*args`` parameter or a list argument "
         "(``covariance_matrix([u, v])``): the result's place in its list.",
     )
+    part: int | None = Field(
+        default=None,
+        description="With ``into``: the step's result is a sequence the line unpacked "
+        "(``signal, bkps = pw_constant(1000, 3, 4)``) and the argument is its item at this "
+        "place.",
+    )
+    feeds: int | None = Field(
+        default=None,
+        description="With ``into``: the index of the later setup step whose parameter "
+        "``into`` takes this step's result (``algo.fit(signal)`` after ``signal, bkps = "
+        "pw_constant(...)``); None: the documented call's parameter.",
+    )
     typed: bool = Field(
         default=False,
         description="The docs never built this argument (``lqr(sys)``): it is built by the "
@@ -273,6 +285,18 @@ class NotebookTarget(BaseModel):
         default_factory=list,
         description="Repository files the cells read, relative to the notebook's folder; "
         "copied into the server and into each run's directory.",
+    )
+    workdir: str = Field(
+        default="",
+        description="The folder the cells run in, relative to the run's directory: the last "
+        "components of the notebook's own folder, as many as its data paths climb (``..``), "
+        "so that ``../data/x.csv`` is found where it is beside the notebook. Empty: the run's "
+        "directory itself.",
+    )
+    kind: Literal["notebook", "script"] = Field(
+        default="notebook",
+        description="notebook: an .ipynb's code cells; script: a worked example's blocks (a "
+        "sphinx-gallery ``# %%`` script, an ``examples/*.py``).",
     )
 
 
@@ -418,7 +442,7 @@ class ToolSpec(BaseModel):
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
-CheckKind = Literal["expected-value", "no-error", "notebook-outputs"]
+CheckKind = Literal["expected-value", "no-error", "notebook-outputs", "notebook-run"]
 # The one vocabulary of repairs: the catalogue plans them, the review model may propose them
 # (agents/llm/review.py), and agents/repair/rounds.py applies every one.
 RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
@@ -446,6 +470,16 @@ class Evidence(BaseModel):
     )
     receiver: str | None = Field(
         default=None, description="The parameter that took the session's receiver handle."
+    )
+    other_run: JSON = Field(
+        default=None,
+        description="notebook-run: the run with other parameters (``arguments``; ``passed``: it "
+        "finished and showed the same kinds of outputs; ``differences``); null: none to vary.",
+    )
+    unseeded: bool = Field(
+        default=False,
+        description="notebook-run: two runs with the same parameters disagreed (unseeded "
+        "randomness); reported, never passed.",
     )
 
 
@@ -568,6 +602,33 @@ class Coverage(BaseModel):
     )
 
 
+class TutorialSummary(BaseModel):
+    """Notebooks and example scripts: found, run, proven, skipped (issue 30)."""
+
+    found: int = Field(default=0, description="Notebooks and example scripts in the source.")
+    tools: int = Field(default=0, description="Those that became tools and were validated.")
+    stored: int = Field(
+        default=0, description="Tools checked against stored outputs (notebook-outputs)."
+    )
+    executed: int = Field(
+        default=0,
+        description="Tools without stored outputs, run here to make the reference they are "
+        "then checked against (notebook-run).",
+    )
+    passed: dict[str, int] = Field(
+        default_factory=dict, description="Passed tools by check: notebook-outputs, notebook-run."
+    )
+    unseeded: list[str] = Field(
+        default_factory=list,
+        description="Tools whose two runs with the same parameters disagreed: not passed.",
+    )
+    skipped: dict[str, int] = Field(
+        default_factory=dict,
+        description="Skipped ones by reason (its words before any parenthesis); each is in "
+        "notebooks_skipped with its full reason.",
+    )
+
+
 class ConversionReport(BaseModel):
     """The result of one conversion; the JSON contract of ARCHITECTURE.md."""
 
@@ -582,6 +643,11 @@ class ConversionReport(BaseModel):
     environment: EnvironmentSummary = Field(default_factory=lambda: EnvironmentSummary(ok=False))
     tools: list[ToolEvidence] = Field(default_factory=list)
     tools_passed: int = 0
+    passed_by_check: dict[str, int] = Field(
+        default_factory=dict,
+        description="Passed tools by the check that proved them (expected-value, "
+        "notebook-outputs, notebook-run, no-error); only checks that proved one.",
+    )
     rounds: int = 0
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: LLMUsage = Field(default_factory=LLMUsage)
@@ -598,8 +664,14 @@ class ConversionReport(BaseModel):
     )
     notebooks_skipped: list[SkippedCallable] = Field(
         default_factory=list,
-        description="Notebooks in the source that did not become tools, each with the reason "
-        "(the network, a shell, a cell magic, missing data, no stored outputs...).",
+        description="Notebooks and example scripts in the source that did not become tools, "
+        "each with the reason (the network, a shell, a cell magic, missing data, the time "
+        "budget, nothing new shown...).",
+    )
+    tutorials: TutorialSummary | None = Field(
+        default=None,
+        description="The worked examples (notebooks, example scripts) and what became of "
+        "them; null when the source has none.",
     )
     coverage: Coverage = Field(
         default_factory=Coverage, description="README coverage of the passed tools."

@@ -17,6 +17,7 @@ The tree, in the manner of httpx::
     │   └── NoConfinementError    no confining backend works here (also a UserError: exit 2)
     ├── RegistryError             the registry could not be read or written
     │   └── NotFoundError         no such server or tool
+    ├── ExportError               git could not make an export's patch or branch
     └── (models/errors.py)        ModelConfigError (a UserError) and ModelError, the model
                                   layer's: a model that gave no usable answer
 
@@ -121,3 +122,7 @@ class RegistryError(MetaServerError):
 
 class NotFoundError(RegistryError):
     """No registered server or tool has that name."""
+
+
+class ExportError(MetaServerError):
+    """git could not make the patch or the branch of ``metaserver export``."""

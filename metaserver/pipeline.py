@@ -15,6 +15,7 @@ import re
 import secrets
 import shutil
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,15 +30,17 @@ from metaserver.agents.llm import refine_specs
 from metaserver.agents.register import register
 from metaserver.agents.repair import probe_installer, validate_and_repair
 from metaserver.agents.stores import trim_stores
-from metaserver.agents.validate import notebook_seconds, publish
+from metaserver.agents.validate import notebook_seconds, publish, tutorial_summary
 from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
+    CheckKind,
     ConversionReport,
     Environment,
     EnvironmentSummary,
     Failure,
     LLMUsage,
+    SkippedCallable,
     Source,
     ToolEvidence,
     Workspace,
@@ -57,6 +60,7 @@ from metaserver.registry.files import discard_conversion
 from metaserver.registry.locks import ConversionLease, conversion_lock
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
+from metaserver.telemetry.conversion import traced_conversion, traced_stage
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +83,8 @@ class _Timer:
     def stage(self, name: str) -> Iterator[None]:
         started = time.monotonic()
         try:
-            yield
+            with traced_stage(name):  # a span and a metric per stage (telemetry/)
+                yield
         finally:
             self.report.seconds[name] = round(time.monotonic() - started, 2)
 
@@ -89,6 +94,7 @@ class _Timer:
             await self.progress(name, float(STAGES.index(name)), float(len(STAGES)))
 
 
+@traced_conversion
 async def convert(
     source: str,
     *,
@@ -229,7 +235,7 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
         code, usage = await analyse(
             workspace, draft.environment, settings, conversion.sandbox, probe_installer(draft)
         )
-        report.notebooks_skipped = [s for s in code.skipped if s.target.endswith(".ipynb")]
+        report.notebooks_skipped = [s for s in code.skipped if _is_tutorial(s.target)]
         report.analysis_unread = code.unread
 
     await timer.announce("design")
@@ -249,6 +255,16 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 mined=usage,
             )
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
+    # A tutorial chosen at analysis that design left out is listed as skipped too.
+    designed_targets = {spec.target for spec in specs}
+    report.notebooks_skipped += [
+        SkippedCallable(
+            target=c.target,
+            reason=f"beyond the tutorials' share of the {conversion.max_tools} tools",
+        )
+        for c in code.candidates
+        if c.kind == "notebook" and c.target not in designed_targets
+    ]
 
     await timer.announce("generate")
     with timer.stage("generate"):
@@ -270,6 +286,8 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 report.tools = _final_statuses(evidence, published=len(kept) >= MIN_TOOLS_PASSED)
                 report.tools_passed = len(passed)
                 report.coverage = readme_coverage(usage, passed, code.candidates, needing)
+        report.tutorials = tutorial_summary(code.candidates, report.notebooks_skipped, report.tools)
+        report.passed_by_check = passed_by_check(report.tools)
 
     if report.tools_passed < MIN_TOOLS_PASSED:
         shutil.rmtree(conversion.venv, ignore_errors=True)
@@ -293,6 +311,12 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
             settings, report, workspace, draft.environment, conversion.server_dir, passed, evidence
         )
     return _finish(report, timer, None)
+
+
+def _is_tutorial(target: str) -> bool:
+    """A notebook, or an example script (always in a folder: a command-line script's
+    skipped entry is named by its program, a top-level file)."""
+    return target.endswith(".ipynb") or (target.endswith(".py") and "/" in target)
 
 
 async def _build_environment(conversion: Conversion) -> Environment:
@@ -327,6 +351,21 @@ def _final_statuses(evidence: list[ToolEvidence], published: bool) -> list[ToolE
     return [
         e if e.status == "passed" else e.model_copy(update={"status": "dropped"}) for e in evidence
     ]
+
+
+def passed_by_check(tools: list[ToolEvidence]) -> dict[str, int]:
+    """How many passed tools each check proved, the strongest first (an expected value,
+    then outputs, then a run that merely finished)."""
+    counts = Counter(t.evidence.check for t in tools if t.status == "passed" and t.evidence)
+    return {check: counts[check] for check in _CHECKS_STRONGEST_FIRST if counts[check]}
+
+
+_CHECKS_STRONGEST_FIRST: tuple[CheckKind, ...] = (
+    "expected-value",
+    "notebook-outputs",
+    "notebook-run",
+    "no-error",
+)
 
 
 def dominant_failure(evidence: list[ToolEvidence]) -> FailureType:

@@ -257,6 +257,71 @@ class AuthSettings(Section):
             )
         return token
 
+    # OAuth 2.1 resource-server mode (metaserver/auth/oauth.py): on when issuer is set.
+    issuer: str | None = Field(
+        default=None,
+        description="OAuth: the authorization server whose JWT access tokens are accepted "
+        "(their 'iss'); published in /.well-known/oauth-protected-resource. Needs public_url "
+        "and jwks_file or jwks_url.",
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="OAuth: this server's public base URL (https://mcp.example.org); the "
+        "protected resource is <public_url>/mcp, the default audience.",
+    )
+    audience: str | None = Field(
+        default=None,
+        description="OAuth: the 'aud' a token must carry (default: the resource URL).",
+    )
+    jwks_file: Path | None = Field(
+        default=None, description="OAuth: the issuer's JSON Web Key Set, as a local file."
+    )
+    jwks_url: str | None = Field(
+        default=None,
+        description="OAuth: where to fetch the issuer's JSON Web Key Set (https, or http to a "
+        "loopback address); fetched once, cached, fetched again for an unknown key id.",
+    )
+    jwks_cache_seconds: int = Field(
+        default=3600, ge=0, description="OAuth: how long a fetched key set is trusted."
+    )
+    scope_prefix: str = Field(
+        default="metaserver:",
+        description="OAuth: token scopes <prefix>call, <prefix>convert and <prefix>admin "
+        "grant those roles; a token with none of them gets 403.",
+    )
+    servers_claim: str = Field(
+        default="metaserver_servers",
+        description="OAuth: an optional claim holding a server glob (as token --servers).",
+    )
+    audit_retention_days: float = Field(
+        default=90.0,
+        ge=0,
+        description="Audit rows older than this are deleted; 0 keeps them forever.",
+    )
+    conversions_per_principal: int = Field(
+        default=2,
+        ge=0,
+        description="Conversions one principal (token, user) may run at once; 0: no limit.",
+    )
+    calls_per_minute: int = Field(
+        default=240,
+        ge=0,
+        description="HTTP tool calls one principal may make per minute (then 429); 0: no limit.",
+    )
+
+    @model_validator(mode="after")
+    def _oauth_complete(self) -> AuthSettings:
+        if self.issuer is None:
+            return self
+        if not self.public_url:
+            raise ValueError("auth.issuer needs auth.public_url (this server's public URL)")
+        if (self.jwks_file is None) == (self.jwks_url is None):
+            raise ValueError("auth.issuer needs exactly one of auth.jwks_file, auth.jwks_url")
+        for url in (self.public_url, self.jwks_url, self.issuer):
+            if url is not None and urlsplit(url).scheme not in ("http", "https"):
+                raise ValueError(f"{url!r} is not an http(s) URL")
+        return self
+
 
 # host, *.host, an IPv4 address or a bracketed IPv6 address, then an optional :port.
 _ALLOWED_HOST = re.compile(

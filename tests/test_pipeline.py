@@ -9,9 +9,9 @@ from fixture_repos import make_calc_repo, make_package_repo, make_repair_repo, m
 from llm_server import ScriptedLLM, answer, by_schema, failing, llm_settings
 
 from metaserver.agents.environment.cache import EnvironmentCache
-from metaserver.contracts import ConversionReport, ToolEvidence
+from metaserver.contracts import CheckKind, ConversionReport, Evidence, ToolEvidence
 from metaserver.exceptions import FailureType, UserError
-from metaserver.pipeline import convert, dominant_failure
+from metaserver.pipeline import convert, dominant_failure, passed_by_check
 from metaserver.registry import Registry
 from metaserver.settings import Settings
 
@@ -230,3 +230,20 @@ def test_the_conversion_fails_for_the_cause_most_tools_share() -> None:
     tie = [failed("a", "repo_internal_bug"), failed("b", "timeout")]
     assert dominant_failure(tie) == "timeout"  # a tie is not blamed on the repository
     assert dominant_failure([passed]) == "untoolable_repo"
+
+
+def test_passed_tools_are_counted_by_the_check_that_proved_them() -> None:
+    def tool(name: str, status: str, check: CheckKind | None) -> ToolEvidence:
+        evidence = Evidence(arguments={}, check=check) if check else None
+        return ToolEvidence(name=name, target=f"p:{name}", status=status, evidence=evidence)
+
+    tools = [
+        tool("a", "passed", "no-error"),
+        tool("b", "passed", "expected-value"),
+        tool("c", "passed", "expected-value"),
+        tool("d", "failed", "expected-value"),  # failed: not counted
+        tool("e", "passed", "notebook-run"),
+        tool("f", "passed", None),
+    ]
+    counted = passed_by_check(tools)
+    assert list(counted.items()) == [("expected-value", 2), ("notebook-run", 1), ("no-error", 1)]

@@ -62,10 +62,11 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
 
 
 def workspace_paths(venv: Path) -> list[Path]:
-    """The trees a ``requirements+path`` environment imports from (its ``.pth`` file).
+    """The trees a ``requirements+path`` environment made before issue 28 imports from (the
+    absolute lines of its ``.pth`` file), which the server must be able to read, read-only.
 
-    Such a repository is not installed: the environment names the workspace on its import
-    path, so the server (and the scripts it runs) must be able to read it, read-only.
+    A newer one holds a copy of its tree and names it relative to site-packages
+    (``agents/environment/host_paths.py``): no line here, no host path on ``sys.path``.
     """
     found: list[Path] = []
     for pth in venv.glob(f"lib/python*/site-packages/{PTH_NAME}"):

@@ -5,7 +5,8 @@ ARCHITECTURE.md decision 7: a registered server starts on its first call, at mos
 room), and one idle for ``settings.child_idle_seconds`` is stopped by a background reaper.
 A child with a call in flight is never stopped to make room: when every live child is busy, a
 call to another server waits for one to go idle, within its own time limit, and is then
-refused with a "too many servers busy" error result (:class:`PoolBusyError`). The
+refused with a "too many servers busy" error result (:class:`PoolBusyError`). Waiting calls
+take slots in the order they came, one start serving every waiting call of its server. The
 registry, not this pool, says what exists, so the pool holds nothing that a restart loses.
 
 Children are keyed by version (``name@version``, :attr:`ServerRecord.ref`): an old version and
@@ -109,6 +110,13 @@ class _Child:
         return bool(callable(session_dead) and session_dead())
 
 
+@dataclass(eq=False)
+class _Place:
+    """A call's place in the line for a slot."""
+
+    ref: str
+
+
 class ChildPool:
     """The live children of registered servers, bounded in number and idle time."""
 
@@ -126,8 +134,13 @@ class ChildPool:
         self._reaper: asyncio.Task[None] | None = None
         # Slots taken by starts in progress (each becomes a child or is given back).
         self._reserved = 0
-        # Set and replaced whenever a slot may have come free (a call ended, a child stopped).
+        # Set and replaced whenever a slot may have come free (a call ended, a child stopped)
+        # or the line moved.
         self._changed = asyncio.Event()
+        # Calls waiting for a slot, in the order they came.
+        self._queue: list[_Place] = []
+        # Calls waiting for a start of their server to end, by ref.
+        self._joining: dict[str, int] = {}
 
     def live(self) -> list[str]:
         """Refs (``name@version``) of the running children, least recently used first."""
@@ -346,55 +359,131 @@ class ChildPool:
         flight (the caller hands it back with :meth:`_release`), so that no eviction can
         take it between here and the call.
 
+        A call that needs a slot waits in line: slots go to waiting calls in the order they
+        came (calls for one server share a place and a start), so a call waits for the
+        servers ahead of it, never for every later one that happened to wake first.
+
         Raises:
             PoolBusyError: no slot came free within ``wait`` seconds.
         """
         deadline = time.monotonic() + wait
         name = record.ref
-        while True:
-            child = self._children.get(name)
-            usable = child is not None and child.same_server(record) and not child.is_dead()
-            if child is not None and usable and not child.draining:
-                self._children.move_to_end(name)
-                child.in_flight += 1
-                return child
-            if child is not None and usable:
-                # Draining: its calls finish, then it stops for the start that waits; this
-                # call then waits for a slot like any other start. Drained, it stops here
-                # (its waiter may have given up), and the call starts it again in turn.
-                if child.in_flight == 0:
-                    await self._stop_child(child)
-                else:
+        place = _Place(name)
+        try:
+            while True:
+                child = self._children.get(name)
+                usable = child is not None and child.same_server(record) and not child.is_dead()
+                first = self._is_first(place)
+                if child is not None and usable and (not child.draining or first):
+                    # A draining child whose slot nobody ahead of this call waits for serves
+                    # again (the call it drained for has gone, or is behind this one).
+                    child.draining = False
+                    self._children.move_to_end(name)
+                    child.in_flight += 1
+                    return child
+                # Only starting is serialised, per server, by sharing one start task: calls to
+                # running children, and starts of other servers, never wait for a slow start.
+                task = self._starting.get(name)
+                if task is None and not usable:
+                    task = self._start_in_a_slot(record, child, first)
+                if task is None:
+                    # Draining (its calls finish, then it stops for a call ahead of this one),
+                    # or every slot busy: wait in line.
+                    self._enqueue(place)
+                    self._drain_one()
                     await self._wait_for_change(record, deadline)
-                continue
-            # Only starting is serialised, per server, by sharing one start task: calls to
-            # running children, and starts of other servers, never wait for a slow start.
-            task = self._starting.get(name)
-            if task is None:
-                # A stale child (dead, or a re-converted version) gives its slot to the new one.
-                reserved = child is None
-                if reserved:
-                    await self._reserve_slot(record, deadline)
-                    if name in self._starting or name in self._children:
-                        self._give_back_slot()  # another caller started it meanwhile
-                        continue
-                # A fresh context, so that the child's long-lived session tasks do not inherit
-                # the calling request's context (its MCP session, its auth).
-                task = asyncio.create_task(
-                    self._replace(record, child, reserved), context=contextvars.Context()
+                    continue
+                self._leave(place)  # the start is this call's turn, shared
+                # Counted while it waits: the new child is no idle one to evict before the
+                # calls that waited for it have had it (they resume after other waiters).
+                self._joining[name] = self._joining.get(name, 0) + 1
+                try:
+                    # Shielded: a caller that gives up does not cancel a start others may be
+                    # waiting for, and the task itself registers the child, so none is orphaned.
+                    started = await asyncio.shield(task)
+                    if self._children.get(name) is started and not started.is_dead():
+                        self._children.move_to_end(name)
+                        started.in_flight += 1
+                        return started
+                finally:
+                    self._stop_joining(name)
+                # Stopped between its start and this caller's turn (a removal, a crash): again.
+                if time.monotonic() >= deadline:
+                    raise PoolBusyError(f"server {name!r} stopped before the call could use it")
+        finally:
+            self._leave(place)
+
+    def _start_in_a_slot(
+        self, record: ServerRecord, stale: _Child | None, first: bool
+    ) -> asyncio.Task[_Child] | None:
+        """Start ``record``'s child in a slot taken now, or None when no slot can be had.
+
+        A stale child (dead, or of a re-converted version) gives its slot to the new one;
+        otherwise only a call first in line takes a free slot or an idle child's.
+        """
+        evicted = stale
+        if stale is None:
+            if not first:
+                return None
+            limit = max(self._settings.max_live_children, 1)
+            if len(self._children) + self._reserved >= limit:
+                evicted = next((c for c in self._children.values() if self._evictable(c)), None)
+                if evicted is None:
+                    return None
+                logger.info(
+                    "stopping idle server %s to stay within %d live children",
+                    evicted.record.ref,
+                    limit,
                 )
-                self._starting[name] = task
-                task.add_done_callback(lambda done: self._forget_start(name, done))
-            # Shielded: a caller that gives up does not cancel a start others may be waiting
-            # for, and the task itself registers the child, so none is orphaned.
-            started = await asyncio.shield(task)
-            if self._children.get(name) is started and not started.is_dead():
-                self._children.move_to_end(name)
-                started.in_flight += 1
-                return started
-            # Stopped between its start and this caller's turn (a removal, a crash): again.
-            if time.monotonic() >= deadline:
-                raise PoolBusyError(f"server {name!r} stopped before the call could use it")
+        # Both in this step, with no await between: nobody else takes the slot or the
+        # evicted child (a call to it would start it again in turn).
+        self._reserved += 1
+        if evicted is not None:
+            self._unlist(evicted)
+        name = record.ref
+        # A fresh context, so that the child's long-lived session tasks do not inherit the
+        # calling request's context (its MCP session, its auth).
+        task = asyncio.create_task(self._replace(record, evicted), context=contextvars.Context())
+        self._starting[name] = task
+        task.add_done_callback(lambda done: self._forget_start(name, done))
+        return task
+
+    def _stop_joining(self, name: str) -> None:
+        left = self._joining.pop(name) - 1
+        if left:
+            self._joining[name] = left
+        else:
+            self._notify()  # an unclaimed new child is idle now
+
+    def _evictable(self, child: _Child) -> bool:
+        return child.in_flight == 0 and not self._joining.get(child.record.ref)
+
+    def _is_first(self, place: _Place) -> bool:
+        """Whether no call ahead of ``place`` (all, when it is not in line) waits for a slot
+        for another server."""
+        for ahead in self._queue:
+            if ahead is place:
+                return True
+            if ahead.ref != place.ref:
+                return False
+        return True
+
+    def _enqueue(self, place: _Place) -> None:
+        if place not in self._queue:
+            self._queue.append(place)
+
+    def _leave(self, place: _Place) -> None:
+        if place in self._queue:
+            self._queue.remove(place)
+            self._notify()  # the next in line may now go
+
+    def _drain_one(self) -> None:
+        # Busy children that keep taking calls would never go idle: the least recently used
+        # one takes no new calls from now on, so that it drains and gives its slot. (With
+        # every slot taken by starts in progress, there is nothing to drain.)
+        busy = list(self._children.values())
+        if busy and not any(c.draining for c in busy):
+            busy[0].draining = True
 
     def _wait_budget(self, timeout: float) -> float:
         # A call that needs a start may take the start's limit and then its own: waiting
@@ -410,33 +499,6 @@ class ChildPool:
     def _notify(self) -> None:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
-
-    async def _reserve_slot(self, record: ServerRecord, deadline: float) -> None:
-        """Take a slot for a new child: a free one, or an idle child's (the least recently
-        used, stopped), or wait until one of those exists.
-
-        Raises:
-            PoolBusyError: every slot stayed busy until ``deadline``.
-        """
-        limit = max(self._settings.max_live_children, 1)
-        while len(self._children) + self._reserved >= limit:
-            idle = next((c for c in self._children.values() if c.in_flight == 0), None)
-            if idle is not None:
-                logger.info(
-                    "stopping idle server %s to stay within %d live children",
-                    idle.record.ref,
-                    limit,
-                )
-                await self._stop_child(idle)
-                continue
-            # Busy children that keep taking calls would never go idle: the least recently
-            # used one takes no new calls from now on, so that it drains and gives its slot.
-            # (With every slot taken by starts in progress, there is nothing to drain.)
-            busy = list(self._children.values())
-            if busy and not any(c.draining for c in busy):
-                busy[0].draining = True
-            await self._wait_for_change(record, deadline)
-        self._reserved += 1
 
     async def _wait_for_change(self, record: ServerRecord, deadline: float) -> None:
         """Wait until a slot may have come free.
@@ -465,19 +527,18 @@ class ChildPool:
         if not task.cancelled():
             task.exception()  # retrieved here so an unawaited failure is not logged as lost
 
-    async def _replace(self, record: ServerRecord, old: _Child | None, reserved: bool) -> _Child:
+    async def _replace(self, record: ServerRecord, old: _Child | None) -> _Child:
         try:
             if old is not None:
-                logger.info("restarting server %s", record.ref)
-                await self._stop_child(old)
+                # An evicted idle child was logged when chosen; a stale one is restarted.
+                if old.record.ref == record.ref:
+                    logger.info("restarting server %s", record.ref)
+                await self._close(old)
             child = await self._start(record)
             self._children[record.ref] = child
             return child
         finally:
-            if reserved:
-                self._give_back_slot()
-            else:
-                self._notify()
+            self._give_back_slot()
 
     async def _start(self, record: ServerRecord) -> _Child:
         settings = self._settings
@@ -513,10 +574,16 @@ class ChildPool:
         return _Child(record=record, client=client)
 
     async def _stop_child(self, child: _Child) -> None:
+        self._unlist(child)
+        await self._close(child)
+
+    def _unlist(self, child: _Child) -> None:
         name = child.record.ref
         if self._children.get(name) is child:
             del self._children[name]
             self._notify()
+
+    async def _close(self, child: _Child) -> None:
         with contextlib.suppress(Exception):
             # Shielded: a stop interrupted half-way would leave an orphan process.
             if child.pipe is not None:

@@ -27,11 +27,11 @@ __all__ = [
     "ANY_JSON",
     "array_codec",
     "container_codec",
+    "container_typed",
     "file_schema",
     "function_variables",
     "reads_file",
     "refined_parameter",
-    "set_typed",
     "takes_function",
     "words_schema",
 ]
@@ -114,6 +114,13 @@ _FILE_WORDS = re.compile(
     re.I,
 )
 _NOT_FILE = re.compile(r"\b(?:list|sequence|nodes?|edges?|vertices|tuple|array)\b", re.I)
+# "The full file name (without path)": a name the callable resolves itself (its own data
+# folder), which a path in the work directory would break.
+_NO_PATH = re.compile(
+    r"\b(?:without (?:the |its |a |any )?(?:director(?:y|ies)|path|folder)s?|"
+    r"not (?:a |the )?(?:full |absolute )?path)\b",
+    re.I,
+)
 _WRITES = re.compile(r"\b(?:writ(?:e|es|ten)|save[sd]?|output|dump(?:s|ed)?)\b", re.I)
 
 
@@ -128,6 +135,8 @@ def reads_file(name, type_text, said):
     if typed is not None and typed != {"type": "string"}:
         return False  # "path : list of nodes" is a graph's path, not a file's
     if _NOT_FILE.search(said or "") and not _FILE_WORDS.search(words):
+        return False
+    if _NO_PATH.search(words):
         return False
     return bool(_FILE_NAME.search(name or "")) or bool(_FILE_WORDS.search(words))
 
@@ -323,10 +332,11 @@ def _untyped(schema):
     return not any(key in schema for key in ("type", "anyOf", "oneOf", "enum", "$ref", "const"))
 
 
-def set_typed(params, doc, names, signature):
-    """Give the ``set`` (``frozenset``) codec to each parameter without one that a doctest
-    call of this callable (by one of ``names``) passes a set literal (``{"H2", "O2"}``,
-    ``set(...)``): the example arrives as a JSON list, the callable wants a set."""
+def container_typed(params, doc, names, signature):
+    """Give the ``set`` (``frozenset``, ``tuple``) codec to each parameter without one that a
+    doctest call of this callable (by one of ``names``) passes such a literal (``{"H2",
+    "O2"}``, ``set(...)``, ``(rows, columns)``): the example arrives as a JSON list, and the
+    callable wants what the line wrote (one may check ``isinstance(a, tuple)``)."""
     found = {}
     for source in _doctest_sources(doc):
         try:
@@ -343,7 +353,7 @@ def set_typed(params, doc, names, signature):
             except TypeError:
                 continue
             for name, node in bound.items():
-                kind = _set_literal(node)
+                kind = _container_literal(node)
                 if kind is not None:
                     found.setdefault(name, kind)
     for param in params:
@@ -373,9 +383,11 @@ def _called(call):
     return func.id if isinstance(func, ast.Name) else None
 
 
-def _set_literal(node):
+def _container_literal(node):
     if isinstance(node, ast.Set):
         return "set"
+    if isinstance(node, ast.Tuple) and node.elts:
+        return "tuple"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if node.func.id in ("set", "frozenset") and len(node.args) <= 1 and not node.keywords:
             return node.func.id

@@ -156,6 +156,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             step = None
             if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 step = _build(statement.value, namespace, package, values, source)
+            unpacked = unpacked_names(statement)
+            parts = (
+                _build(statement.value, namespace, package, values, source) if unpacked else None
+            )
             derived = step is None and any(
                 isinstance(n, ast.Name) and n.id in values for n in ast.walk(statement.value)
             )
@@ -179,6 +183,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             if step is not None:
                 values[statement.targets[0].id] = step
                 builders[statement.targets[0].id] = resolve(statement.value.func, namespace)
+            if parts is not None:  # ``cA, cD = dwt(x, "db2")``: each name, one item of it
+                for place, name in enumerate(unpacked):
+                    if name not in state["symbols"]:  # ``a, b = symbols("a b")``: text
+                        values[name] = dict(parts, part=place)
         elif isinstance(statement, ast.Expr) and not example.exc_msg:
             item = example_of(statement.value, example.want.strip(), source)
             if not _set_up(statement.value, builders, state, source):
@@ -197,6 +205,15 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             found.append(item)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def unpacked_names(statement):
+    """The names ``a, b = ...`` binds, in order, when its one target is a tuple or list of
+    plain names (no starred one, no attribute); else None."""
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0], (ast.Tuple, ast.List)):
+        return None
+    names = [e.id if isinstance(e, ast.Name) else None for e in statement.targets[0].elts]
+    return names if names and None not in names and len(set(names)) == len(names) else None
 
 
 def session_state(assigned=()):

@@ -12,6 +12,7 @@ import re
 import sys
 import typing
 
+from .docstrings import first_type
 from .frames import documented_frame
 
 
@@ -48,8 +49,7 @@ def documented_array(text):
     a JSON list then arrives as an array (codec ``numpy``), as it would annotated. Only
     when the package has imported numpy itself: a package without it takes plain lists."""
     numpy = sys.modules.get("numpy")
-    first = re.split(r",(?![^(\[]*[)\]])|\s+or\s+|\|", (text or "").strip())[0]
-    first = re.sub(r":\w+:|[`~*]", "", first).strip()
+    first = first_type(text)
     if numpy is None or not first or not _ARRAY_TYPE.fullmatch(first):
         return None
     return numpy.ndarray

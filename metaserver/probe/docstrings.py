@@ -11,6 +11,14 @@ import re
 # ---------------------------------------------------------------- docstrings
 
 
+def first_type(text):
+    """The first of a docstring type's alternatives ("array_like, optional", "ndarray or
+    None", "DataFrame | None"), without Sphinx's roles and markup: ``:py:class:`~pandas.
+    DataFrame``` reads ``pandas.DataFrame``."""
+    first = re.split(r",(?![^(\[]*[)\]])|\s+or\s+|\|", (text or "").strip())[0]
+    return re.sub(r"(?::[\w-]+)+:|[`~*]", "", first).strip()
+
+
 def _parameters_section(doc):
     """The body of a docstring's Google ``Args:`` or NumPy ``Parameters`` section, or None."""
     section = re.search(

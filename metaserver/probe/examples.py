@@ -63,6 +63,23 @@ class Literals:
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 return
             self.nodes[statement.targets[0].id] = value
+            return
+        # ``n_samples, dim, sigma = 1000, 3, 4``: each name its own literal, in order.
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], (ast.Tuple, ast.List))
+            and isinstance(statement.value, (ast.Tuple, ast.List))
+            and len(statement.targets[0].elts) == len(statement.value.elts)
+            and all(isinstance(e, ast.Name) for e in statement.targets[0].elts)
+        ):
+            for target, item in zip(statement.targets[0].elts, statement.value.elts, strict=True):
+                value = self.inline(item)
+                try:
+                    ast.literal_eval(value)
+                except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                    continue
+                self.nodes[target.id] = value
 
     def inline(self, node):
         """A copy of ``node`` whose names of literals are those literals, and whose arrays

@@ -14,6 +14,7 @@ import ast
 import re
 import sys
 
+from .docstrings import first_type
 from .json_values import Unsupported, json_safe
 
 __all__ = ["documented_frame", "frame_literal"]
@@ -29,8 +30,7 @@ def documented_frame(text):
     first of its alternatives ("DataFrame or tuple of DataFrame"); only when the package
     has imported pandas itself."""
     pandas = sys.modules.get("pandas")
-    first = re.split(r",(?![^(\[]*[)\]])|\s+or\s+|\|", (text or "").strip())[0]
-    first = re.sub(r":\w+:|[`~*]", "", first).strip()
+    first = first_type(text)
     match = _FRAME_TYPE.fullmatch(first) if pandas is not None and first else None
     return getattr(pandas, match.group(1), None) if match else None
 

@@ -13,7 +13,7 @@ import sys
 import types
 import typing
 
-from .arguments import refined_parameter, set_typed
+from .arguments import container_typed, refined_parameter
 from .built_arguments import value_examples
 from .doc_types import documented_annotation
 from .docstrings import parameter_docs, parameter_types, summary_of
@@ -336,7 +336,7 @@ def describe_callable(
         if _annotation(hints, declared) is not inspect.Parameter.empty
     }
     typed_by_examples(params, examples, annotated, constructors)
-    set_typed(params, doc, call_names, signature)
+    container_typed(params, doc, call_names, signature)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
         "target": target,

@@ -8,8 +8,10 @@ handle) or its data, is read from the return annotation (resolved: ``-> T`` boun
 class, postponed annotations) or the docstring's ``Returns`` section.
 """
 
+import ast
 import inspect
 import sys
+import textwrap
 import typing
 
 from .doc_types import documented_type
@@ -39,6 +41,43 @@ def returns_owner(annotation, owner):
     if getattr(annotation, "_name", None) == "Self":  # typing.Self
         return True
     return inspect.isclass(annotation) and issubclass(annotation, owner)
+
+
+def returns_self(owner, name):
+    """Whether ``owner``'s method ``name`` ends every path with ``return self`` (an
+    estimator's ``fit``, a fluent setter): unannotated, its result is its receiver, set up
+    in place. Read from the method's source (decorators unwrapped); False when there is none
+    or any ``return`` gives something else."""
+    function = inspect.getattr_static(owner, name, None)
+    if not inspect.isfunction(function):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
+    except (OSError, TypeError, ValueError, SyntaxError, RecursionError, MemoryError):
+        return False
+    definition = tree.body[0] if tree.body else None
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    arguments = definition.args.posonlyargs + definition.args.args
+    if not arguments:
+        return False
+    receiver = arguments[0].arg
+    returns = list(_own_returns(definition))
+    return bool(returns) and all(
+        isinstance(r.value, ast.Name) and r.value.id == receiver for r in returns
+    )
+
+
+def _own_returns(node):
+    """The ``return`` statements under ``node``, not those of the functions inside it."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Return):
+            yield child
+        elif not isinstance(child, _SCOPES):
+            yield from _own_returns(child)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def factory_of(builder, owner):

@@ -19,12 +19,19 @@ import inspect
 import sys
 
 from .assign import assignment, set_up
-from .built_arguments import object_arguments
-from .built_objects import bound_objects, changed, passed
+from .built_arguments import object_arguments, unpacked_names
+from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
 from .examples import example_item
 from .held import held_arguments
-from .returns import class_factory, factory_of, kept_as_handle, returned_class, returns_owner
+from .returns import (
+    class_factory,
+    factory_of,
+    kept_as_handle,
+    returned_class,
+    returns_owner,
+    returns_self,
+)
 from .session_names import PACKAGE, resolve
 from .session_reading import session_statements
 from .setup_steps import method_signature, setup_step
@@ -71,6 +78,20 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             set_up(setting, owner, owner_target, built, _built_object, namespace, source)
             continue
         changed(statement, objects, stale)  # ``span.grow(2)``: no step replays it
+        unpacked = unpacked_names(statement) if isinstance(statement, ast.Assign) else None
+        if unpacked is not None:
+            # ``signal, bkps = pw_constant(1000, 3, 4)``: each name one item of the result,
+            # an object a later line may pass (``Pelt(model="rbf").fit(signal)``).
+            known = {k: v for k, v in objects.items() if k not in stale}
+            built = _built_object(statement.value, namespace, source, known)
+            for place, name in enumerate(unpacked):
+                receivers.pop(name, None)
+                bound.pop(name, None)
+                stale.discard(name)
+                objects.pop(name, None)
+                if built is not None and len(built) == 1:
+                    objects[name] = [dict(built[0], part=place)]
+            continue
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -160,10 +181,14 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             and not example.exc_msg  # a line that raises is shown, not replayed
         ):
             # The call may change the receiver: later lines see it, so their replay does too.
-            receivers[variable] = setup_step(owner, owner_target, name, node, steps, source)
+            known = {k: v for k, v in objects.items() if k not in stale}
+            receivers[variable] = _setup(
+                owner, owner_target, name, node, steps, source, namespace, known
+            )
         if assigned is not None:  # the call's result: an owner (a chain), or another object
+            known = {k: v for k, v in objects.items() if k not in stale}
             receivers[assigned] = (
-                _chained(owner, owner_target, name, node, steps, source)
+                _chained(owner, owner_target, name, node, steps, source, namespace, known)
                 if steps is not None and not example.exc_msg
                 else None
             )
@@ -294,18 +319,53 @@ def _receiver(node, owner, owner_target, namespace, receivers, source, objects=N
     inner = _receiver(node.func.value, owner, owner_target, namespace, receivers, source, objects)
     if inner is None:
         return None
-    return _chained(owner, owner_target, node.func.attr, node, inner, source)
+    return _chained(owner, owner_target, node.func.attr, node, inner, source, namespace, objects)
 
 
-def _chained(owner, owner_target, name, call, steps, source):
-    """``steps`` and a call of ``owner.name`` whose result is the receiver from then on
-    (``chained``), when its signature says it returns an ``owner``; None otherwise."""
+def _setup(owner, owner_target, name, call, steps, source, namespace, known):
+    """``setup_step``, or when the call's arguments are objects the session built
+    (``algo.fit(signal)`` after ``signal, bkps = pw_constant(1000, 3, 4)``): the steps that
+    build them, each ``into`` its parameter and ``feeds`` the setup step's index, then the
+    setup step; None when it is neither."""
+    found = setup_step(owner, owner_target, name, call, steps, source)
+    if found is not None or not known:
+        return found
     signature = method_signature(owner, name)
-    if signature is None or not returns_owner(signature.return_annotation, owner):
+    if signature is None or name.startswith("_"):
+        return None
+    parameters = list(signature.parameters.values())[1:]
+    signature = signature.replace(parameters=parameters)
+    exposed = {p.name for p in parameters}
+    built = object_arguments(call, signature, exposed, namespace, known, source, len(steps))
+    if built is None:
+        return None
+    arguments, earlier, held = built
+    if held or any(s.get("item") is not None for s in earlier):
+        return None  # a class's own instance or a list of objects: not fed to a setup
+    if len(steps) + len(earlier) + 1 > MAX_STEPS:
+        return None
+    at = len(steps) + len(earlier)
+    earlier = [dict(s, feeds=at) if "into" in s else s for s in earlier]
+    step = {"line": source, "target": f"{owner_target}.{name}", "member": name}
+    return [*steps, *earlier, dict(step, arguments=arguments)]
+
+
+def _chained(owner, owner_target, name, call, steps, source, namespace=None, known=None):
+    """``steps`` and a call of ``owner.name`` whose result is the receiver from then on
+    (``chained``), when its signature says it returns an ``owner``; None otherwise. A
+    method that returns ``self`` (``StandardScaler().fit(X).transform(X)``; read from its
+    source, whatever it is annotated) sets its receiver up in place: a plain setup step,
+    whatever its tool returns. Either may take objects the session built (``_setup``)."""
+    signature = method_signature(owner, name)
+    if signature is None:
+        return None
+    if returns_self(owner, name):  # its source says so, whatever its annotation
+        return _setup(owner, owner_target, name, call, steps, source, namespace, known or {})
+    if not returns_owner(signature.return_annotation, owner):
         return None
     if not kept_as_handle(owner):
         return None
-    steps = setup_step(owner, owner_target, name, call, steps, source)
+    steps = _setup(owner, owner_target, name, call, steps, source, namespace, known or {})
     if steps is None:
         return None
     return [*steps[:-1], dict(steps[-1], chained=True)]

@@ -15,6 +15,9 @@ kernel releases when its holder dies, so a crash never leaves a lock behind:
 * **a conversion lease** (``locks/conversions/<token>.lock``), held for a conversion's whole
   life: cleanup never deletes the ``<name>-<token>`` directories of a conversion whose lease
   is held (:func:`is_live`), whichever process runs it.
+* **a store lock** (``<store>.lock`` beside a store directory, :func:`store_lock`): shared
+  by every process adding to the store, exclusive for one removing from it, so that a sweep
+  of the shared-file store never deletes an object another process is linking to.
 
 ``flock`` locks belong to an open file description, so two holders in one process exclude
 each other as two processes do; a lock is never taken twice on one path by one holder.
@@ -36,6 +39,7 @@ __all__ = [
     "conversion_lock",
     "is_live",
     "server_lock",
+    "store_lock",
 ]
 
 # How often a waiting conversion tries its source lock again: polled, so that waiting stays
@@ -62,6 +66,28 @@ def server_lock(settings: Settings, name: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def store_lock(store: Path, *, exclusive: bool) -> Iterator[bool]:
+    """Hold the lock of the store directory ``store``: shared (waiting for an exclusive
+    holder) to add to it, exclusive (never waiting) to remove from it.
+
+    Yields:
+        Whether the lock is held: an exclusive one is not while anyone adds, and whoever
+        removes then leaves it for a later turn rather than stall an addition.
+    """
+    store.parent.mkdir(parents=True, exist_ok=True)
+    fd = _open(store.with_name(f"{store.name}.lock"))
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB if exclusive else fcntl.LOCK_SH)
+        except BlockingIOError:
+            yield False
+        else:
+            yield True
+    finally:
+        os.close(fd)
 
 
 @contextlib.asynccontextmanager

@@ -18,7 +18,7 @@ import json
 import secrets
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,11 @@ class Registry:
             raise RegistryError(f"registry error: {exc}") from exc
         finally:
             connection.close()
+
+    def connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A connection to the registry's file (created private, schema ensured, SQLite errors
+        as RegistryError), for the tables another package keeps in it (metaserver.auth)."""
+        return self._connect()
 
     def register(self, record: ServerRecord, new_server: bool = False) -> Registration:
         """Add ``record`` as the newest version of its server, atomically.

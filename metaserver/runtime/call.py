@@ -83,7 +83,9 @@ def _invoke(
         for name, value in arguments.items()
     }
     args, kwargs = split_arguments(func, positional, decoded)
-    result = func(*args, **kwargs)
+    # No keyword mapping at all when there is none: some C types refuse an empty one
+    # (a C constructor that checks for a keyword mapping, not for an empty one).
+    result = func(*args, **kwargs) if kwargs else func(*args)
     if keep == KEEP_OWN:
         if _own_object(func, result):
             return handles.put(result)

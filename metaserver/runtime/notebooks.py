@@ -4,8 +4,10 @@ The cells run in a child of the generated server (``notebook_runner.py``, the sa
 interpreter), like a script tool's: a notebook may print, draw, write files, set globals or
 hang, and none of that may touch the server. Each run gets a directory of its own under the
 server's work directory (the only writable place in the sandbox); the files it writes there
-are the run's files, its figures are PNGs beside them. Standard library only: this module is
-copied into generated servers.
+are the run's files, its figures are PNGs beside them. The data files it reads are copied in
+read-only, laid out as in the repository around the notebook's folder (``../data/x.csv``
+found as beside the notebook, ``workdir``). Standard library only: this module is copied
+into generated servers.
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ from .decode import work_dir
 from .phash import png_hash
 from .scripts import STDERR_LINES, read_capped, run_bounded
 
-__all__ = ["DEFAULT_TIMEOUT", "KEEP_RUNS", "NotebookError", "figure_images", "run_notebook"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "KEEP_RUNS",
+    "NotebookError",
+    "data_location",
+    "figure_images",
+    "run_notebook",
+]
 
 DEFAULT_TIMEOUT = 25.0
 """Seconds a run may take when the tool sets none (below the usual 30 s call budget)."""
@@ -37,6 +46,8 @@ SMALL_VALUE = 64
 """Bytes of a value never replaced by a truncation notice (the notice is about as long)."""
 RUNNER = Path(__file__).resolve().with_name("notebook_runner.py")
 FIGURES = "figures"
+MAX_PNG_BYTES = 20_000_000
+"""A saved PNG larger than this is listed without its perceptual hash."""
 
 
 class NotebookError(RuntimeError):
@@ -53,13 +64,14 @@ def run_notebook(
 ) -> dict[str, Any]:
     """Run ``notebook`` (a NotebookTarget dict) with ``values``; its outputs by cell.
 
-    The files in its ``data`` list are copied from the folder ``data`` into the run's
-    directory first, where the cells find them as they did beside the notebook; they are
-    not among the files the run wrote unless it changed them.
+    The files in its ``data`` list are copied read-only from the folder ``data`` into the
+    run's directory first (at ``data_location``), and the cells run in its ``workdir``
+    there, where they find them as they did beside the notebook; they are not among the
+    files the run wrote.
 
     Returns ``{"notebook", "cells": [{"cell", "value", "text", "stdout", "figures"}],
-    "figures": [{"cell", "path", "hash"}], "files": [{"path", "bytes"}], "seconds"}``; paths are
-    relative to the server's work directory.
+    "figures": [{"cell", "path", "hash"}], "files": [{"path", "bytes"}, "hash" for a PNG],
+    "seconds"}``; paths are relative to the server's work directory.
 
     Raises:
         NotebookError: a cell raised (which cell, and the error), or the timeout.
@@ -72,7 +84,10 @@ def run_notebook(
     _prune(runs, stem)
     run_dir = runs / f"{stem}-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
     run_dir.mkdir()
-    copied = _copy_data(notebook.get("data") or [], data, run_dir)
+    workdir = str(notebook.get("workdir") or "")
+    copied = _copy_data(notebook.get("data") or [], workdir, data, run_dir)
+    cwd = run_dir / workdir
+    cwd.mkdir(parents=True, exist_ok=True)
     control = Path(tempfile.mkdtemp(prefix=".control-", dir=runs))
     try:
         job = {
@@ -85,7 +100,7 @@ def run_notebook(
         }
         (control / "job.json").write_text(json.dumps(job), encoding="utf-8")
         started = time.monotonic()
-        code, stderr = _run(control / "job.json", run_dir, limit, stem, max_bytes)
+        code, stderr = _run(control / "job.json", cwd, limit, stem, max_bytes)
         seconds = round(time.monotonic() - started, 3)
         output = control / "result.json"
         if not output.exists():
@@ -158,18 +173,31 @@ def _run(job: Path, cwd: Path, limit: float, stem: str, max_bytes: int) -> tuple
         return code, read_capped(err, max_bytes // 4)
 
 
+def data_location(name: str, workdir: str) -> str | None:
+    """Where a data file the cells read as ``name`` (relative to the notebook's folder) lies
+    in a run's directory whose cells run in ``workdir``; None when it would lie outside."""
+    if Path(name).is_absolute() or Path(workdir).is_absolute():
+        return None
+    location = os.path.normpath(os.path.join(workdir, name))
+    if location == ".." or location.startswith(("../", "/")) or location == ".":
+        return None
+    return Path(location).as_posix()
+
+
 def _copy_data(
-    names: list[str], source: str | os.PathLike[str] | None, run_dir: Path
+    names: list[str], workdir: str, source: str | os.PathLike[str] | None, run_dir: Path
 ) -> dict[Path, tuple[int, int]]:
-    """Copy the data files in; each copy's (size, mtime) to tell a changed one later."""
+    """Copy the data files in, read-only (a tutorial reads the repository's files; it may
+    not change them for the next run); each copy's (size, mtime) to tell it apart later."""
     copied: dict[Path, tuple[int, int]] = {}
     for name in names:
-        relative = Path(name)
-        if source is None or relative.is_absolute() or ".." in relative.parts:
+        location = data_location(name, workdir)
+        if source is None or location is None:
             raise NotebookError(f"data file {name!r} cannot be provided")
-        target = run_dir / relative
+        target = run_dir / location
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(Path(source) / relative, target)
+        shutil.copyfile(Path(source) / location, target)
+        target.chmod(0o444)
         status = target.stat()
         copied[target] = (status.st_size, status.st_mtime_ns)
     return copied
@@ -183,7 +211,11 @@ def _files(run_dir: Path, root: Path, copied: dict[Path, tuple[int, int]]) -> li
         status = path.stat()
         if copied.get(path) == (status.st_size, status.st_mtime_ns):
             continue  # a data file the run only read
-        found.append({"path": path.relative_to(root).as_posix(), "bytes": status.st_size})
+        entry: dict[str, Any] = {"path": path.relative_to(root).as_posix(), "bytes": status.st_size}
+        if path.suffix.lower() == ".png" and status.st_size <= MAX_PNG_BYTES:
+            # a figure the run saved: compared as a figure
+            entry["hash"] = png_hash(path.read_bytes())
+        found.append(entry)
     return found
 
 

@@ -97,12 +97,25 @@ def _word(value: Any) -> str:
     return str(value)
 
 
+def _script_path(launch: dict[str, Any]) -> str:
+    """The script's file: the path written, else (a tree the environment holds a copy of,
+    under ``<prefix>/source``, so that no host path is on the server's side) its place in
+    that copy."""
+    path = str(launch["path"])
+    relative = str(launch.get("relative") or "")
+    if relative and not os.path.isfile(path):
+        copy = os.path.join(sys.prefix, "source", relative)
+        if os.path.isfile(copy):
+            return copy
+    return path
+
+
 def command_for(launch: dict[str, Any], argv: list[str]) -> list[str]:
     """The child's argv for a ScriptTarget-like ``launch`` (mode, path/module/function)."""
     python = sys.executable
     mode = launch["mode"]
     if mode == "path":
-        return [python, str(launch["path"]), *argv]
+        return [python, _script_path(launch), *argv]
     module = str(launch.get("module") or "")
     if not _DOTTED.match(module):
         raise ValueError(f"not a module name: {module!r}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,12 +21,17 @@ from typing import Any, Literal
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
-from fastmcp.server.auth import StaticTokenVerifier
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool
 from starlette.middleware import Middleware as ASGIMiddleware
 
 from metaserver import __version__
+from metaserver.auth.audit import AuditLog
+from metaserver.auth.guard import Guard
+from metaserver.auth.http_quota import HttpQuota
+from metaserver.auth.quotas import CallRate
+from metaserver.auth.tokens import TokenStore
+from metaserver.auth.verifier import auth_configured, build_auth
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.store import Registry
@@ -46,6 +50,9 @@ from metaserver.server.state import META_TOOLS, MetaState
 from metaserver.server.stdio import run_stdio
 from metaserver.server.tasks import enable_tasks
 from metaserver.settings import Settings
+from metaserver.telemetry import tracing
+from metaserver.telemetry.logs import LogFormat, configure_logging
+from metaserver.telemetry.metrics import watch_children
 
 logger = logging.getLogger(__name__)
 
@@ -85,12 +92,12 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
             await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
 
-    token = settings.auth.token.get_secret_value() if settings.auth.token else ""
-    auth = (
-        StaticTokenVerifier(tokens={token: {"client_id": "metaserver-client", "scopes": []}})
-        if token
-        else None
-    )
+    registry = Registry(settings.registry_path)
+    # Checked at start: the first `metaserver token create` needs a restart to take effect.
+    try:
+        auth = build_auth(settings.auth, TokenStore(registry))
+    except (MetaServerError, OSError, ValueError) as exc:
+        raise UserError(f"authentication cannot be set up: {exc}") from None
     mcp: FastMCP[Any] = FastMCP(
         "metaserver",
         version=__version__,  # serverInfo.version: metaserver's own, not FastMCP's
@@ -98,11 +105,10 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
         auth=auth,
         lifespan=lifespan,
     )
-    mcp.add_middleware(_ScrubErrors(settings.home))
     documents = DirectDocuments(pool, settings.home)
     state = MetaState(
         settings=settings,
-        registry=Registry(settings.registry_path),
+        registry=registry,
         pool=pool,
         notifier=ListChangedNotifier(),
         direct=DirectTools(
@@ -113,6 +119,9 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
             documents=documents,
         ),
     )
+    # Outermost: a refused call runs nothing, and every call is audited.
+    mcp.add_middleware(Guard(state.audit, state.direct.server_of))
+    mcp.add_middleware(_ScrubErrors(settings.home))
     state.notifier.install(mcp)
     mcp.add_provider(state.direct)
     mcp.add_provider(documents)  # their resources and prompts, mounted with their tools
@@ -120,6 +129,11 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
     generated_route = add_registry_tools(mcp, state)
     add_adding_tools(mcp, state)
     add_find_tools(mcp, state.registry, state.direct)
+    watch_children(lambda: len(pool.live()))
+    # The registry page and /metrics (HTTP only; imported here: stdio never serves them).
+    from metaserver.web import add_page
+
+    add_page(mcp, state)
 
     # Mounted after the meta-tools, which therefore come first in tools/list.
     if settings.expose_direct_tools:
@@ -210,25 +224,34 @@ def is_loopback(host: str) -> bool:
 
 
 async def run(
-    settings: Settings, transport: Literal["stdio", "http"], host: str, port: int
+    settings: Settings,
+    transport: Literal["stdio", "http"],
+    host: str,
+    port: int,
+    log_format: LogFormat = "text",
 ) -> None:
     """Serve the meta-server until it is stopped.
 
     Args:
         settings: the configuration.
         transport: ``stdio``, or ``http`` (streamable HTTP at ``/mcp``).
-        host: HTTP only: the address to bind; a non-loopback one requires ``auth.token``.
+        host: HTTP only: the address to bind; a non-loopback one requires authentication
+            (``auth.token``, ``auth.issuer`` or a stored token).
         port: HTTP only: the port to bind.
+        log_format: ``text``, or ``json`` (one object a line); both carry the trace id.
 
     Raises:
         UserError: a non-loopback HTTP bind without a token.
     """
-    _log_to_stderr()
-    token = settings.auth.token.get_secret_value() if settings.auth.token else ""
-    if transport == "http" and not is_loopback(host) and not token:
+    configure_logging(log_format)  # stderr: stdout is the MCP stream under stdio
+    tracing.configure()  # spans for conversions and calls; exported only to an OTLP endpoint
+    registry = Registry(settings.registry_path)
+    authenticated = transport == "http" and auth_configured(settings.auth, TokenStore(registry))
+    if transport == "http" and not is_loopback(host) and not authenticated:
         raise UserError(
             f"refusing to serve HTTP on {host!r} without authentication: set "
-            "METASERVER_AUTH__TOKEN, or bind 127.0.0.1"
+            "METASERVER_AUTH__TOKEN or METASERVER_AUTH__ISSUER, create a token (`metaserver "
+            "token create`), or bind 127.0.0.1"
         )
     if transport == "http" and not is_loopback(host) and not settings.http.allowed_hosts:
         logger.warning(
@@ -237,6 +260,7 @@ async def run(
             host,
         )
     mcp, route = build_served(settings)
+    oauth, rate = settings.auth.issuer is not None, settings.auth.calls_per_minute
     if transport == "stdio":
         # As run_stdio_async, answering lines that are not JSON-RPC, proxied calls fast.
         await run_stdio(mcp, route)
@@ -245,7 +269,13 @@ async def run(
         show_banner=False,
         middleware=[
             ASGIMiddleware(BoundedBodies),
-            *([ASGIMiddleware(BearerErrors)] if token else []),
+            # OAuth mode keeps FastMCP's challenge, which names the resource metadata.
+            *([ASGIMiddleware(BearerErrors)] if authenticated and not oauth else []),
+            *(
+                [ASGIMiddleware(HttpQuota, rate=CallRate(rate), audit=AuditLog(registry))]
+                if authenticated
+                else []
+            ),
         ],
         transport="http",
         host=host,
@@ -259,13 +289,3 @@ async def run(
         # No uvicorn logging config: its records reach the root logger, on stderr.
         uvicorn_config={"log_config": None, "access_log": False},
     )
-
-
-def _log_to_stderr() -> None:
-    # stdout is the MCP stream under stdio; every log line goes to stderr.
-    root = logging.getLogger()
-    if not root.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
-        root.setLevel(logging.INFO)

@@ -1,6 +1,7 @@
 """401 answers that say what is wrong with the bearer token, and nothing about OAuth.
 
-With a static token (``METASERVER_AUTH__TOKEN``) there is no authorization server: FastMCP's
+With static or stored tokens (``METASERVER_AUTH__TOKEN``, ``metaserver token create``) and
+no issuer configured, there is no authorization server: FastMCP's
 own 401s have an empty body when the token is missing, and, when it is wrong, a body telling
 the client to re-register OAuth tokens, which sends clients such as the MCP Inspector into
 an OAuth flow that cannot succeed. This ASGI middleware replaces every 401 with a JSON body
@@ -17,10 +18,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 MISSING = "missing bearer token"
 INVALID = "invalid bearer token"
 _ADVICE = {
-    MISSING: "send the header 'Authorization: Bearer <token>', with the token the server was "
-    "started with (METASERVER_AUTH__TOKEN)",
-    INVALID: "the token does not match the one the server was started with "
-    "(METASERVER_AUTH__TOKEN)",
+    MISSING: "send the header 'Authorization: Bearer <token>', with the operator's token "
+    "(METASERVER_AUTH__TOKEN) or one made by `metaserver token create`",
+    INVALID: "the token is not the operator's (METASERVER_AUTH__TOKEN) nor a stored one that "
+    "is still valid: unknown, revoked or expired",
 }
 
 

@@ -21,9 +21,12 @@ from metaserver.input_limits import MAX_JSON_BYTES
 class BoundedBodies:
     """Bounds and judges the POST bodies of the wrapped app (see the module's docstring)."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_JSON_BYTES) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_JSON_BYTES, rpc_path: str = "/mcp") -> None:
         self.app = app
         self.limit = limit
+        # Only the MCP endpoint's bodies are JSON-RPC; the page's (metaserver/web/) are its
+        # own JSON, bounded here and judged by its handlers.
+        self.rpc_path = rpc_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
@@ -44,7 +47,8 @@ class BoundedBodies:
             if len(body) > self.limit:
                 await _refuse(send, 413, self._too_large())
                 return
-        answer = judge(bytes(body))
+        rpc = str(scope.get("path", "")).rstrip("/") == self.rpc_path
+        answer = judge(bytes(body)) if rpc else None
         if answer is not None:
             await _refuse(send, 400, encoded(answer))
             return

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Annotated, Any
 
 from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from pydantic import Field
 
+from metaserver.auth.audit import Outcome
+from metaserver.auth.context import current_principal
+from metaserver.auth.quotas import QuotaExceeded, check_conversions
 from metaserver.contracts import ConversionReport
 from metaserver.exceptions import MetaServerError, NotFoundError, UserError
 from metaserver.server.jobs import ConversionCancelled, Job
@@ -33,38 +37,104 @@ def describe_failure(exc: BaseException) -> str:
     return f"conversion failed: internal error: {exc}"
 
 
+def start_conversion(
+    state: MetaState,
+    source: str,
+    ref: str | None = None,
+    max_tools: int | None = None,
+    repo_url: str | None = None,
+) -> tuple[Job, bool]:
+    """Start a conversion job of the server (``convert_repo``, the page), or join the one
+    running for the same source.
+
+    Returns:
+        The job, and whether this call started it.
+
+    Raises:
+        UserError: ``repo_url`` given for a source that is no paper (refused before a job
+            starts, as the command line refuses --repo-url).
+    """
+    # Lazily, as the pipeline: the stages are no part of a meta-server's start (issue 31).
+    from metaserver.agents.fetch.candidates import check_repo_url
+
+    check_repo_url(source, ref, repo_url)
+    principal = current_principal()
+    if state.jobs.joinable(source, ref, repo_url) is None:  # joining starts nothing
+        check_conversions(
+            principal,
+            state.jobs.running_of(principal.name),
+            state.settings.auth.conversions_per_principal,
+        )
+    return state.jobs.start(
+        source, ref, lambda job: _audited(state, job, max_tools), repo_url, owner=principal.name
+    )
+
+
+async def _audited(state: MetaState, job: Job, max_tools: int | None) -> ConversionReport:
+    """The job run, and one "conversion" row in the audit when it ends (beside the
+    convert_repo calls that started or joined it): a conversion outlives its calls, and as
+    an MCP task the call returns before it ends."""
+    started = time.monotonic()
+    outcome: Outcome = "error"
+    server, detail = None, None
+    try:
+        report = await _run(state, job, max_tools)
+        outcome = "ok" if report.status == "success" else "error"
+        server, detail = report.server, None if outcome == "ok" else "conversion failed"
+        return report
+    except asyncio.CancelledError:
+        detail = "cancelled"
+        raise
+    except Exception as exc:
+        detail = type(exc).__name__
+        raise
+    finally:
+        await asyncio.to_thread(
+            state.audit.record,
+            job.owner or "local",
+            "conversion",
+            outcome,
+            target=server,
+            seconds=time.monotonic() - started,
+            arguments={"source": job.source, "ref": job.ref, "repo_url": job.repo_url},
+            detail=detail,
+        )
+
+
+async def _run(state: MetaState, job: Job, max_tools: int | None) -> ConversionReport:
+    from metaserver.agents.validate.watch import watcher
+    from metaserver.pipeline import convert  # lazily: the pipeline is heavy
+
+    settings, registry = state.settings, state.registry
+    # Set in the job's own task, whose context no other conversion shares.
+    watcher.set(job.calling)
+    async with state.conversions:
+        report = await convert(
+            job.source,
+            settings=settings,
+            ref=job.ref,
+            max_tools=max_tools,
+            repo_url=job.repo_url,
+            progress=job.progress,
+        )
+    if report.status == "success":
+        # A replaced version's files are gone: its child must not keep serving them. Other
+        # versions' children stay; the new version gets a child of its own on first call.
+        versions = await asyncio.to_thread(registry.versions, report.server)
+        await state.pool.retain(report.server, {v.version_id for v in versions})
+        if settings.expose_direct_tools:
+            try:
+                state.direct.mount(registry.get(report.server))
+            except NotFoundError:
+                logger.error("converted server %s is not in the registry", report.server)
+        await state.notifier.notify()
+    return report
+
+
 def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfig | None) -> None:
     """Register the conversion meta-tools on ``mcp`` (``convert_repo`` task-capable when
     ``as_task`` is given)."""
-    settings, registry = state.settings, state.registry
-
-    async def run(job: Job, max_tools: int | None) -> ConversionReport:
-        from metaserver.agents.validate.watch import watcher
-        from metaserver.pipeline import convert  # lazily: the pipeline is heavy
-
-        # Set in the job's own task, whose context no other conversion shares.
-        watcher.set(job.calling)
-        async with state.conversions:
-            report = await convert(
-                job.source,
-                settings=settings,
-                ref=job.ref,
-                max_tools=max_tools,
-                repo_url=job.repo_url,
-                progress=job.progress,
-            )
-        if report.status == "success":
-            # A replaced version's files are gone: its child must not keep serving them. Other
-            # versions' children stay; the new version gets a child of its own on first call.
-            versions = await asyncio.to_thread(registry.versions, report.server)
-            await state.pool.retain(report.server, {v.version_id for v in versions})
-            if settings.expose_direct_tools:
-                try:
-                    state.direct.mount(registry.get(report.server))
-                except NotFoundError:
-                    logger.error("converted server %s is not in the registry", report.server)
-            await state.notifier.notify()
-        return report
+    settings = state.settings
 
     @mcp.tool(task=as_task or False)
     async def convert_repo(
@@ -95,15 +165,21 @@ def add_conversion_tools(mcp: FastMCP[Any], state: MetaState, as_task: TaskConfi
         (see conversion_status), and a second call for the same source joins it. Clients
         that support MCP tasks get a task to poll or cancel.
         """
-        # Lazily, as the pipeline: the stages are no part of a meta-server's start (issue 31).
-        from metaserver.agents.fetch.candidates import check_repo_url
-
         try:
-            # Refused here, as the command line refuses --repo-url, before a job starts.
-            check_repo_url(source, ref, repo_url)
+            job, _ = start_conversion(state, source, ref, max_tools, repo_url)
         except UserError as exc:
             raise state.fail(str(exc)) from None
-        job, _ = state.jobs.start(source, ref, lambda job: run(job, max_tools), repo_url)
+        except QuotaExceeded as exc:
+            # Audited here, not by the guard: as an MCP task, this runs after the call.
+            await asyncio.to_thread(
+                state.audit.record,
+                current_principal().name,
+                "convert_repo",
+                "refused",
+                arguments={"source": source, "ref": ref, "repo_url": repo_url},
+                detail="quota",
+            )
+            raise state.fail(str(exc)) from None
 
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)

@@ -34,6 +34,7 @@ from metaserver.registry.store import Registry
 from metaserver.server.documents import DirectDocuments
 from metaserver.server.fast_calls import FastCall, call_result
 from metaserver.server.public import public_message
+from metaserver.telemetry.calls import observed_call
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +146,8 @@ class GeneratedTool(Tool):
         problem = check_arguments(self.parameters, arguments, self._schema_key)
         if problem is not None:
             raise ToolError(problem)
-        result = await self._pool.call(self._record, self._tool, arguments)
+        call = self._pool.call(self._record, self._tool, arguments)
+        result = await observed_call(self._record.name, self._tool, call)
         return child_result(result, self._home, renamed=(self._tool, self.name))
 
     async def answer(self, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
@@ -226,6 +228,10 @@ class DirectTools(Provider):
     def fast_call(self, name: str) -> FastCall | None:
         """The fast-path answer of direct tool ``name``; None when none is mounted."""
         return self._tool(name).answer if name in self._specs else None
+
+    def server_of(self, name: str) -> str | None:
+        """The server whose direct tool is called ``name``, None for any other name."""
+        return next((s for s, names in self.mounted().items() if name in names), None)
 
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""

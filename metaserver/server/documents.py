@@ -28,6 +28,7 @@ from fastmcp.server.providers import Provider
 from fastmcp.utilities.versions import VersionSpec
 from pydantic import AnyUrl, PrivateAttr
 
+from metaserver.auth.context import current_principal
 from metaserver.children.pool import ChildPool, ChildRequestError
 from metaserver.registry.records import ServerRecord
 from metaserver.server.public import public_message
@@ -67,6 +68,11 @@ class ChildResource(Resource):
     _record: ServerRecord = PrivateAttr()
     _home: Path = PrivateAttr()
 
+    @property
+    def server(self) -> str:
+        """The registered server this comes from."""
+        return self._record.name
+
     async def read(self) -> ResourceResult:
         return await _read(self._pool, self._record, str(self.uri), self._home)
 
@@ -77,6 +83,11 @@ class ChildTemplate(ResourceTemplate):
     _pool: ChildPool = PrivateAttr()
     _record: ServerRecord = PrivateAttr()
     _home: Path = PrivateAttr()
+
+    @property
+    def server(self) -> str:
+        """The registered server this comes from."""
+        return self._record.name
 
     async def _read(self, uri: str, params: dict[str, Any]) -> ResourceResult:
         return await _read(self._pool, self._record, uri, self._home)
@@ -89,6 +100,11 @@ class ChildPrompt(Prompt):
     _record: ServerRecord = PrivateAttr()
     _inner: str = PrivateAttr()
     _home: Path = PrivateAttr()
+
+    @property
+    def server(self) -> str:
+        """The registered server this comes from."""
+        return self._record.name
 
     async def render(self, arguments: dict[str, Any] | None = None) -> PromptResult:
         values = {k: str(v) for k, v in (arguments or {}).items()}
@@ -112,20 +128,27 @@ class DirectDocuments(Provider):
         self._prompts: dict[str, ChildPrompt] = {}
         self._mounted: dict[str, tuple[list[str], list[str], list[str]]] = {}
 
+    # A principal limited to some servers (metaserver.auth) neither lists nor reads the
+    # documents of the others: to it they do not exist.
     async def _list_resources(self) -> Sequence[Resource]:
-        return list(self._resources.values())
+        sees = current_principal().sees
+        return [r for r in self._resources.values() if sees(r.server)]
 
     async def _get_resource(self, uri: str, version: VersionSpec | None = None) -> Resource | None:
-        return self._resources.get(uri)
+        found = self._resources.get(uri)
+        return found if found is not None and current_principal().sees(found.server) else None
 
     async def _list_resource_templates(self) -> Sequence[ResourceTemplate]:
-        return list(self._templates.values())
+        sees = current_principal().sees
+        return [t for t in self._templates.values() if sees(t.server)]
 
     async def _list_prompts(self) -> Sequence[Prompt]:
-        return list(self._prompts.values())
+        sees = current_principal().sees
+        return [p for p in self._prompts.values() if sees(p.server)]
 
     async def _get_prompt(self, name: str, version: VersionSpec | None = None) -> Prompt | None:
-        return self._prompts.get(name)
+        found = self._prompts.get(name)
+        return found if found is not None and current_principal().sees(found.server) else None
 
     def mount(self, record: ServerRecord) -> None:
         """Pass ``record``'s documents through, replacing those of an earlier version.

@@ -14,9 +14,11 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
+from metaserver.auth.context import current_principal
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools, direct_name
+from metaserver.telemetry.metrics import timed_search
 
 FIND_TOOLS = "find_tools"
 
@@ -44,7 +46,11 @@ def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -
         # ranking brings numpy and the search models (issue 31).
         from metaserver.registry.search import search_tools
 
-        hits = await asyncio.to_thread(search_tools, registry, task, None, limit)
+        principal = current_principal()
+        wide = limit if principal.servers is None else 1000  # then only its own servers
+        with timed_search():
+            hits = await asyncio.to_thread(search_tools, registry, task, None, wide)
+        hits = [hit for hit in hits if principal.sees(hit.server)][:limit]
         mounted = direct.mounted()
         found = []
         for hit in hits:

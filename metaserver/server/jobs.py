@@ -47,6 +47,7 @@ class Job:
     source: str
     ref: str | None
     repo_url: str | None = None
+    owner: str | None = None
     started: float = field(default_factory=time.monotonic)
     stage: str = "queued"
     done: float = 0.0
@@ -182,17 +183,20 @@ class JobTable:
         ref: str | None,
         run: Callable[[Job], Awaitable[ConversionReport]],
         repo_url: str | None = None,
+        owner: str | None = None,
     ) -> tuple[Job, bool]:
         """The running job for ``source`` at ``ref`` (and, for a paper, ``repo_url``), or a
         new one running ``run(job)``.
 
+        A new job belongs to ``owner`` (the principal who started it, for its quota).
+
         Returns:
             The job, and whether it was started by this call (False: joined).
         """
-        for job in self._jobs.values():
-            if job.running and (job.source, job.ref, job.repo_url) == (source, ref, repo_url):
-                return job, False
-        job = Job(id=secrets.token_hex(4), source=source, ref=ref, repo_url=repo_url)
+        running = self.joinable(source, ref, repo_url)
+        if running is not None:
+            return running, False
+        job = Job(id=secrets.token_hex(4), source=source, ref=ref, repo_url=repo_url, owner=owner)
         job.task = asyncio.get_running_loop().create_task(
             self._run(job, run), name=f"conversion-{job.id}"
         )
@@ -209,6 +213,21 @@ class JobTable:
         finally:
             job.finished = time.monotonic()
             job.stage, job.tool = "done", None
+
+    def all(self) -> list[Job]:
+        """The running jobs and the most recent finished ones, oldest first."""
+        return list(self._jobs.values())
+
+    def joinable(self, source: str, ref: str | None, repo_url: str | None) -> Job | None:
+        """The running job that a conversion of ``source`` at ``ref`` would join."""
+        for job in self._jobs.values():
+            if job.running and (job.source, job.ref, job.repo_url) == (source, ref, repo_url):
+                return job
+        return None
+
+    def running_of(self, owner: str) -> int:
+        """How many running jobs ``owner`` started."""
+        return sum(1 for job in self._jobs.values() if job.running and job.owner == owner)
 
     def find(self, job_or_source: str) -> Job | None:
         """A job by id, else the newest job of that source (a running one first)."""

@@ -4,7 +4,7 @@ servers."""
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import mcp_types
 from fastmcp import Context, FastMCP
@@ -12,7 +12,8 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from pydantic import Field
 
-from metaserver.exceptions import NotFoundError
+from metaserver.auth.context import current_principal
+from metaserver.exceptions import MetaServerError, NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
@@ -20,10 +21,13 @@ from metaserver.server.direct import check_arguments, child_result
 from metaserver.server.fast_calls import FastCall, FastRoute, call_result
 from metaserver.server.resolved import ResolvedRecords
 from metaserver.server.state import MetaState
+from metaserver.telemetry.calls import observed_call
+from metaserver.telemetry.metrics import timed_search
 
 
 def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
-    """Register ``list_tools``, ``call_generated``, ``list_servers`` and ``remove_server``.
+    """Register ``list_tools``, ``call_generated``, ``list_servers``, ``remove_server`` and
+    ``export_server``.
 
     Returns:
         The stdio fast path of ``call_generated`` (:mod:`metaserver.server.fast_calls`).
@@ -47,8 +51,13 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
         # ranking brings numpy and the search models (issue 31).
         from metaserver.registry.search import search_tools
 
-        hits = await asyncio.to_thread(search_tools, registry, query, server, limit)
-        return [hit.model_dump(mode="json") for hit in hits]
+        principal = current_principal()
+        # A principal limited to some servers: search them all, then keep its own.
+        wide = limit if principal.servers is None else 1000
+        with timed_search():
+            hits = await asyncio.to_thread(search_tools, registry, query, server, wide)
+        mine = [hit for hit in hits if principal.sees(hit.server)][:limit]
+        return [hit.model_dump(mode="json") for hit in mine]
 
     async def generated_result(
         server: str, tool: str, arguments: dict[str, Any] | None
@@ -64,7 +73,8 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
         problem = check_arguments(spec.input_schema, arguments)
         if problem is not None:
             raise state.fail(problem)
-        return child_result(await state.pool.call(record, tool, arguments), settings.home)
+        result = await observed_call(record.name, tool, state.pool.call(record, tool, arguments))
+        return child_result(result, settings.home)
 
     @mcp.tool
     async def call_generated(
@@ -100,7 +110,9 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
         """Registered servers (newest version's source, commit, tool count, registration time)
         with all their versions, newest first; call an older one as name@version."""
         summaries = await asyncio.to_thread(registry.summaries)
-        return [summary.listing() for summary in summaries]
+        principal = current_principal()
+        listings = [summary.listing() for summary in summaries]
+        return [listing for listing in listings if principal.sees(str(listing["name"]))]
 
     @mcp.tool
     async def remove_server(
@@ -129,6 +141,25 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
             "versions": [record.version_id for record in removed],
             "remaining": [record.version_id for record in registry.versions(name)],
         }
+
+    @mcp.tool
+    async def export_server(
+        server: Annotated[
+            str, Field(description="server name (its newest version), or name@version")
+        ],
+        format: Annotated[
+            Literal["patch", "files"],
+            Field(description="patch: a git format-patch mail; files: the change's files"),
+        ] = "patch",
+    ) -> dict[str, Any]:
+        """A converted server as a change to the repository it came from (an mcp/ folder and
+        the mcp extra): the patch text to open a pull request with, or its files."""
+        from metaserver.export import export_answer  # git and the tree only when asked
+
+        try:
+            return await asyncio.to_thread(export_answer, settings, server, format)
+        except MetaServerError as exc:  # unknown, not from git, or git failed: say so
+            raise state.fail(str(exc)) from None
 
     return route
 

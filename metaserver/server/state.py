@@ -1,5 +1,5 @@
 """What the meta-tools share: the registry, the pool of live children, the direct tools and
-the list-changed notifier and the conversion jobs of one meta-server."""
+the list-changed notifier, the conversion jobs and the audit log of one meta-server."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from fastmcp.exceptions import ToolError
 
+from metaserver.auth.audit import AuditLog
 from metaserver.children.pool import ChildPool
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools
@@ -27,6 +28,7 @@ META_TOOLS = frozenset(
         "list_servers",
         "remove_server",
         "add_server",
+        "export_server",
     }
 )
 
@@ -42,9 +44,11 @@ class MetaState:
     direct: DirectTools
     conversions: asyncio.Semaphore = field(init=False)
     jobs: JobTable = field(default_factory=JobTable)
+    audit: AuditLog = field(init=False)
 
     def __post_init__(self) -> None:
         self.conversions = asyncio.Semaphore(self.settings.max_concurrent_conversions)
+        self.audit = AuditLog(self.registry, self.settings.auth.audit_retention_days)
 
     def fail(self, message: str) -> ToolError:
         """The error a client sees: no host path of the home in it."""

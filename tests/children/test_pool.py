@@ -15,7 +15,7 @@ from fake_children import fake_record, fast_settings, kill_and_wait, server_pids
 
 from metaserver.children.pool import ChildPool
 from metaserver.children.tool_timeouts import tool_timeout
-from metaserver.settings import Settings
+from metaserver.settings import Settings, TimeoutSettings
 
 pytestmark = pytest.mark.integration
 
@@ -230,9 +230,12 @@ async def test_versions_of_one_server_have_children_of_their_own(pool_for: Any) 
 async def test_busy_children_are_never_evicted_to_make_room(pool_for: Any) -> None:
     # Issue 28: with two slots and four busy servers, evictions killed calls in flight
     # ("stopped unexpectedly"); now a call waits for an idle child instead. Four servers take
-    # turns in two slots, a start per turn: the wait allowed (a start's limit and a call's)
-    # is long here, since a start took 40 s on a loaded machine; refusal is the next test's.
-    limits = {"server_start": 300, "tool_call": 30}
+    # turns in two slots, a start per turn, at the default limits (a start's and a call's):
+    # waiting calls take slots in the order they came, so each waits for the few servers
+    # ahead of it (17 were refused as busy on a loaded machine while any waiter could take
+    # a freed slot, and one whose server had started kept waiting for a slot of its own).
+    defaults = TimeoutSettings()
+    limits = {"server_start": defaults.server_start, "tool_call": defaults.tool_call}
     pool, settings = pool_for(max_live_children=2, timeouts=limits)
     records = [fake_record(settings, name) for name in ("w", "x", "y", "z")]
     gate = asyncio.Semaphore(10)
@@ -246,6 +249,30 @@ async def test_busy_children_are_never_evicted_to_make_room(pool_for: Any) -> No
     errors = [e for e in await asyncio.gather(*(one(i) for i in range(200))) if e]
     assert errors == []
     assert len(pool.live()) <= 2
+
+
+async def test_waiting_calls_take_slots_in_the_order_they_came(pool_for: Any) -> None:
+    # One slot, busy with a; then b, c and b again wait. b goes first and its second call
+    # joins b's child (it waited for a slot of its own before, behind c), then c.
+    pool, settings = pool_for(max_live_children=1)
+    a, b, c = (fake_record(settings, name) for name in ("a", "b", "c"))
+    assert _value(await pool.call(a, "add", {"a": 1, "b": 1})) == 2
+    finished: list[str] = []
+
+    async def call(record: Any, label: str, seconds: float) -> None:
+        _value(await pool.call(record, "nap", {"seconds": seconds}))
+        finished.append(label)
+
+    busy = asyncio.create_task(call(a, "a", 1.0))
+    await asyncio.sleep(0.2)
+    waiting = [asyncio.create_task(call(b, "b1", 0.5))]
+    await asyncio.sleep(0.2)
+    waiting.append(asyncio.create_task(call(c, "c1", 0.1)))
+    await asyncio.sleep(0.2)
+    waiting.append(asyncio.create_task(call(b, "b2", 0.1)))
+    await asyncio.gather(busy, *waiting)
+    assert finished == ["a", "b2", "b1", "c1"]
+    assert pool.live() == ["c"]
 
 
 async def test_a_call_waits_for_a_busy_slot_and_is_refused_past_its_limit(

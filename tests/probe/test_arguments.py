@@ -15,10 +15,10 @@ from metaserver.probe.arguments import (
     ANY_JSON,
     array_codec,
     container_codec,
+    container_typed,
     function_variables,
     reads_file,
     refined_parameter,
-    set_typed,
     takes_function,
     words_schema,
 )
@@ -101,25 +101,31 @@ def test_files_by_name_or_words_and_not_outputs() -> None:
     assert reads_file("source", "str or file-like", None)
     assert not reads_file("outfile", "str", "Where the output is written.")
     assert not reads_file("mode", "str", "How to read the table.")
+    # A name the callable looks up in its own data folder: a work path would break it.
+    assert not reads_file("name", "str", "The full file name (without path)")
+    assert not reads_file("filename", "str", "The file's name, not a full path.")
     schema, codec, _ = refined_parameter(EMPTY, "str", EMPTY, {}, None, "pkg", None, "fname")
     assert codec == "file"
     forms = [set(arm.get("required", [])) for arm in schema["anyOf"]]
     assert forms == [set(), {"content"}, {"base64"}]
 
 
-def test_set_literals_in_a_doctest_give_their_parameters_the_set_codec() -> None:
+def test_set_and_tuple_literals_in_a_doctest_give_their_parameters_the_codec() -> None:
     def common(first, second, third=None):  # type: ignore[no-untyped-def]
         return first
 
     doc = ">>> common({'a', 'b'}, frozenset(['b']), third=[1])\n['b']\n"
+    doc += ">>> common(1, 2, third=([0, 1], [1, 0]))\n1\n"
     params = [
         {"name": n, "json_schema": {"description": ANY_JSON}, "codec": None, "description": None}
-        for n in ("first", "second", "third")
+        for n in ("first", "second", "third", "fourth")
     ]
-    set_typed(params, doc, {"common"}, inspect.signature(common))
+    container_typed(params, doc, {"common"}, inspect.signature(common))
     assert [(p["codec"], p["json_schema"]) for p in params] == [
         ("set", {"type": "array"}),
         ("frozenset", {"type": "array"}),
+        # the first call's list says nothing; the second's tuple does
+        ("tuple", {"type": "array"}),
         (None, {"description": ANY_JSON}),
     ]
 

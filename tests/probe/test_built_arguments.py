@@ -412,3 +412,49 @@ def test_setup_steps_are_named_by_their_class_constructors_target(net: ModuleTyp
     candidates = [{"examples": found[:1]}]
     name_steps(candidates, {id(net.Net): {"target": "netfx:make", "kind": "function"}})
     assert candidates[0]["examples"] == []
+
+
+UNPACK_SOURCE = '''
+def split(values):
+    half = len(values) // 2
+    return values[:half], values[half:]
+
+
+def join(head, tail, sep=0):
+    """Join two halves.
+
+    >>> head, tail = split([1, 2, 3, 4])
+    >>> join(head, tail)
+    [1, 2, 0, 3, 4]
+    >>> first, *rest = split([1, 2])
+    >>> join(first, rest)
+    [1, 0, 2]
+    """
+    return [*head, sep, *tail]
+'''
+
+
+def test_names_a_line_unpacks_are_items_of_its_result(tmp_path: Path) -> None:
+    # ``head, tail = split(...)``: each argument is one item of what split returned (its
+    # ``part``); a starred target is not followed.
+    path = tmp_path / "unpackfx.py"
+    path.write_text(UNPACK_SOURCE)
+    spec = importlib.util.spec_from_file_location("unpackfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["unpackfx"] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        func = loaded.join
+        found = value_examples(
+            func, loaded, func.__doc__, inspect.signature(func), {"head", "tail", "sep"}, "unpackfx"
+        )
+    finally:
+        del sys.modules["unpackfx"]
+    (example,) = found
+    assert (example["expected"], example["line"]) == ([1, 2, 0, 3, 4], "join(head, tail)")
+    assert [(s["into"], s["part"], s["arguments"]) for s in example["session"]] == [
+        ("head", 0, {"values": [1, 2, 3, 4]}),
+        ("tail", 1, {"values": [1, 2, 3, 4]}),
+    ]
+    assert all(s["_id"] == id(loaded.split) for s in example["session"])

@@ -31,6 +31,7 @@ from metaserver.probe.docstrings import parameter_types
         "array, shape (n, m)",
         "ArrayLike",
         ":class:`numpy.ndarray`",
+        ":py:class:`~numpy.ndarray`",
     ],
 )
 def test_array_words_are_numpy_arrays(text: str) -> None:

@@ -43,7 +43,8 @@ out = {
     "types": [
         getattr(documented_frame(t), "__name__", None)
         for t in ("DataFrame", "pandas.DataFrame or tuple of DataFrame", "pd.Series",
-                  "time series", "float or DataFrame", ":class:`~pandas.DataFrame`")
+                  "time series", "float or DataFrame", ":class:`~pandas.DataFrame`",
+                  ":py:class:`pandas.DataFrame`")
     ],
 }
 # "data: DataFrame" (no space before the colon) is read as a description: all type words
@@ -72,6 +73,14 @@ def test_tables_in_words_and_built_from_literals(science_python: Path, tmp_path:
     # shape; another module's DataFrame is not pandas's
     assert out["stamp"] is None and out["names"] is None and out["bad"] is None
     assert out["other"] is None
-    assert out["types"] == ["DataFrame", "DataFrame", "Series", None, None, "DataFrame"]
+    assert out["types"] == [
+        "DataFrame",
+        "DataFrame",
+        "Series",
+        None,
+        None,
+        "DataFrame",
+        "DataFrame",
+    ]
     assert out["described"] == ["DataFrame", "_empty"]
     assert out["inlined"] == {"index": [0, 1], "columns": ["v"], "data": [[1], [2]]}

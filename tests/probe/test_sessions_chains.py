@@ -158,3 +158,93 @@ def test_no_session_rests_on_a_result_that_comes_back_as_data(tmp_path: Path) ->
         del sys.modules["stampfx"]
     (label,) = [c for c, _, t in described if t == "stampfx:Stamp.label"]
     assert [e for e in label["examples"] if e.get("session")] == []
+
+
+ESTIMATOR_SOURCE = """
+import functools
+
+
+def checked(method):
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class Scaler:
+    def __init__(self, factor=1):
+        self.factor = factor
+        self.mean = None
+
+    @checked
+    def fit(self, values):
+        if not values:
+            raise ValueError("no values")
+        self.mean = sum(values) / len(values)
+        return self
+
+    def refit(self, values):
+        if values:
+            return self
+        return None
+
+    def transform(self, value):
+        return (value - self.mean) * self.factor
+
+
+def series(n):
+    return list(range(n)), [n]
+"""
+
+ESTIMATOR_README = """\
+>>> from estfx import Scaler
+>>> Scaler(2).fit([1, 2, 3]).transform(4)
+4.0
+>>> fitted = Scaler().fit([10, 20])
+>>> fitted.transform(15)
+0.0
+>>> Scaler().refit([1]).transform(1)
+0.0
+>>> size, unused = 5, 0
+>>> values, marks = series(size)
+>>> Scaler().fit(values).transform(3)
+1.0
+"""
+
+
+def test_a_method_that_returns_self_sets_its_receiver_up(tmp_path: Path) -> None:
+    # fit() is unannotated and decorated; every path of it returns self, so the chain is
+    # the receiver set up in place (an estimator's construct -> fit -> transform). refit()
+    # may return None: no receiver after it.
+    path = tmp_path / "estfx.py"
+    path.write_text(ESTIMATOR_SOURCE)
+    spec = importlib.util.spec_from_file_location("estfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["estfx"] = loaded
+    members.set_guides([ESTIMATOR_README])
+    try:
+        spec.loader.exec_module(loaded)
+        described = describe_class(loaded.Scaler, "Scaler", loaded, True, "estfx")
+    finally:
+        members.set_guides([])
+        del sys.modules["estfx"]
+    (transform,) = [c for c, _, t in described if t == "estfx:Scaler.transform"]
+    proofs = {e["line"]: e for e in transform["examples"] if e["has_expected"]}
+    assert set(proofs) == {
+        "Scaler(2).fit([1, 2, 3]).transform(4)",
+        "fitted.transform(15)",
+        "Scaler().fit(values).transform(3)",
+    }
+    chain = proofs["Scaler(2).fit([1, 2, 3]).transform(4)"]
+    assert [(s["member"], s["arguments"], s.get("chained")) for s in chain["session"]] == [
+        (None, {"factor": 2}, None),
+        ("fit", {"values": [1, 2, 3]}, None),
+    ]
+    assert chain["arguments"] == {"value": 4} and chain["expected"] == 4.0
+    named = proofs["fitted.transform(15)"]["session"]
+    assert [(s["member"], s["arguments"]) for s in named] == [
+        (None, {}),
+        ("fit", {"values": [10, 20]}),
+    ]

@@ -13,7 +13,7 @@ from png_images import png, stripes
 
 from metaserver.runtime.decode import set_work_dir, work_dir
 from metaserver.runtime.notebook_runner import MAX_ITEMS, json_safe
-from metaserver.runtime.notebooks import KEEP_RUNS, NotebookError, run_notebook
+from metaserver.runtime.notebooks import KEEP_RUNS, NotebookError, data_location, run_notebook
 from metaserver.runtime.phash import png_hash
 
 # What the runner asks of matplotlib.pyplot, and nothing more: the open figures, each saved
@@ -151,9 +151,7 @@ def test_figures_are_saved_hashed_and_closed_after_their_cell(work: Path) -> Non
 
 
 @pytest.mark.integration
-def test_data_files_are_copied_in_and_only_changed_ones_reported(
-    work: Path, tmp_path: Path
-) -> None:
+def test_data_files_are_copied_in_read_only_and_not_reported(work: Path, tmp_path: Path) -> None:
     (tmp_path / "data" / "in").mkdir(parents=True)
     (tmp_path / "data" / "in" / "a.txt").write_text("7")
     (tmp_path / "data" / "b.txt").write_text("b")
@@ -162,13 +160,40 @@ def test_data_files_are_copied_in_and_only_changed_ones_reported(
         "data": ["in/a.txt", "b.txt"],
         "cells": [
             {"cell": 0, "source": "int(open('in/a.txt').read()) * 6"},
-            {"cell": 1, "source": "with open('b.txt', 'a') as f:\n    f.write('c')"},
+            {"cell": 1, "source": "open('c.txt', 'w').write(open('b.txt').read())"},
         ],
     }
     result = run_notebook(reader, {}, data=tmp_path / "data")
     assert result["cells"][0]["value"] == 42
-    assert [f["path"].rpartition("/")[2] for f in result["files"]] == ["b.txt"]
-    assert (tmp_path / "data" / "b.txt").read_text() == "b"  # the source stays as it was
+    (written,) = result["files"]
+    assert written["path"].rpartition("/")[2] == "c.txt"
+    run_dir = work / written["path"].rpartition("/")[0]
+    assert (run_dir / "b.txt").stat().st_mode & 0o222 == 0  # the repository's file, read-only
+
+
+@pytest.mark.integration
+def test_data_above_the_notebook_is_found_where_it_lies(work: Path, tmp_path: Path) -> None:
+    # The notebook lies in docs/tutorials/ and reads ../data/x.csv (docs/data/x.csv): its
+    # server keeps that file as tutorials/../data/x.csv, i.e. data/x.csv.
+    (tmp_path / "kept" / "data").mkdir(parents=True)
+    (tmp_path / "kept" / "data" / "x.csv").write_text("a\n5\n")
+    reader = {
+        "path": "docs/tutorials/reader.ipynb",
+        "data": ["../data/x.csv"],
+        "workdir": "tutorials",
+        "cells": [{"cell": 0, "source": "open('../data/x.csv').read().split()[-1]"}],
+    }
+    result = run_notebook(reader, {}, data=tmp_path / "kept")
+    assert result["cells"][0]["value"] == "5"
+    assert result["files"] == []
+
+
+def test_data_locations_stay_inside_the_run() -> None:
+    assert data_location("../data/x.csv", "tutorials") == "data/x.csv"
+    assert data_location("in/a.txt", "") == "in/a.txt"
+    assert data_location("../x.csv", "") is None
+    assert data_location("../../x.csv", "tutorials") is None
+    assert data_location("/etc/passwd", "") is None
 
 
 @pytest.mark.integration

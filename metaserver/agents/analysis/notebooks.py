@@ -1,12 +1,17 @@
-"""Executed notebooks become tool candidates (issue #14), read statically.
+"""Notebooks become tool candidates (issues #14 and 30), read statically.
 
 A notebook is JSON (nbformat 4): read with the standard library, never executed here. One is
-kept when it has stored outputs (it was run, so it says what it computes) and imports the
-package; its parameters come from the cell tagged ``parameters`` (papermill's convention),
+kept when it imports the package; its stored outputs, where it was saved with them, are what
+a rerun must reproduce (``notebook-outputs``); one saved without them is run once at
+validation to make its reference (``notebook-run``, ``agents/validate/notebook_run.py``).
+Its parameters come from the cell tagged ``parameters`` (papermill's convention),
 else from the first code cell made only of plain literal assignments. A notebook that needs
 what a sandboxed run cannot have (the network, a shell, data files the repository does not
 hold, cell magics) is reported as skipped with the reason, not guessed at; the repository
-files it reads by a literal path travel with the generated server. The generated tool
+files it reads by a literal path travel with the generated server, ``../data/x.csv`` too
+(the run's folder is laid out as the repository's around the notebook). Which of them become
+tools is chosen by ``analysis/tutorial_choice.py``, with the example scripts of
+``analysis/gallery.py``. The generated tool
 runs the code cells (``metaserver_runtime.notebooks``); validation compares the rerun with
 the outputs stored here (``agents/validate/notebook_outputs.py``).
 """
@@ -18,6 +23,7 @@ import base64
 import binascii
 import json
 import keyword
+import os
 import re
 from pathlib import Path
 
@@ -34,9 +40,19 @@ from metaserver.contracts import (
 )
 from metaserver.runtime.phash import png_hash
 
-__all__ = ["MAX_NOTEBOOKS", "add_notebooks", "find_notebooks", "notebook_candidate"]
+__all__ = [
+    "add_notebooks",
+    "data_files",
+    "find_notebooks",
+    "imports",
+    "needs_outside",
+    "notebook_candidate",
+    "parameters",
+    "runnable",
+    "title",
+    "tutorial_candidate",
+]
 
-MAX_NOTEBOOKS = 8
 MAX_NOTEBOOK_BYTES = 5_000_000
 MAX_DATA_BYTES = 20_000_000
 """Data files a notebook reads are copied into the server: this much at most, per notebook."""
@@ -49,19 +65,27 @@ _NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def add_notebooks(report: CodeReport, root: Path) -> CodeReport:
-    """``report`` with a candidate per usable notebook, and the others in ``skipped``."""
+    """``report`` with a candidate per chosen notebook and example script, and the others
+    in ``skipped`` with the reason (unusable, nothing new shown, over the time budget)."""
+    # Imported here: gallery.py builds on this module's readers.
+    from metaserver.agents.analysis.gallery import example_candidate, find_examples
+    from metaserver.agents.analysis.tutorial_choice import choose_tutorials
+
     packages = {p.split(".")[0] for p in report.packages}
-    made: list[Candidate] = []
+    usable: list[Candidate] = []
     skipped = list(report.skipped)
-    for path in find_notebooks(root):
-        relative = path.relative_to(root).as_posix()
-        candidate = notebook_candidate(path, root, packages)
+    found: list[tuple[Path, Candidate | str]] = [
+        (path, notebook_candidate(path, root, packages)) for path in find_notebooks(root)
+    ]
+    found += [(path, example_candidate(path, root, packages)) for path in find_examples(root)]
+    for path, candidate in found:
         if isinstance(candidate, str):
+            relative = path.relative_to(root).as_posix()
             skipped.append(SkippedCallable(target=relative, reason=candidate))
-        elif len(made) < MAX_NOTEBOOKS:
-            made.append(candidate)
         else:
-            skipped.append(SkippedCallable(target=relative, reason="too many notebooks"))
+            usable.append(candidate)
+    made, left = choose_tutorials(usable, packages)
+    skipped += left
     if not made and len(skipped) == len(report.skipped):
         return report
     return report.model_copy(
@@ -101,51 +125,68 @@ def notebook_candidate(path: Path, root: Path, packages: set[str]) -> Candidate 
     code: list[NotebookCell] = []
     stored: list[dict[str, JSON]] = []
     tagged: int | None = None
-    title = ""
+    heading = ""
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict):
             return "not a readable notebook (nbformat 4 JSON)"
         text = _text(cell.get("source", ""))
-        if cell.get("cell_type") == "markdown" and not title:
-            title = _title(text)
+        if cell.get("cell_type") == "markdown" and not heading:
+            heading = title(text)
         if cell.get("cell_type") != "code" or not text.strip():
             continue
-        runnable = _runnable(text)
-        if runnable.startswith("!"):
-            return f"cell {index}: {runnable[1:]}"
+        plain = runnable(text)
+        if plain.startswith("!"):
+            return f"cell {index}: {plain[1:]}"
         outputs, problem = _stored_outputs(cell.get("outputs") or [])
         if problem:
             return f"cell {index}: {problem}"
         tags = (cell.get("metadata") or {}).get("tags") or []
         if tagged is None and isinstance(tags, list) and "parameters" in tags:
             tagged = len(code)
-        code.append(NotebookCell(cell=index, source=runnable))
+        code.append(NotebookCell(cell=index, source=plain))
         if outputs:
             stored.append({"cell": index, **outputs})
     if not code:
         return "no code cells"
-    if not stored:
-        return "not executed: no stored outputs to reproduce"
+    return tutorial_candidate(path, root, packages, code, stored, tagged, heading)
+
+
+def tutorial_candidate(
+    path: Path,
+    root: Path,
+    packages: set[str],
+    code: list[NotebookCell],
+    stored: list[dict[str, JSON]],
+    tagged: int | None,
+    heading: str,
+    kind: str = "notebook",
+) -> Candidate | str:
+    """The candidate for a tutorial's code cells (a notebook's, or an example script's
+    blocks with ``kind`` "script"), or why it cannot be one. ``stored``: the outputs saved
+    with it; none: validation runs it first to make them (``notebook-run``)."""
     trees = [ast.parse(cell.source) for cell in code]
-    imported = set().union(*(_imports(tree) for tree in trees))
+    imported = set().union(*(imports(tree) for tree in trees))
     if not imported & packages:
         return f"does not use the package ({', '.join(sorted(packages)) or 'none found'})"
-    problem = _needs_outside(trees, imported)
+    problem = needs_outside(trees, imported)
     if problem:
         return problem
-    data = _data_files(trees, path.parent, root)
-    if isinstance(data, str):
-        return data
-    parameters_cell, parameters, parameters_after = _parameters(trees, tagged)
+    found = data_files(trees, path.parent, root)
+    if isinstance(found, str):
+        return found
+    data, workdir = found
+    parameters_cell, params, parameters_after = parameters(trees, tagged)
     relative = path.relative_to(root).as_posix()
-    defaults = {p.name: p.default for p in parameters}
-    summary = title or f"Run the notebook {relative}."
+    defaults = {p.name: p.default for p in params}
+    what = "the notebook" if kind == "notebook" else "the example script"
+    summary = heading or f"Run {what} {relative}."
+    parts = "code cells" if kind == "notebook" else "blocks"
     return Candidate(
         target=relative,
-        name=_NAME_OK.sub("_", path.stem).strip("_") or "notebook",
+        name=_NAME_OK.sub("_", path.stem).strip("_") or kind,
         signature=f"{relative}({', '.join(f'{k}={v!r}' for k, v in defaults.items())})",
-        parameters=parameters,
-        doc=f"{summary}\n\nRuns the code cells of the notebook `{relative}` with these "
+        parameters=params,
+        doc=f"{summary}\n\nRuns the {parts} of {what} `{relative}` with these "
         "parameters in place of its own, and returns each cell's value and printed output "
         "(labelled by cell), the figures it drew and the files it wrote.",
         summary=summary,
@@ -159,12 +200,14 @@ def notebook_candidate(path: Path, root: Path, packages: set[str]) -> Candidate 
             parameters_cell=parameters_cell,
             parameters_after=parameters_after,
             data=data,
+            workdir=workdir,
+            kind="script" if kind == "script" else "notebook",
         ),
         examples=[
             Example(
                 arguments=defaults,
-                expected=stored,
-                has_expected=True,
+                expected=stored or None,
+                has_expected=bool(stored),
                 wrapper="notebook",
                 origin="notebook",
             )
@@ -178,14 +221,15 @@ def _text(source: object) -> str:
     return str(source)
 
 
-def _title(markdown: str) -> str:
+def title(markdown: str) -> str:
+    """The first line of a text, as a heading (``#`` marks dropped)."""
     for line in markdown.splitlines():
         if line.strip():
             return line.strip().lstrip("#").strip()[:200]
     return ""
 
 
-def _runnable(source: str) -> str:
+def runnable(source: str) -> str:
     """The cell as plain Python (harmless line magics dropped), or "!why" it cannot run."""
     lines = source.splitlines()
     first = next((line.strip() for line in lines if line.strip()), "")
@@ -247,7 +291,8 @@ def _image_hash(encoded: object) -> str | None:
         return None
 
 
-def _imports(tree: ast.AST) -> set[str]:
+def imports(tree: ast.AST) -> set[str]:
+    """The top-level modules ``tree`` imports (absolute imports only)."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -257,7 +302,7 @@ def _imports(tree: ast.AST) -> set[str]:
     return names
 
 
-def _needs_outside(trees: list[ast.Module], imported: set[str]) -> str:
+def needs_outside(trees: list[ast.Module], imported: set[str]) -> str:
     """Why the code needs the network, or "" when it does not."""
     network = sorted(imported.intersection(NETWORK_MODULES))
     if network:
@@ -270,13 +315,15 @@ def _needs_outside(trees: list[ast.Module], imported: set[str]) -> str:
     return ""
 
 
-def _data_files(trees: list[ast.Module], here: Path, root: Path) -> list[str] | str:
+def data_files(trees: list[ast.Module], here: Path, root: Path) -> tuple[list[str], str] | str:
     """The repository files the code reads by a literal path (relative to the notebook, as
-    Jupyter runs it), or why one cannot be had: absent, outside the notebook's folder, or
-    too large to copy into the server."""
+    Jupyter runs it) and the folder it must run in for them to be found there (see
+    ``NotebookTarget.workdir``), or why one cannot be had: absent, outside the repository,
+    or too large to copy into the server."""
     written: set[str] = set()
     found: list[str] = []
     size = 0
+    climbs = 0
     for tree in trees:
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
@@ -287,21 +334,35 @@ def _data_files(trees: list[ast.Module], here: Path, root: Path) -> list[str] | 
             if writes_file(name) or (name == "open" and _opens_for_writing(node)):
                 written.add(literal)
                 continue
-            if not _READERS.match(name) or literal in written or literal in found:
+            if not _READERS.match(name) or literal in written:
                 continue
-            relative = Path(literal)
-            if relative.is_absolute() or ".." in relative.parts:
-                return f"reads {literal!r}, outside the notebook's folder"
+            relative = Path(os.path.normpath(literal))
+            if relative.as_posix() in found:
+                continue
+            if relative.is_absolute():
+                return f"reads {literal!r}, outside the repository"
             source = here / relative
-            if not source.is_file() or source.is_symlink():
-                return f"reads {literal!r}, a data file the repository does not hold"
             if not source.resolve().is_relative_to(root.resolve()):
                 return f"reads {literal!r}, outside the repository"
+            if not source.is_file() or source.is_symlink():
+                return f"reads {literal!r}, a data file the repository does not hold"
             size += source.stat().st_size
             if size > MAX_DATA_BYTES:
                 return f"reads more than {MAX_DATA_BYTES} bytes of data files"
             found.append(relative.as_posix())
-    return found
+            climbs = max(climbs, _leading_parents(relative))
+    folder = here.resolve().relative_to(root.resolve()).parts
+    return found, "/".join(folder[len(folder) - climbs :]) if climbs else ""
+
+
+def _leading_parents(relative: Path) -> int:
+    """How many folders up a normalised relative path starts (``../../x``: 2)."""
+    count = 0
+    for part in relative.parts:
+        if part != "..":
+            break
+        count += 1
+    return count
 
 
 def _call_name(func: ast.expr) -> str:
@@ -328,16 +389,16 @@ def _looks_like_path(text: str) -> bool:
     )
 
 
-def _parameters(
+def parameters(
     trees: list[ast.Module], tagged: int | None
 ) -> tuple[int | None, list[Parameter], int | None]:
     """The parameters cell (index into the code cells), its literal assignments, and how
     many of its statements run before the parameters are bound (None: the whole cell).
 
     The cell tagged ``parameters``, else the first made only of literal assignments, else the
-    first that begins with them (after a docstring): tutorials seldom give their settings a
-    cell of their own (``n_space = 500`` then ``x = np.linspace(-5, 5, n_space)``), so the
-    values are bound right after those statements, before the rest of the cell uses them.
+    first that begins with them (after a docstring and imports): tutorials seldom give their
+    settings a cell of their own (``n_space = 500`` then ``x = np.linspace(-5, 5, n_space)``),
+    so the values are bound right after those statements, before the rest of the cell uses them.
     """
     if tagged is not None:
         return tagged, _assignments(trees[tagged], strict=False) or [], None
@@ -355,11 +416,14 @@ def _parameters(
 
 def _leading_assignments(tree: ast.Module) -> tuple[int, int]:
     """Where the literal assignments a cell begins with start and end (statement indexes),
-    after a docstring-like string; empty when it begins otherwise."""
+    after a docstring-like string and imports; empty when it begins otherwise."""
     body = tree.body
     start = 0
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         start = 1  # a string first, as a docstring (it shows no value: more statements follow)
+    # An example script's first block imports, then sets its settings (``n = 100``).
+    while start < len(body) and isinstance(body[start], ast.Import | ast.ImportFrom):
+        start += 1
     end = start
     while end < len(body) and _literal_assignment(body[end]) is not None:
         end += 1

@@ -22,6 +22,7 @@ go when a new one is made (environments keep their links, so nothing they hold g
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -124,15 +125,40 @@ def seed_from_base(base: Path, venv: Path, identity: Identity) -> int:
                 source, target = Path(directory) / name, target_dir / name
                 if not stat.S_ISREG(source.lstat().st_mode) or os.path.lexists(target):
                     continue
-                try:
-                    os.link(source, target)
-                except OSError as error:
-                    if error.errno != errno.EXDEV:
-                        raise
-                    # The layers live on another disk than this home: a copy, as ours.
-                    shutil.copy2(source, target)
+                _link_or_copy(source, target)
                 linked += 1
     return linked
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError as error:
+        if error.errno == errno.EMLINK and _renew(source):
+            # Every environment made from this layer holds a link to each of its files, and
+            # a file system bounds an inode's links (ext4: 65,000): the layer's file is
+            # replaced by a fresh copy of itself, so the next environments link that one.
+            os.link(source, target)
+        elif error.errno in (errno.EXDEV, errno.EMLINK):
+            # The layers live on another disk than this home, or the file could not be
+            # renewed: a copy, as ours.
+            shutil.copy2(source, target)
+        else:
+            raise
+
+
+def _renew(source: Path) -> bool:
+    """Replace ``source`` by a copy of itself (a new inode, one link); False if it can't be."""
+    fresh = source.with_name(f".{source.name}.{os.getpid()}.renew")
+    try:
+        shutil.copy2(source, fresh)
+        os.replace(fresh, source)
+    except OSError as error:
+        logger.debug("could not renew %s: %s", source, error)
+        with contextlib.suppress(OSError):
+            fresh.unlink()
+        return False
+    return True
 
 
 def _sweep_others(root: Path, keep: str) -> None:

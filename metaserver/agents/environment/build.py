@@ -34,12 +34,14 @@ import uv
 from metaserver.agents.environment.base_layer import base_key, ensure_base, seed_from_base
 from metaserver.agents.environment.cache import EnvironmentCache, freeze_environment
 from metaserver.agents.environment.extras import ChosenExtra, choose_extras
+from metaserver.agents.environment.host_paths import drop_local_origins, put_on_path
 from metaserver.agents.environment.interpreters import (
     Interpreter,
     choose_interpreter,
     discover_interpreters,
     read_requires_python,
 )
+from metaserver.agents.environment.native_build import needs_compiler
 from metaserver.agents.environment.shared_files import share_identical_files
 from metaserver.agents.environment.strategies import (
     collect_requirements,
@@ -48,7 +50,6 @@ from metaserver.agents.environment.strategies import (
     is_installable,
 )
 from metaserver.contracts import (
-    PTH_NAME,
     Environment,
     EnvironmentAttempt,
     InstalledExtra,
@@ -128,6 +129,7 @@ class _Build:
     deadline: float
     workdir: Path = field(init=False)
     installed: str | None = None
+    tried_wheels: set[str] = field(default_factory=set)
     bases: dict[Path, Path | None] = field(default_factory=dict)  # interpreter -> its layer
     seeded: bool = False  # the last environment made holds a base layer (with the test runner)
 
@@ -212,9 +214,14 @@ async def build_environment(
                 environment.extras = await _add_extras(build, extras)
             if settings.run_generated_tests and not build.seeded:
                 await _add_test_runner(build)
-        environment.lock = await _freeze(build)
+        # A stored copy keeps the lock its build took: its local install's origin (``@
+        # file://``, which tells a bundle the distribution is not on the index) is dropped
+        # below, and a new freeze would name it as if it were.
+        if built or not environment.lock:
+            environment.lock = await _freeze(build)
         # Last: the lock step, an install-kind child, was handed the environment too. From
         # here on nothing sandboxed writes it (an install into it unshares it first).
+        await asyncio.to_thread(drop_local_origins, venv)
         await asyncio.to_thread(freeze_environment, venv)
         if built:
             saved = await asyncio.to_thread(share_identical_files, venv, settings.shared_files)
@@ -243,16 +250,25 @@ async def _restore(cache: EnvironmentCache, key: str, build: _Build) -> Environm
     if environment is None:
         return None
     if environment.strategy == "requirements+path":
-        _add_to_path(build.venv, build.workspace.path)  # the stored one named another tree
+        put_on_path(build.venv, build.workspace.path)  # one stored before named the tree
     return environment
 
 
 async def _climb(build: _Build) -> Environment:
     """Try each strategy in turn; the first that works gives the environment."""
     ladder: list[tuple[str, Callable[[_Build], Awaitable[EnvironmentAttempt]]]] = []
+    from_index = bool(build.workspace.distribution) and build.workspace.source.kind in (
+        "pypi",
+        "archive",
+    )
+    if from_index and build.workspace.version and needs_compiler(build.workspace.path):
+        # The same version, built by its maintainers, before minutes of compiling that may
+        # fail for a missing header (native_build.py); only that version, so the code
+        # analysed is the code installed.
+        ladder.append(("published-wheel", _same_version_wheel))
     if is_installable(build.workspace.path):
         ladder.append(("source", _source))
-    if build.workspace.distribution and build.workspace.source.kind in ("pypi", "archive"):
+    if from_index:
         # Also for a tree that cannot be built at all, such as one unpacked from a wheel.
         # Only where the index itself named the distribution: for a git or local tree, a
         # same-named package on the index may be an unrelated project (name squatting).
@@ -334,11 +350,24 @@ async def _source(build: _Build) -> EnvironmentAttempt:
 async def _published_wheel(build: _Build) -> EnvironmentAttempt:
     """The distribution's own wheels: the workspace's version, else the newest that fits."""
     name = build.workspace.distribution or ""
+    version = build.workspace.version
+    return await _wheels(build, [f"{name}=={version}", name] if version else [name])
+
+
+async def _same_version_wheel(build: _Build) -> EnvironmentAttempt:
+    """The distribution's own wheels of exactly the workspace's version."""
+    return await _wheels(build, [f"{build.workspace.distribution}=={build.workspace.version}"])
+
+
+async def _wheels(build: _Build, pins: list[str]) -> EnvironmentAttempt:
+    name = build.workspace.distribution or ""
     python = build.chosen or build.fallback
     version = build.workspace.version
-    pins = [f"{name}=={version}", name] if version else [name]
     errors: list[str] = []
     for requirement in pins:
+        if requirement in build.tried_wheels:
+            continue
+        build.tried_wheels.add(requirement)
         # No build runs at all: every distribution must come as a wheel.
         attempt = await _install(
             build, python, "published-wheel", ["--only-binary", ":all:", requirement]
@@ -356,7 +385,7 @@ async def _published_wheel(build: _Build) -> EnvironmentAttempt:
         strategy="published-wheel",
         ok=False,
         seconds=0,
-        error="\n".join(errors),
+        error="\n".join(errors) or "no other wheels to try than those tried first",
         python=python.version_text,
     )
 
@@ -369,7 +398,7 @@ async def _requirements_path(build: _Build) -> EnvironmentAttempt:
     python = build.chosen or build.fallback
     attempt = await _install(build, python, "requirements+path", ["-r", str(listed)])
     if attempt.ok:
-        _add_to_path(build.venv, build.workspace.path)
+        put_on_path(build.venv, build.workspace.path)
     return attempt
 
 
@@ -483,16 +512,6 @@ async def _freeze(build: _Build) -> str:
     python = build.venv / "bin" / "python"
     result = await build.uv(["pip", "freeze", "--python", str(python)], timeout=60)
     return result.stdout if result.ok else ""
-
-
-def _add_to_path(venv: Path, directory: Path) -> None:
-    """Put a non-installable repository on the environment's import path (a .pth file)."""
-    for site in (venv / "lib").glob("python*/site-packages"):
-        pth = site / PTH_NAME
-        # Unlink first: a stored environment's file is a hard link shared with the store.
-        pth.unlink(missing_ok=True)
-        pth.write_text(f"{directory}\n")
-        pth.chmod(0o444)
 
 
 def _python_version(venv: Path) -> str:

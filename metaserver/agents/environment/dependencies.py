@@ -13,6 +13,7 @@ import re
 
 from metaserver.agents.environment.build import local_wheelhouse, uv_binary, uv_environment
 from metaserver.agents.environment.cache import freeze_environment, unshare_environment
+from metaserver.agents.environment.host_paths import drop_local_origins
 from metaserver.agents.environment.shared_files import share_identical_files
 from metaserver.contracts import Environment
 from metaserver.exceptions import EnvironmentBuildError
@@ -62,6 +63,7 @@ async def add_packages(
     try:
         result = await sandbox.run(argv, policy)
     finally:
+        await asyncio.to_thread(drop_local_origins, environment.venv)
         await asyncio.to_thread(freeze_environment, environment.venv)
         # The private copy shares nothing: share its files again, now that it is frozen.
         await asyncio.to_thread(share_identical_files, environment.venv, settings.shared_files)

@@ -21,7 +21,10 @@ Measured on ten scientific conversions in one home: files under 16 KiB (most of 
 and the bytecode of every package were each environment's own, about 40% of its bytes.
 
 An object that no environment links any more (link count 1) is garbage, swept by
-:func:`sweep_objects`.
+:func:`sweep_objects`. Processes that share a home share the store: adding holds the store's
+lock shared and a sweep holds it exclusively (:func:`metaserver.registry.locks.store_lock`),
+since an object about to be linked again still has a link count of 1, and a sweep that
+deleted it then would leave that file unshared and the store without the object.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import stat
 from pathlib import Path
 
 from metaserver.fs import file_sha256
+from metaserver.registry.locks import store_lock
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +54,11 @@ def share_identical_files(root: Path, objects: Path) -> int:
     Returns:
         The bytes no longer stored twice (files now linked to an existing object).
     """
+    with store_lock(objects, exclusive=False):
+        return _share_all(root, objects)
+
+
+def _share_all(root: Path, objects: Path) -> int:
     saved = 0
     for directory, _dirnames, filenames in os.walk(root):
         for name in filenames:
@@ -107,13 +116,17 @@ def _share(path: Path, info: os.stat_result, objects: Path) -> int:
 
 def sweep_objects(objects: Path) -> int:
     """Delete the objects no environment links any more; the bytes freed."""
-    freed = 0
     if not objects.is_dir():
         return 0
-    for entry in objects.glob("*/*"):
-        with contextlib.suppress(OSError):
-            info = entry.lstat()
-            if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
-                entry.unlink()
-                freed += info.st_blocks * 512
-    return freed
+    with store_lock(objects, exclusive=True) as held:
+        if not held:
+            logger.debug("not sweeping %s: files are being shared into it", objects)
+            return 0
+        freed = 0
+        for entry in objects.glob("*/*"):
+            with contextlib.suppress(OSError):
+                info = entry.lstat()
+                if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+                    entry.unlink()
+                    freed += info.st_blocks * 512
+        return freed

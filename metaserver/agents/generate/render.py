@@ -27,6 +27,7 @@ from metaserver.contracts import (
 )
 from metaserver.exceptions import GenerationError
 from metaserver.runtime.call import KEEP_OWN
+from metaserver.runtime.notebooks import data_location
 
 RUNTIME_SOURCE = Path(__file__).resolve().parents[2] / "runtime"
 RUNTIME_PACKAGE = "metaserver_runtime"
@@ -209,6 +210,7 @@ def render_script_tool(spec: ToolSpec, root: Path | None) -> str:
         if root is None or not spec.script.path:
             raise GenerationError(f"{spec.target}: a script path needs the workspace")
         launch["path"] = str(root / spec.script.path)
+        launch["relative"] = spec.script.path  # in the environment's copy of the tree
     arguments = [a.model_dump(mode="json") for a in spec.script.arguments]
     required = [p for p in spec.parameters if p.required]
     optional = [p for p in spec.parameters if not p.required]
@@ -354,18 +356,21 @@ def _work_file(path: str) -> _ResourceResult:
 
 def _copy_notebook_data(directory: Path, specs: list[ToolSpec], root: Path) -> None:
     """The repository files each notebook reads, beside the server (which runs without the
-    repository's tree): ``notebook_data/<tool>/<path relative to the notebook>``."""
+    repository's tree): ``notebook_data/<tool>/<its place in a run's directory>``, the
+    notebook's folder being the run's ``workdir`` (``../data/x.csv`` included)."""
     shutil.rmtree(directory / NOTEBOOK_DATA, ignore_errors=True)
     for spec in specs:
         if spec.notebook is None or not spec.notebook.data:
             continue
         folder = (root / spec.notebook.path).parent
         for relative in spec.notebook.data:
-            if Path(relative).is_absolute() or ".." in Path(relative).parts:
+            location = data_location(relative, spec.notebook.workdir)
+            source = folder / relative
+            if location is None or not source.resolve().is_relative_to(root.resolve()):
                 raise GenerationError(f"{spec.target}: data file {relative!r} is outside it")
-            target = directory / NOTEBOOK_DATA / spec.name / relative
+            target = directory / NOTEBOOK_DATA / spec.name / location
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(folder / relative, target)
+            shutil.copyfile(source, target)
 
 
 def render_notebook_tool(spec: ToolSpec) -> str:
@@ -510,6 +515,8 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
                     "attribute": step.attribute,
                     "into": step.into,
                     "item": step.item,
+                    "part": step.part,
+                    "feeds": step.feeds,
                     "chained": step.chained,
                     "takes": step.takes,
                     "on": step.on,

@@ -35,6 +35,7 @@ from metaserver.agents.repo_docs.test_calls import (
     inline_literals,
     is_test_file,
 )
+from metaserver.agents.repo_docs.toctrees import page_title, toctree_pages
 from metaserver.contracts import JSON, CodeReport
 from metaserver.probe.doctest_lines import WRAPPERS
 from metaserver.probe.fold import literal_value
@@ -284,7 +285,29 @@ def guide_files(root: Path) -> list[Path]:
         elif is_text and folders & _DOC_DIRS and _guide_page(path.stem, folders):
             guides.append(path)
     readmes.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
-    return readmes + guides
+    return readmes + _with_chapters(guides, root)
+
+
+def _with_chapters(guides: list[Path], root: Path) -> list[Path]:
+    """The guide pages, each section's index followed by the chapters its toctree lists
+    when its title reads as a guide ("Usage examples", "Tutorial"): chapters are named for
+    their subject, so neither their names nor their folder said so (toctrees.py)."""
+    pages: list[Path] = []
+    for page in guides:
+        if page in pages:
+            continue
+        pages.append(page)
+        try:
+            text = page.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        title = page_title(text)
+        if not _GUIDE_FOLDER.search(title) or _NOT_USE.search(title):
+            continue
+        for chapter in toctree_pages(page, text, root):
+            if chapter not in pages and _small_file(chapter):
+                pages.append(chapter)
+    return pages[:MAX_GUIDE_FILES]
 
 
 def _guide_page(stem: str, folders: set[str]) -> bool:

@@ -25,6 +25,12 @@ from metaserver.agents.validate.classify import classify
 from metaserver.agents.validate.compare import matches, normalise
 from metaserver.agents.validate.doctest_replay import confirm_verdicts
 from metaserver.agents.validate.notebook_outputs import compare_outputs
+from metaserver.agents.validate.notebook_run import (
+    other_kinds,
+    reference_outputs,
+    reproduction,
+    varied_arguments,
+)
 from metaserver.agents.validate.programs import missing_program
 from metaserver.agents.validate.protocol import documents_problems, listing_problems
 from metaserver.agents.validate.sessions import SessionError, replay_session
@@ -275,6 +281,8 @@ async def _check(
         text = error_text(raw)
         return _failed(spec, evidence, _short(text or "error without a message"), example)
     evidence.result = result_value(raw)
+    if example.wrapper == "notebook" and not example.has_expected:
+        return await _check_notebook_run(client, spec, example, evidence, timeout)
     if example.wrapper == "notebook":
         return _check_notebook(spec, evidence)
     if example.has_expected and not matches(evidence.result, example.expected, example.wrapper):
@@ -307,6 +315,65 @@ def _check_notebook(spec: ToolSpec, evidence: Evidence) -> ToolEvidence:
         error=_short("stored outputs not reproduced: " + "; ".join(differences)),
         failure_type="repo_internal_bug",  # the notebook's own outputs disagree with its code
     )
+
+
+async def _check_notebook_run(
+    client: Client[Any], spec: ToolSpec, example: Example, evidence: Evidence, timeout: float
+) -> ToolEvidence:
+    """``notebook-run`` (validate/notebook_run.py): the first run is the reference; a second
+    with the same arguments must reproduce it, a third with other numbers finish alike."""
+    evidence.check = "notebook-run"
+    first = evidence.result
+    evidence.expected = reference_outputs(first)  # the reference this run made
+    if spec.notebook is not None:
+        evidence.replay = [f"{spec.notebook.path}: {len(spec.notebook.cells)} code cells"]
+    again, error = await _call(client, spec.name, evidence.arguments, timeout)
+    if error is not None:
+        return _failed(spec, evidence, f"the second run failed: {error}", example)
+    evidence.compared, differences = reproduction(first, again)
+    evidence.result = again
+    if differences:
+        evidence.unseeded = True
+        return ToolEvidence(
+            name=spec.name,
+            target=spec.target,
+            status="failed",
+            evidence=evidence,
+            error=_short(
+                "unseeded randomness: two runs with the same parameters disagree: "
+                + "; ".join(differences)
+            ),
+            failure_type="repo_internal_bug",  # the tutorial as written gives no one answer
+        )
+    varied = varied_arguments(spec.parameters, evidence.arguments)
+    if varied != evidence.arguments:
+        other, error = await _call(client, spec.name, varied, timeout)
+        missing = other_kinds(first, other) if error is None else []
+        if error is not None:
+            missing = [f"failed: {error}"]
+        evidence.other_run = {"arguments": varied, "passed": not missing, "differences": missing}
+        if missing:
+            return _verdict(
+                spec,
+                evidence,
+                example,
+                f"with other parameters {json.dumps(varied)[:200]}: " + "; ".join(missing),
+                "api_inference_error",
+            )
+    return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
+
+
+async def _call(
+    client: Client[Any], name: str, arguments: dict[str, Any], timeout: float
+) -> tuple[Any, str | None]:
+    """One more call of a tool: its result, or the error's text."""
+    try:
+        raw = await client.call_tool_mcp(name, arguments, timeout=timeout)
+    except Exception as exc:  # a timeout or a dead child
+        return None, _short(f"{type(exc).__name__}: {exc}")
+    if raw.is_error:
+        return None, _short(error_text(raw) or "error without a message")
+    return result_value(raw), None
 
 
 def _best_example(spec: ToolSpec) -> Example:

@@ -78,7 +78,7 @@ def notebook_seconds(evidence: list[ToolEvidence]) -> dict[str, float]:
     seconds: dict[str, float] = {}
     for item in evidence:
         found = item.evidence
-        if found is None or found.check != "notebook-outputs":
+        if found is None or found.check not in ("notebook-outputs", "notebook-run"):
             continue
         if isinstance(found.result, dict) and isinstance(found.result.get("seconds"), int | float):
             seconds[f"notebook:{item.name}"] = float(found.result["seconds"])
@@ -125,6 +125,8 @@ def _tokens(text: str) -> list[str | float]:
     text = _NUMPY_SCALAR.sub(r"\1", text)
     text = _DESCRIBED_REPR.sub("<?:", text)
     text = _AROUND_PUNCTUATION.sub(r"\1", _NUMPY_SHAPE.sub("", text))
+    # A 2-d array's str shows its rows apart (``[[1 2]\n [3 4]]``), a list's repr with commas.
+    text = text.replace("][", "],[")
     text = " ".join(text.split())
     parts: list[str | float] = []
     position = 0

@@ -54,6 +54,9 @@ async def replay_session(
             continue
         if step.into is not None:  # ``contains(line, Point(0, 0))``: an argument, built
             value = results[index] = await _built_value(client, step, by_target, timeout)
+            if step.feeds is not None:  # ``algo.fit(signal)``: a later setup step's
+                replayed.append(step.model_copy(update={"tool": by_target[step.target].name}))
+                continue
             if step.item is None:
                 built[step.into] = value
             else:  # an item of a ``*args`` list, in the order the line wrote them
@@ -71,6 +74,9 @@ async def replay_session(
         arguments = dict(step.arguments)
         for name, at in step.takes.items():  # ``frequency_response(sys)``: built earlier
             arguments[name] = _taken(after, at, name, step)
+        for fed, earlier in enumerate(example.session[:index]):  # ``algo.fit(signal)``
+            if earlier.feeds == index and earlier.into is not None:
+                arguments[earlier.into] = results[fed]
         receiver = None
         if step.member is not None:
             if handle is None or not tool.parameters:
@@ -121,6 +127,12 @@ async def _built_value(
         raise SessionError(f"session line {step.line!r}: {step.target} is not a tool here")
     raw = await _call(client, tool, dict(step.arguments), step, timeout)
     value = result_value(raw)
+    if step.part is not None:  # ``signal, bkps = pw_constant(...)``: one item of the result
+        if not isinstance(value, list) or not -len(value) <= step.part < len(value):
+            raise SessionError(
+                f"session line {step.line!r}: {tool.name} returned no item {step.part} to unpack"
+            )
+        value = value[step.part]
     if isinstance(value, dict) and isinstance(value.get("handle"), str):
         return {"handle": value["handle"]}
     return value

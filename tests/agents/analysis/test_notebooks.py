@@ -111,7 +111,6 @@ def test_skip_reasons(tmp_path: Path) -> None:
             notebook(code('import nbcalc\nopen("data/in.csv").read()', value("'x'"))),
             "reads 'data/in.csv', a data file the repository does not hold",
         ),
-        "bare.ipynb": (notebook(code("import nbcalc\nnbcalc.total([1.0])")), "no stored outputs"),
         "other.ipynb": (notebook(code("import math\nmath.pi", value("3.14"))), "does not use"),
         "error.ipynb": (
             notebook(
@@ -123,6 +122,16 @@ def test_skip_reasons(tmp_path: Path) -> None:
     for name, (text, reason) in cases.items():
         made = notebook_candidate(write(tmp_path, name, text), tmp_path, PACKAGES)
         assert isinstance(made, str) and reason in made, (name, made)
+
+
+def test_a_notebook_saved_without_outputs_is_run_to_make_its_reference(tmp_path: Path) -> None:
+    text = notebook(code("n = 3"), code("import nbcalc\nnbcalc.total([1.0] * n)"))
+    made = notebook_candidate(write(tmp_path, "bare.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    (example,) = made.examples
+    # Nothing stored: no expected value, so validation makes it (notebook-run).
+    assert example.wrapper == "notebook" and not example.has_expected
+    assert example.expected is None and example.arguments == {"n": 3}
 
 
 def test_written_then_read_files_are_not_data_files(tmp_path: Path) -> None:
@@ -176,11 +185,20 @@ def test_repository_data_files_travel_with_the_notebook(tmp_path: Path) -> None:
     made = notebook_candidate(write(tmp_path, "docs/r.ipynb", notebook(reads)), tmp_path, PACKAGES)
     assert isinstance(made, Candidate), made
     assert made.notebook is not None and made.notebook.data == ["data/in.csv"]
-    outside = code('import nbcalc\nopen("../README.md").read()', value("'x'"))
+    # ../ within the repository: the run's folder is laid out as the repository's around it.
+    write(tmp_path, "data/top.csv", "t\n")
+    climbs = code('import nbcalc\nopen("../../data/top.csv").read()', value("'t\\n'"))
+    made = notebook_candidate(
+        write(tmp_path, "docs/deep/c.ipynb", notebook(climbs)), tmp_path, PACKAGES
+    )
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None and made.notebook.data == ["../../data/top.csv"]
+    assert made.notebook.workdir == "docs/deep"
+    outside = code('import nbcalc\nopen("../../x.txt").read()', value("'x'"))
     made = notebook_candidate(
         write(tmp_path, "docs/o.ipynb", notebook(outside)), tmp_path, PACKAGES
     )
-    assert made == "reads '../README.md', outside the notebook's folder"
+    assert made == "reads '../../x.txt', outside the repository"
 
 
 def test_reloading_an_extension_is_harmless(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ every new environment, and out of reach of what an install into that environment
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 from pathlib import Path
@@ -15,7 +16,7 @@ from metaserver.agents.environment.base_layer import base_key, seed_from_base
 from metaserver.agents.environment.build import build_environment
 from metaserver.contracts import Environment, Source, Workspace
 from metaserver.sandbox import Policy, get_sandbox
-from metaserver.sandbox.identity import sandbox_identity
+from metaserver.sandbox.identity import Identity, sandbox_identity
 from metaserver.settings import Settings
 
 pytestmark = [
@@ -134,3 +135,38 @@ async def test_an_install_cannot_change_the_layers_files(
     assert not target.exists()
     assert hashlib.sha256(base.read_bytes()).hexdigest() == before
     assert base.stat().st_mode & 0o222 == 0  # still read-only
+
+
+def _links_to_the_limit(path: Path, into: Path) -> int:
+    """Hard-link ``path`` until the file system refuses (ext4: 65,000 links an inode)."""
+    into.mkdir()
+    for count in range(70_000):
+        try:
+            os.link(path, into / str(count))
+        except OSError as error:
+            assert error.errno == errno.EMLINK, error
+            return count
+    pytest.skip("this file system bounds no inode's links below 70,000")
+
+
+def test_a_layer_file_at_the_link_limit_is_renewed_and_still_linked(tmp_path: Path) -> None:
+    # Every environment links every file of the layer, so a long-lived layer reaches the
+    # file system's bound: seeding then failed "Too many links" and no environment built.
+    layer = tmp_path / "layer"
+    module = layer / "lib" / "python3.11" / "site-packages" / "shared.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("VALUE = 1\n")
+    (layer / "bin").mkdir()
+    _links_to_the_limit(module, tmp_path / "others")
+    old = module.stat().st_ino
+
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    ours = Identity(uid=os.getuid(), gid=os.getgid(), switch=False)
+    assert seed_from_base(layer, venv, ours) == 1
+
+    seeded = venv / "lib" / "python3.11" / "site-packages" / "shared.py"
+    assert seeded.read_text() == "VALUE = 1\n"
+    assert module.stat().st_ino != old  # the layer holds a fresh copy...
+    assert seeded.stat().st_ino == module.stat().st_ino  # ...that the new environment links
+    assert (tmp_path / "others" / "0").read_text() == "VALUE = 1\n"  # old links untouched

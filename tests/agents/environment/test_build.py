@@ -200,6 +200,25 @@ async def test_falls_back_to_the_published_wheel(
     assert said.startswith(str(venv))
 
 
+async def test_a_tree_that_compiles_takes_the_same_version_wheel_first(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # An extension module in the package: compiling it is what the published wheel saves.
+    # The source build would fail (its backend cannot be had), so reaching it would show.
+    tree = posing_as_more_itertools(
+        tmp_path / "tree", '[build-system]\nrequires = ["metaserver-no-such-backend-xyz"]\n'
+    )
+    (tree / "more_itertools" / "_speedups.c").write_text("int answer(void) { return 42; }\n")
+    ws = workspace(tree, MORE_ITERTOOLS[0], kind="pypi").model_copy(
+        update={"version": MORE_ITERTOOLS[1]}
+    )
+    environment = await build_environment(
+        ws, settings.environments_dir / "first", settings, get_sandbox(settings.sandbox)
+    )
+    assert [(a.strategy, a.ok) for a in environment.attempts] == [("published-wheel", True)]
+    assert environment.installed_version == "11.2.1"
+
+
 async def test_a_local_tree_never_falls_back_to_a_same_named_index_package(
     tmp_path: Path, settings: Settings
 ) -> None:

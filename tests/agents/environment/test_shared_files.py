@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from metaserver.agents.environment.shared_files import (
     pyc_key,
     share_identical_files,
@@ -105,3 +107,35 @@ def test_timestamped_bytecode_is_shared_only_byte_for_byte(tmp_path: Path) -> No
     stamped = _compiled(tmp_path / "a", py_compile.PycInvalidationMode.TIMESTAMP)
     assert pyc_key(stamped) is None
     assert pyc_key(tmp_path / "a" / "site" / "mod.py") is None
+
+
+_HOLD = """
+import sys
+from pathlib import Path
+from metaserver.registry.locks import store_lock
+with store_lock(Path(sys.argv[1]), exclusive=False):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+@pytest.mark.integration
+def test_no_sweep_while_another_process_shares(tmp_path: Path) -> None:
+    # Issue 28: a sweep saw an object's link count 1 while another process was linking it
+    # into an environment, and deleted it: that file stayed unshared, the store lost it.
+    objects = tmp_path / "objects"
+    share_identical_files(environment(tmp_path / "a"), objects)
+    remove_tree(tmp_path / "a")  # every object is garbage now, and about to be linked again
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(objects)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert sweep_objects(objects) == 0
+        assert list(objects.glob("*/*"))
+    finally:
+        holder.communicate("", timeout=30)
+    assert sweep_objects(objects) >= 2 * len(BIG)

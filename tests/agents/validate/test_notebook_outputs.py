@@ -95,8 +95,9 @@ def test_notebook_seconds_come_from_notebook_runs_only() -> None:
         item("nb", "notebook-outputs", {"cells": [], "seconds": 1.25}),
         item("add", "expected-value", {"seconds": 9}),
         item("broken", "notebook-outputs", "error text"),
+        item("made", "notebook-run", {"cells": [], "seconds": 0.5}),
     ]
-    assert notebook_seconds(evidence) == {"notebook:nb": 1.25}
+    assert notebook_seconds(evidence) == {"notebook:nb": 1.25, "notebook:made": 0.5}
 
 
 def test_numpy_2_array_reprs_match_the_lists_a_notebook_stored() -> None:
@@ -104,6 +105,17 @@ def test_numpy_2_array_reprs_match_the_lists_a_notebook_stored() -> None:
     assert texts_match("[1. 2. 3.]", "[1.0, 2.0, 3.0]")
     assert texts_match("{'a': array([0.5, 1.5])}", "{'a': [0.5, 1.5]}")
     assert not texts_match("array([1., 2., 4.])", "[1.0, 2.0, 3.0]")
+
+
+def test_numpy_forms_of_one_value_match_and_other_values_do_not() -> None:
+    # The held-out library's case: numpy 2's repr against the list numpy 1 stored.
+    assert texts_match("array([ 9, -1,  3,  1])", "[9, -1, 3, 1]")
+    assert texts_match("array([1, 2], dtype=int32)", "[1, 2]")
+    assert texts_match("(np.int64(9), np.float64(2.5))", "(9, 2.5)")
+    assert texts_match("[[ 9 -1]\n [ 3  1]]", "[[9, -1], [3, 1]]")  # a 2-d array's str
+    assert texts_match("array([0.33333333, 0.5])", "[0.3333, 0.5]")
+    assert not texts_match("array([9, -1, 3, 2])", "[9, -1, 3, 1]")
+    assert not texts_match("[[9 -1]\n [3 2]]", "[[9, -1], [3, 1]]")
 
 
 def test_versions_timings_and_dates_a_notebook_printed_are_not_compared() -> None:

@@ -93,9 +93,13 @@ async def receiver(client, session, arguments):
             raw = await client.call_tool_mcp(step["tool"], dict(step["arguments"]))
             assert not raw.is_error, raw
             value = (raw.structured_content or {}).get("result")
+            if step.get("part") is not None:  # one item of a result the line unpacked
+                value = value[step["part"]]
             if isinstance(value, dict) and isinstance(value.get("handle"), str):
                 value = {"handle": value["handle"]}
             results[index] = value
+            if step.get("feeds") is not None:  # an argument of a later setup call
+                continue
             if step.get("item") is None:
                 arguments[step["into"]] = value
             else:  # an item of a *args list: the steps come in the list's order
@@ -109,6 +113,9 @@ async def receiver(client, session, arguments):
         given = dict(step["arguments"])
         for name, index in (step.get("takes") or {}).items():  # a list: item by item
             given[name] = [after[i] for i in index] if isinstance(index, list) else after[index]
+        for fed, earlier in enumerate(session[: len(after) - 1]):  # built for this call
+            if earlier.get("feeds") == len(after) - 1 and earlier.get("into"):
+                given[earlier["into"]] = results[fed]
         if step["receiver"]:
             given[step["receiver"]] = handle
         raw = await client.call_tool_mcp(step["tool"], given)

@@ -1,0 +1,77 @@
+"""What becomes of each source's tutorials (issue 30): the table of its note.
+
+Usage::
+
+    uv run python bench/tutorials.py SOURCE [SOURCE ...] [--max-tools N] [--json FILE]
+
+Each SOURCE (a git URL, a local directory, ``pypi:NAME``) is converted in a fresh
+``METASERVER_HOME`` with no model. Per source: tutorials found (notebooks and example
+scripts), tools made of them, how many were checked against stored outputs
+(``notebook-outputs``) and how many were run here to make their reference
+(``notebook-run``), the passed ones by check, the unseeded ones, the skipped ones by
+reason, and the seconds of validation and of the tutorial runs. Not run by CI: it needs the
+package index (or a warm cache) and minutes per source. On a loaded machine the seconds
+are that machine's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from metaserver.pipeline import convert
+from metaserver.settings import Settings
+
+
+async def measure(source: str, max_tools: int | None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-tutorials-") as home:
+        report = await convert(source, settings=Settings(home=Path(home)), max_tools=max_tools)
+    summary = report.tutorials
+    runs = sum(v for k, v in report.seconds.items() if k.startswith("notebook:"))
+    return {
+        "source": source,
+        "status": report.status,
+        "found": summary.found if summary else 0,
+        "tools": summary.tools if summary else 0,
+        "stored": summary.stored if summary else 0,
+        "executed": summary.executed if summary else 0,
+        "passed": summary.passed if summary else {},
+        "unseeded": summary.unseeded if summary else [],
+        "skipped": summary.skipped if summary else {},
+        "validate_s": report.seconds.get("validate", 0.0),
+        "tutorial_runs_s": round(runs, 2),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="+")
+    parser.add_argument("--max-tools", type=int, default=None)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    rows = [asyncio.run(measure(source, args.max_tools)) for source in args.sources]
+    columns = "found | tools | stored | run here | passed | unseeded | validate s | runs s"
+    print(f"| source | {columns} |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        passed = ", ".join(f"{k} {v}" for k, v in sorted(row["passed"].items())) or "0"
+        print(
+            f"| {row['source']} | {row['found']} | {row['tools']} | {row['stored']} | "
+            f"{row['executed']} | {passed} | {len(row['unseeded'])} | {row['validate_s']} | "
+            f"{row['tutorial_runs_s']} |"
+        )
+    for row in rows:
+        for reason, count in sorted(row["skipped"].items(), key=lambda item: -item[1]):
+            print(f"  {row['source']}: skipped {count}: {reason}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""The audit log: who did what, when, with what outcome and how long it took.
+
+One row per conversion, add, remove, token change and tool call, whether it came through the
+meta-server or the command line. Arguments are kept only as the SHA-256 of their canonical
+JSON: a call's arguments may hold a user's data or a credential (a source URL with a password
+in it), and a hash still tells two calls with the same arguments apart from others.
+``detail`` holds only metaserver's own words (why a request was refused, an error's type),
+never text a tool or a client supplied. Rows older than ``auth.audit_retention_days`` are
+deleted as new ones are written.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from metaserver.auth.tables import ensure_tables
+from metaserver.exceptions import RegistryError
+from metaserver.registry.store import Registry
+
+logger = logging.getLogger(__name__)
+
+Outcome = Literal["ok", "error", "refused"]
+_DAY = 86400.0
+_MAX_ROWS = 10000  # an answer's size at most
+
+
+def hash_arguments(arguments: Any) -> str | None:
+    """The SHA-256 (hex) of ``arguments`` as canonical JSON; None for no arguments."""
+    if arguments is None or arguments == {}:
+        return None
+    text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def local_user() -> str:
+    """The audit name of a command-line user: ``local:<login>``."""
+    try:
+        return f"local:{getpass.getuser()}"
+    except (OSError, KeyError):  # no login name (a container's bare uid)
+        return "local"
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """One row of the log."""
+
+    at: float
+    who: str
+    action: str
+    target: str | None
+    outcome: Outcome
+    seconds: float
+    arguments_sha256: str | None
+    detail: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as ``metaserver audit --json`` prints it (``at`` also in ISO 8601)."""
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.at))
+        return {**asdict(self), "time": when}
+
+
+class AuditLog:
+    """The audit rows of one home (in its registry file)."""
+
+    def __init__(self, registry: Registry, retention_days: float = 0.0) -> None:
+        self._registry = registry
+        self._retention = retention_days * _DAY
+
+    def record(
+        self,
+        who: str,
+        action: str,
+        outcome: Outcome,
+        *,
+        target: str | None = None,
+        seconds: float = 0.0,
+        arguments: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        """Write one row (and delete those past retention). A registry that cannot be written
+        is logged, not raised: the action itself has happened or been refused already."""
+        now = time.time()
+        try:
+            with self._registry.connect() as db:
+                ensure_tables(db)
+                db.execute(
+                    "INSERT INTO audit (at, who, action, target, outcome, seconds,"
+                    " arguments_sha256, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        now,
+                        who,
+                        action,
+                        target,
+                        outcome,
+                        round(seconds, 3),
+                        hash_arguments(arguments),
+                        detail,
+                    ),
+                )
+                if self._retention > 0:
+                    db.execute("DELETE FROM audit WHERE at < ?", (now - self._retention,))
+        except RegistryError as exc:
+            logger.error("audit row not written (%s %s by %s): %s", action, outcome, who, exc)
+
+    def events(self, since: float | None = None, who: str | None = None) -> list[AuditEvent]:
+        """Rows at or after ``since`` (epoch seconds), of ``who`` only when given, oldest
+        first; the newest :data:`_MAX_ROWS` at most."""
+        query = (
+            "SELECT at, who, action, target, outcome, seconds, arguments_sha256, detail"
+            " FROM audit WHERE (?1 IS NULL OR at >= ?1) AND (?2 IS NULL OR who = ?2)"
+            " ORDER BY id DESC LIMIT ?3"
+        )
+        values = (since, who, _MAX_ROWS)
+        with self._registry.connect() as db:
+            ensure_tables(db)
+            rows = db.execute(query, values).fetchall()
+        return [AuditEvent(*row) for row in reversed(rows)]
