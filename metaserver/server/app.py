@@ -44,6 +44,7 @@ from metaserver.server.documents import DirectDocuments
 from metaserver.server.fast_calls import FastCall, FastRoute
 from metaserver.server.finding import add_find_tools
 from metaserver.server.notify import ListChangedNotifier
+from metaserver.server.proxied_call import guarded_route
 from metaserver.server.public import public_message
 from metaserver.server.registry_tools import add_registry_tools
 from metaserver.server.state import META_TOOLS, MetaState
@@ -119,8 +120,10 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
             documents=documents,
         ),
     )
-    # Outermost: a refused call runs nothing, and every call is audited.
-    mcp.add_middleware(Guard(state.audit, state.direct.server_of))
+    # Outermost: a refused call runs nothing, and every call is audited (on the stdio fast
+    # path too: its answers are guarded by the same Guard, see the route below).
+    guard = Guard(state.audit, state.direct.server_of)
+    mcp.add_middleware(guard)
     mcp.add_middleware(_ScrubErrors(settings.home))
     state.notifier.install(mcp)
     mcp.add_provider(state.direct)
@@ -150,7 +153,7 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
                 return call
         return generated_route(name, arguments)
 
-    return mcp, route
+    return mcp, guarded_route(route, guard)
 
 
 class _ScrubErrors(Middleware):

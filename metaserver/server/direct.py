@@ -5,24 +5,20 @@ arguments against the registered schema (FastMCP does not validate a custom Tool
 ``parameters``, docs/ARCHITECTURE.md, "FastMCP facts") and calls the child through the same
 :class:`~metaserver.children.pool.ChildPool` that ``call_generated`` uses, so each server
 has one child whichever way it is called. Only a server's newest version is exposed directly;
-an older one is reached through ``call_generated(server="name@version", ...)``. This module
-also holds what both paths share: the argument check and the translation of a child's result
-into the meta-server's result.
+an older one is reached through ``call_generated(server="name@version", ...)``. What both
+paths share (the argument check, the traced child call, the translation of its result) is
+:func:`~metaserver.server.proxied_call.proxied_result`.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import jsonschema  # type: ignore[import-untyped]
 import mcp_types
-from fastmcp.exceptions import ToolError
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool, ToolResult
 from fastmcp.utilities.versions import VersionSpec
@@ -33,85 +29,12 @@ from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
 from metaserver.server.documents import DirectDocuments
 from metaserver.server.fast_calls import FastCall, call_result
-from metaserver.server.public import public_message
-from metaserver.telemetry.calls import observed_call
+from metaserver.server.proxied_call import proxied_result, schema_key
 
 logger = logging.getLogger(__name__)
 
 # SEP-986: what an MCP tool name may be.
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-
-
-@functools.lru_cache(maxsize=4096)
-def _validator(schema_text: str) -> Any:
-    """A compiled validator per distinct schema: checking a schema costs more than a call."""
-    schema = json.loads(schema_text)
-    try:
-        validator_class = jsonschema.validators.validator_for(schema)
-        validator_class.check_schema(schema)
-    except jsonschema.SchemaError:
-        return None
-    return validator_class(schema)
-
-
-def schema_key(schema: dict[str, Any]) -> str:
-    """The text that keys ``schema``'s compiled validator (compute it once per tool)."""
-    return json.dumps(schema, sort_keys=True)
-
-
-def check_arguments(
-    schema: dict[str, Any], arguments: dict[str, Any], key: str | None = None
-) -> str | None:
-    """Why ``arguments`` do not satisfy ``schema``, or None when they do (or it is unusable).
-
-    Args:
-        schema: the tool's registered JSON schema.
-        arguments: the call's arguments.
-        key: ``schema_key(schema)``, when the caller keeps it (a call need not dump the
-            schema again to find its validator).
-    """
-    validator = _validator(key if key is not None else schema_key(schema))
-    if validator is None:
-        # A schema the generator wrote but jsonschema rejects: the generated server's own
-        # signature check still guards the call.
-        return None
-    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
-    if error is None:
-        return None
-    where = "/".join(str(part) for part in error.absolute_path)
-    return f"invalid arguments{' at ' + where if where else ''}: {error.message}"
-
-
-def child_result(
-    result: mcp_types.CallToolResult, home: Path, renamed: tuple[str, str] | None = None
-) -> ToolResult:
-    """The meta-server's result for a child's result; a child error raises :class:`ToolError`.
-
-    Content and structured content pass through unchanged; of the child's ``_meta`` only the
-    FastMCP part is kept (it says the value is wrapped as ``{"result": ...}``, so FastMCP
-    clients unwrap ``.data``); the rest describes the child, not this server.
-
-    Args:
-        result: the child's result.
-        home: the metaserver home (scrubbed from messages).
-        renamed: (the child's tool name, the name the client called): an error naming the
-            child's tool names the client's instead (``tool 'mean'`` -> ``tool 'stats_mean'``).
-    """
-    if result.is_error:
-        text = " ".join(
-            block.text for block in result.content if isinstance(block, mcp_types.TextContent)
-        )
-        text = text or "the tool failed"
-        if renamed is not None:
-            inner, called = renamed
-            text = text.replace(f"tool {inner!r}", f"tool {called!r}")
-        raise ToolError(public_message(text, home))
-    fastmcp_meta = (result.meta or {}).get("fastmcp")
-    return ToolResult(
-        content=list(result.content),
-        structured_content=result.structured_content,
-        meta={"fastmcp": fastmcp_meta} if isinstance(fastmcp_meta, dict) else None,
-    )
 
 
 class GeneratedTool(Tool):
@@ -143,12 +66,16 @@ class GeneratedTool(Tool):
         """Validate ``arguments``, call the child, and return its result."""
         if self._schema_key is None:
             self._schema_key = schema_key(self.parameters)
-        problem = check_arguments(self.parameters, arguments, self._schema_key)
-        if problem is not None:
-            raise ToolError(problem)
-        call = self._pool.call(self._record, self._tool, arguments)
-        result = await observed_call(self._record.name, self._tool, call)
-        return child_result(result, self._home, renamed=(self._tool, self.name))
+        return await proxied_result(
+            self._pool,
+            self._record,
+            self._tool,
+            arguments,
+            self.parameters,
+            self._home,
+            key=self._schema_key,
+            renamed=(self._tool, self.name),
+        )
 
     async def answer(self, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         """:meth:`run`'s result as the wire result (the stdio fast path, ``fast_calls``)."""
@@ -231,7 +158,9 @@ class DirectTools(Provider):
 
     def server_of(self, name: str) -> str | None:
         """The server whose direct tool is called ``name``, None for any other name."""
-        return next((s for s, names in self.mounted().items() if name in names), None)
+        # Asked on every call (the guard's target): one lookup, not a scan of every server.
+        mounted = self._specs.get(name)
+        return mounted[0].name if mounted is not None else None
 
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""

@@ -17,11 +17,10 @@ from metaserver.exceptions import MetaServerError, NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
-from metaserver.server.direct import check_arguments, child_result
 from metaserver.server.fast_calls import FastCall, FastRoute, call_result
+from metaserver.server.proxied_call import proxied_result
 from metaserver.server.resolved import ResolvedRecords
 from metaserver.server.state import MetaState
-from metaserver.telemetry.calls import observed_call
 from metaserver.telemetry.metrics import timed_search
 
 
@@ -69,12 +68,9 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
         spec = next((t for t in record.tools if t.name == tool), None)
         if spec is None:
             raise state.fail(f"server {server!r} has no tool named {tool!r}")
-        arguments = arguments or {}
-        problem = check_arguments(spec.input_schema, arguments)
-        if problem is not None:
-            raise state.fail(problem)
-        result = await observed_call(record.name, tool, state.pool.call(record, tool, arguments))
-        return child_result(result, settings.home)
+        return await proxied_result(
+            state.pool, record, tool, arguments or {}, spec.input_schema, settings.home
+        )
 
     @mcp.tool
     async def call_generated(

@@ -5,19 +5,33 @@ record with all its tools): more than the hop to the child itself (issue 31). Th
 kept here, and a kept one is used while SQLite's ``PRAGMA data_version`` on one standing
 connection stays the same: it changes whenever any other connection (another process's
 ``metaserver convert``, or this server's own registry writes, which open connections of their
-own) commits a change, so a registration or removal is seen by the very next call.
+own) commits a change, so a registration or removal is seen by the very next call. The audit
+log writes a row to the same file for every call, so a changed counter alone says little: the
+records are dropped only when what resolving reads changed too (:data:`_SERVED`: the tool
+generation the registry's triggers keep, and the versions table's rows).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
+from typing import Any
 
 from metaserver.registry.records import ServerRecord
 from metaserver.registry.store import Registry
 
 # A bound on the kept records (each holds a server's tools): enough for every server in use.
 MAX_KEPT = 4096
+
+# What a resolved record is read from: the search generation (bumped by triggers on any tool
+# change and any server's insert, removal or new latest) and the versions' rows, which are
+# only ever inserted and deleted (an old version with no tools goes without a generation
+# change; the sum of their times tells a replaced row from its twin).
+_SERVED = (
+    "SELECT (SELECT generation FROM search_state WHERE id = 0),"
+    " (SELECT count(*) FROM versions), (SELECT max(rowid) FROM versions),"
+    " (SELECT total(created_at) FROM versions)"
+)
 
 
 class ResolvedRecords:
@@ -27,6 +41,7 @@ class ResolvedRecords:
         self._registry = registry
         self._connection: sqlite3.Connection | None = None
         self._version: int | None = None
+        self._served: tuple[Any, ...] | None = None
         self._kept: dict[str, ServerRecord] = {}
 
     def resolve(self, ref: str) -> ServerRecord:
@@ -37,8 +52,10 @@ class ResolvedRecords:
         """
         version = self._data_version()
         if version is None or version != self._version:
-            self._kept.clear()
-            self._version = version
+            served = self._served_now() if version is not None else None
+            if served is None or served != self._served:
+                self._kept.clear()
+            self._version, self._served = version, served
         record = self._kept.get(ref)
         if record is None:
             record = self._registry.resolve(ref)
@@ -53,6 +70,15 @@ class ResolvedRecords:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+    def _served_now(self) -> tuple[Any, ...] | None:
+        """The state of what resolving reads (:data:`_SERVED`), or None when unreadable."""
+        if self._connection is None:
+            return None
+        try:
+            return tuple(self._connection.execute(_SERVED).fetchone())
+        except sqlite3.Error:
+            return None
 
     def _data_version(self) -> int | None:
         """The registry's change counter, or None when it cannot be read (nothing is kept)."""

@@ -140,6 +140,23 @@ class AnswerBadLines:
         return None
 
 
+async def serve_streams(
+    mcp: FastMCP[Any],
+    read_stream: ReadStream[Any],
+    write_stream: WriteStream[SessionMessage],
+    route: FastRoute | None = None,
+) -> None:
+    """Serve ``mcp`` on a pair of message streams until the read one ends, answering the
+    calls ``route`` claims on the fast path (:class:`FastCalls`); the caller runs ``mcp``'s
+    lifespan."""
+    messages: ReadStream[Any] = read_stream
+    if route is not None:
+        messages = FastCalls(messages, write_stream, route)
+    await mcp._mcp_server.run(
+        messages, write_stream, mcp._mcp_server.create_initialization_options()
+    )
+
+
 async def run_stdio(mcp: FastMCP[Any], route: FastRoute | None = None) -> None:
     """Serve ``mcp`` on this process's stdin and stdout until stdin ends.
 
@@ -157,13 +174,7 @@ async def run_stdio(mcp: FastMCP[Any], route: FastRoute | None = None) -> None:
                 mcp._lifespan_manager(),
                 stdio_server(stdin=anyio.wrap_file(stdin)) as (read_stream, write_stream),  # type: ignore[arg-type]
             ):
-                messages: ReadStream[Any] = AnswerBadLines(read_stream, write_stream, stdin.answers)
-                if route is not None:
-                    messages = FastCalls(messages, write_stream, route)
-                await mcp._mcp_server.run(
-                    messages,
-                    write_stream,
-                    mcp._mcp_server.create_initialization_options(),
-                )
+                answered = AnswerBadLines(read_stream, write_stream, stdin.answers)
+                await serve_streams(mcp, answered, write_stream, route)
     finally:
         reset_transport(token)

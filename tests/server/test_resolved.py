@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from fake_children import fake_record, fast_settings
 
+from metaserver.auth.audit import AuditLog
 from metaserver.exceptions import NotFoundError
 from metaserver.registry.store import Registry
 from metaserver.server.resolved import ResolvedRecords
@@ -37,4 +38,29 @@ def test_kept_until_the_registry_changes(tmp_path: Path) -> None:
         resolved.resolve("alpha")
     with pytest.raises(NotFoundError):
         resolved.resolve("alpha@v2")
+    resolved.close()
+
+
+def test_kept_across_audit_rows_but_not_a_replaced_version(tmp_path: Path) -> None:
+    settings = fast_settings(tmp_path / "home")
+    registry = Registry(settings.registry_path)
+    resolved = ResolvedRecords(registry)
+    registry.register(fake_record(settings, "alpha", version="v1"))
+    kept = resolved.resolve("alpha")
+    # Every call writes an audit row into the registry's file: that is no registry change.
+    AuditLog(registry).record("local", "alpha_add", "ok", target="alpha")
+    assert resolved.resolve("alpha") is kept
+
+    # An older version with no tools removed: no tool row and no latest change (so no
+    # search generation change), yet the next resolve of it finds it gone.
+    bare = fake_record(settings, "beta", version="v1").model_copy(update={"tools": []})
+    registry.register(bare)
+    newer = fake_record(settings, "beta", version="v2", commit="1" * 40).model_copy(
+        update={"created_at": bare.created_at + 5}
+    )
+    registry.register(newer)
+    assert resolved.resolve("beta@v1").tools == []
+    registry.remove("beta", "v1")
+    with pytest.raises(NotFoundError):
+        resolved.resolve("beta@v1")
     resolved.close()
