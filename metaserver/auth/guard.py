@@ -14,7 +14,6 @@ calls beside the middleware chain, calls the same :meth:`Guard.guarded`
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -64,7 +63,7 @@ class Guard(Middleware):
             return value if isinstance(value, str) else None
         return self._server_of(tool)
 
-    async def _record(
+    def _record(
         self,
         principal: Principal,
         tool: str,
@@ -74,8 +73,8 @@ class Guard(Middleware):
         arguments: Any,
         detail: str | None = None,
     ) -> None:
-        await asyncio.to_thread(
-            self._audit.record,
+        # Queued: the answer does not wait for the row's commit (auth.audit).
+        self._audit.record_soon(
             principal.name,
             tool,
             outcome,
@@ -102,17 +101,17 @@ class Guard(Middleware):
         started = time.monotonic()
         why = refusal(principal, tool, target)
         if why is not None:
-            await self._record(principal, tool, "refused", target, started, arguments, why)
+            self._record(principal, tool, "refused", target, started, arguments, why)
             raise ToolError(why)
         try:
             result = await run()
         except Exception as exc:
             if not str(exc).startswith(QUOTA):  # a quota refusal is audited where it is made
                 detail = type(exc).__name__
-                await self._record(principal, tool, "error", target, started, arguments, detail)
+                self._record(principal, tool, "error", target, started, arguments, detail)
             raise
         outcome, target = _outcome(tool, result, target)
-        await self._record(principal, tool, outcome, target, started, arguments)
+        self._record(principal, tool, outcome, target, started, arguments)
         return result
 
     async def on_call_tool(

@@ -90,6 +90,7 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
         try:
             yield {}
         finally:
+            state.audit.flush()  # the calls' rows still queued (auth.audit), first of all
             await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
 
