@@ -145,6 +145,9 @@ def guarded_route(route: FastRoute, guard: Guard) -> FastRoute:
     checks and audits it: same principal, tool name, arguments, target and outcome."""
 
     def guarded(name: str, arguments: Any) -> FastCall | None:
+        # Arguments that are no object are FastMCP's to refuse, and the Guard's to audit.
+        if arguments is not None and not isinstance(arguments, dict):
+            return None
         call = route(name, arguments)
         if call is None:
             return None

@@ -77,8 +77,6 @@ async def test_flush_writes_what_is_queued(registry: Registry) -> None:
     log = AuditLog(registry)
     log.record_soon("bob", "call_generated", "refused", detail="forbidden")
     log.flush()  # as the server's exit does, before the writer task has run
-    assert [(r.who, r.outcome, r.detail) for r in log.events()] == [
-        ("bob", "refused", "forbidden")
-    ]
+    assert [(r.who, r.outcome, r.detail) for r in log.events()] == [("bob", "refused", "forbidden")]
     await asyncio.sleep(0.1)  # the writer task finds nothing left: no row twice
     assert len(log.events()) == 1

@@ -28,10 +28,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from metaserver.auth.audit import AuditLog
 from metaserver.auth.context import for_principal
+from metaserver.auth.guard import Guard
 from metaserver.auth.roles import Principal
 from metaserver.registry.store import Registry
 from metaserver.server.app import build_served
 from metaserver.server.fast_calls import FastCall
+from metaserver.server.proxied_call import guarded_route
 from metaserver.server.stdio import serve_streams
 from metaserver.settings import Settings
 from metaserver.telemetry import tracing
@@ -121,6 +123,15 @@ async def test_a_refusal_is_the_same_on_the_fast_path(tmp_path: Path) -> None:
     ]
     assert _same_row(rows[0]) == _same_row(rows[1]) and rows[0]["detail"] == rows[1]["detail"]
     assert _same_row(rows[2]) == _same_row(rows[3]) and rows[2]["detail"] == rows[3]["detail"]
+
+
+def test_arguments_that_are_no_object_take_the_full_path() -> None:
+    async def answer(arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        raise AssertionError("not called")
+
+    route = guarded_route(lambda name, arguments: answer, Guard(AuditLog(Registry(Path())), str))
+    assert route("bench_add", None) is not None and route("bench_add", {"a": 1}) is not None
+    assert route("bench_add", [1, 2]) is None and route("bench_add", "a") is None
 
 
 def _calls(server: str, tool: str, outcome: str) -> float:
