@@ -7,14 +7,21 @@ in it), and a hash still tells two calls with the same arguments apart from othe
 ``detail`` holds only metaserver's own words (why a request was refused, an error's type),
 never text a tool or a client supplied. Rows older than ``auth.audit_retention_days`` are
 deleted as new ones are written.
+
+A tool call's row is queued (:meth:`AuditLog.record_soon`) and written in the background,
+with every row queued meanwhile, in one transaction: a commit of its own cost each call more
+than the call (tens of ms on a loaded disk, and one writer at a time), and nothing the
+caller is answered depends on the row. The server's exit writes what is still queued.
 """
 
 from __future__ import annotations
 
+import asyncio
 import getpass
 import hashlib
 import json
 import logging
+import threading
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -28,6 +35,9 @@ logger = logging.getLogger(__name__)
 Outcome = Literal["ok", "error", "refused"]
 _DAY = 86400.0
 _MAX_ROWS = 10000  # an answer's size at most
+# A queued row: at, who, action, target, outcome, seconds, the arguments (hashed when
+# written, off the event loop), detail.
+_Row = tuple[float, str, str, str | None, Outcome, float, Any, str | None]
 
 
 def hash_arguments(arguments: Any) -> str | None:
@@ -71,6 +81,9 @@ class AuditLog:
     def __init__(self, registry: Registry, retention_days: float = 0.0) -> None:
         self._registry = registry
         self._retention = retention_days * _DAY
+        self._pending: list[_Row] = []
+        self._writing = threading.Lock()  # one write at a time, rows in queue order
+        self._writer: asyncio.Task[None] | None = None
 
     def record(
         self,
@@ -85,28 +98,66 @@ class AuditLog:
     ) -> None:
         """Write one row (and delete those past retention). A registry that cannot be written
         is logged, not raised: the action itself has happened or been refused already."""
+        self._write([(time.time(), who, action, target, outcome, seconds, arguments, detail)])
+
+    def record_soon(
+        self,
+        who: str,
+        action: str,
+        outcome: Outcome,
+        *,
+        target: str | None = None,
+        seconds: float = 0.0,
+        arguments: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        """Queue one row (its time is now), written by a background task of the running
+        event loop with the rows queued meanwhile; :meth:`flush` writes them at once."""
+        self._pending.append(
+            (time.time(), who, action, target, outcome, seconds, arguments, detail)
+        )
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_pending())
+
+    async def _write_pending(self) -> None:
+        while self._pending:
+            await asyncio.to_thread(self.flush)
+
+    def flush(self) -> None:
+        """Write every queued row now, in the order they were queued."""
+        with self._writing:
+            rows, self._pending = self._pending, []
+            if rows:
+                self._write(rows)
+
+    def _write(self, rows: list[_Row]) -> None:
         now = time.time()
+        values = [
+            (at, who, action, target, outcome, round(seconds, 3), hash_arguments(args), detail)
+            for at, who, action, target, outcome, seconds, args, detail in rows
+        ]
         try:
             with self._registry.connect() as db:
                 ensure_tables(db)
-                db.execute(
+                db.execute("BEGIN")
+                db.executemany(
                     "INSERT INTO audit (at, who, action, target, outcome, seconds,"
                     " arguments_sha256, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        now,
-                        who,
-                        action,
-                        target,
-                        outcome,
-                        round(seconds, 3),
-                        hash_arguments(arguments),
-                        detail,
-                    ),
+                    values,
                 )
                 if self._retention > 0:
                     db.execute("DELETE FROM audit WHERE at < ?", (now - self._retention,))
+                db.execute("COMMIT")
         except RegistryError as exc:
-            logger.error("audit row not written (%s %s by %s): %s", action, outcome, who, exc)
+            first = rows[0]
+            logger.error(
+                "%d audit rows not written (the first: %s %s by %s): %s",
+                len(rows),
+                first[2],
+                first[4],
+                first[1],
+                exc,
+            )
 
     def events(self, since: float | None = None, who: str | None = None) -> list[AuditEvent]:
         """Rows at or after ``since`` (epoch seconds), of ``who`` only when given, oldest

@@ -7,15 +7,16 @@ the call names (``call_generated``'s and ``remove_server``'s ``server``, ``add_s
 error that says what is missing. Every call, refused or not, becomes one audit row. The
 meta-tools a principal's role cannot call, and direct tools of servers outside its glob, are
 also left out of ``tools/list``; the meta-tools that
-list servers and tools filter their own answers.
+list servers and tools filter their own answers. The stdio fast path, which answers proxied
+calls beside the middleware chain, calls the same :meth:`Guard.guarded`
+(:mod:`metaserver.server.proxied_call`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
@@ -25,6 +26,8 @@ from metaserver.auth.audit import AuditLog, Outcome
 from metaserver.auth.context import current_principal
 from metaserver.auth.quotas import QUOTA
 from metaserver.auth.roles import Principal, role_needed
+
+T = TypeVar("T")
 
 # The meta-tools whose arguments name the server they act on.
 _SERVER_ARGUMENT = {"call_generated": "server", "remove_server": "server", "add_server": "name"}
@@ -60,7 +63,7 @@ class Guard(Middleware):
             return value if isinstance(value, str) else None
         return self._server_of(tool)
 
-    async def _record(
+    def _record(
         self,
         principal: Principal,
         tool: str,
@@ -70,8 +73,8 @@ class Guard(Middleware):
         arguments: Any,
         detail: str | None = None,
     ) -> None:
-        await asyncio.to_thread(
-            self._audit.record,
+        # Queued: the answer does not wait for the row's commit (auth.audit).
+        self._audit.record_soon(
             principal.name,
             tool,
             outcome,
@@ -81,28 +84,42 @@ class Guard(Middleware):
             detail=detail,
         )
 
-    async def on_call_tool(
-        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
-    ) -> Any:
+    async def guarded(
+        self, tool: str, arguments: dict[str, Any], run: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Check the request's principal may call ``tool`` with ``arguments``, await ``run``
+        (the call), and write the call's audit row, refused or not.
+
+        The one guard of every tool call: this middleware's, and the stdio fast path's
+        (:mod:`metaserver.server.proxied_call`), which answers beside the middleware chain.
+
+        Raises:
+            ToolError: refused (the row says why); or what ``run`` raised.
+        """
         principal = current_principal()
-        tool = context.message.name
-        arguments = context.message.arguments or {}
         target = self._target(tool, arguments)
         started = time.monotonic()
         why = refusal(principal, tool, target)
         if why is not None:
-            await self._record(principal, tool, "refused", target, started, arguments, why)
+            self._record(principal, tool, "refused", target, started, arguments, why)
             raise ToolError(why)
         try:
-            result = await call_next(context)
+            result = await run()
         except Exception as exc:
             if not str(exc).startswith(QUOTA):  # a quota refusal is audited where it is made
                 detail = type(exc).__name__
-                await self._record(principal, tool, "error", target, started, arguments, detail)
+                self._record(principal, tool, "error", target, started, arguments, detail)
             raise
         outcome, target = _outcome(tool, result, target)
-        await self._record(principal, tool, outcome, target, started, arguments)
+        self._record(principal, tool, outcome, target, started, arguments)
         return result
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        return await self.guarded(
+            context.message.name, context.message.arguments or {}, lambda: call_next(context)
+        )
 
     async def on_list_tools(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]

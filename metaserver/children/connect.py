@@ -25,7 +25,23 @@ from metaserver.exceptions import SandboxError
 from metaserver.registry.records import Endpoint, ServerRecord
 from metaserver.sandbox import Command, Policy, Sandbox
 
-__all__ = ["added_command", "command_files", "transport_for"]
+__all__ = ["added_command", "command_files", "command_for", "transport_for"]
+
+
+def command_for(record: ServerRecord, sandbox: Sandbox | None, timeout: float) -> Command | None:
+    """The sandboxed command that serves ``record`` over stdio; None for an HTTP endpoint.
+
+    Raises:
+        SandboxError: a command is needed and there is no sandbox.
+    """
+    endpoint = record.endpoint
+    if endpoint is not None and endpoint.transport == "http":
+        return None
+    if sandbox is None:
+        raise SandboxError(f"server {record.ref!r} runs a command, which needs a sandbox")
+    if endpoint is None:
+        return server_command(sandbox, record.python_path, record.output_dir, timeout)
+    return added_command(sandbox, endpoint, record.output_dir, timeout)
 
 
 def transport_for(
@@ -39,18 +55,13 @@ def transport_for(
         timeout: the sandbox's wall-clock budget for a stdio child.
         keep_alive: whether a stdio child outlives one client session.
     """
-    endpoint = record.endpoint
-    if endpoint is not None and endpoint.transport == "http":
-        assert endpoint.url is not None
-        headers = {key: value.get_secret_value() for key, value in endpoint.headers.items()}
-        return StreamableHttpTransport(endpoint.url, headers=headers)
-    if sandbox is None:
-        raise SandboxError(f"server {record.ref!r} runs a command, which needs a sandbox")
-    if endpoint is None:
-        command = server_command(sandbox, record.python_path, record.output_dir, timeout)
+    command = command_for(record, sandbox, timeout)
+    if command is not None:
         return stdio_transport(command, keep_alive=keep_alive)
-    command = added_command(sandbox, endpoint, record.output_dir, timeout)
-    return stdio_transport(command, keep_alive=keep_alive)
+    endpoint = record.endpoint
+    assert endpoint is not None and endpoint.url is not None
+    headers = {key: value.get_secret_value() for key, value in endpoint.headers.items()}
+    return StreamableHttpTransport(endpoint.url, headers=headers)
 
 
 def added_command(sandbox: Sandbox, endpoint: Endpoint, home: Path, timeout: float) -> Command:

@@ -13,10 +13,11 @@ Children are keyed by version (``name@version``, :attr:`ServerRecord.ref`): an o
 the newest one of a server can run side by side, and a new version gets a child of its own.
 
 Each child is the sandboxed command of :func:`metaserver.children.launch.server_command`, the
-same one validation used, driven by a kept-alive FastMCP ``Client`` over stdio in the legacy
-(``initialize``) era: one standing session per child that concurrent calls share. An added
-server (``metaserver add``) is reached the same way, through its own sandboxed command or its
-HTTP endpoint (:func:`metaserver.children.connect.transport_for`).
+same one validation used, driven by one standing session in the legacy (``initialize``) era
+that concurrent calls share: a :class:`~metaserver.children.pipe.PipeSession` of raw JSON-RPC
+lines (issue 31: the hop costs about what the pipe does). An added server (``metaserver
+add``) is reached the same way through its own sandboxed command, or through a FastMCP
+``Client`` on its HTTP endpoint (:func:`metaserver.children.connect.transport_for`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from mcp import MCPError
 
-from metaserver.children.connect import transport_for
+from metaserver.children.connect import command_for, transport_for
+from metaserver.children.pipe import OversizedAnswer, PipeSession
 from metaserver.children.tool_timeouts import tool_timeout
 from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.sandbox import Sandbox, get_sandbox
@@ -71,7 +73,9 @@ def error_result(message: str) -> mcp_types.CallToolResult:
 @dataclass(eq=False)
 class _Child:
     record: ServerRecord
-    client: Client[Any]
+    # A stdio child's session (pipe), or an HTTP server's client.
+    pipe: PipeSession | None = None
+    client: Client[Any] | None = None
     last_used: float = field(default_factory=time.monotonic)
     in_flight: int = 0
     # Chosen to go next for a start that waits: takes no new calls, stops once idle.
@@ -92,6 +96,9 @@ class _Child:
         Reads the pinned FastMCP 4.1.6 transport's private state, guarded: if those names
         change, a dead child is still found by the failed call, one call later.
         """
+        if self.pipe is not None:
+            return self.pipe.is_dead()
+        assert self.client is not None
         transport = self.client.transport
         if not isinstance(transport, StdioTransport):
             # An added HTTP server: no process of ours; the session is what can be lost.
@@ -173,16 +180,17 @@ class ChildPool:
             return error_result(f"server {record.ref!r} could not start: {_describe(exc)}")
         failure: BaseException | None = None
         try:
-            result = await asyncio.wait_for(
-                child.client.call_tool_mcp(tool, arguments, timeout=timeout),
-                timeout + _GUARD_SLACK,
+            result, size = await asyncio.wait_for(
+                _call_tool(child, tool, arguments, timeout), timeout + _GUARD_SLACK
             )
         except Exception as exc:
             failure = exc
         finally:
             self._release(child)
         if failure is None:
-            return self._capped(result, record.ref, tool)
+            return self._capped(result, size, record.ref, tool)
+        if isinstance(failure, OversizedAnswer):
+            return self._over_cap(failure.size, record.ref, tool)
         if isinstance(failure, TimeoutError) or (
             isinstance(failure, MCPError) and failure.code == mcp_types.REQUEST_TIMEOUT
         ):
@@ -203,7 +211,16 @@ class ChildPool:
                 over the result cap.
         """
         return await self._forward(
-            record, f"resource {uri!r}", lambda client: client.read_resource_mcp(uri)
+            record,
+            f"resource {uri!r}",
+            lambda child: _request(
+                child,
+                mcp_types.ReadResourceResult,
+                "resources/read",
+                {"uri": uri},
+                lambda client: client.read_resource_mcp(uri),
+                self._settings.timeouts.tool_call,
+            ),
         )
 
     async def get_prompt(
@@ -214,15 +231,27 @@ class ChildPool:
         Raises:
             ChildRequestError: as for :meth:`read_resource`.
         """
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
         return await self._forward(
-            record, f"prompt {name!r}", lambda client: client.get_prompt_mcp(name, arguments)
+            record,
+            f"prompt {name!r}",
+            lambda child: _request(
+                child,
+                mcp_types.GetPromptResult,
+                "prompts/get",
+                params,
+                lambda client: client.get_prompt_mcp(name, arguments),
+                self._settings.timeouts.tool_call,
+            ),
         )
 
     async def _forward(
         self,
         record: ServerRecord,
         what: str,
-        request: Callable[[Client[StdioTransport]], Awaitable[_Result]],
+        request: Callable[[_Child], Awaitable[_Result]],
     ) -> _Result:
         """One request to the child other than a tool call: same start, same bounds."""
         self._ensure_reaper()
@@ -237,7 +266,12 @@ class ChildPool:
                 f"server {record.ref!r} could not start: {_describe(exc)}"
             ) from None
         try:
-            result = await asyncio.wait_for(request(child.client), timeout + _GUARD_SLACK)
+            result = await asyncio.wait_for(request(child), timeout + _GUARD_SLACK)
+        except OversizedAnswer as exc:
+            raise ChildRequestError(
+                f"{what} of server {record.ref!r} is {exc.size} bytes, over the "
+                f"{self._settings.result_max_bytes}-byte cap"
+            ) from None
         except MCPError as exc:  # the child's own answer (not found, refused)
             raise ChildRequestError(f"{what} of server {record.ref!r}: {exc}") from None
         except Exception as exc:
@@ -508,11 +542,22 @@ class ChildPool:
 
     async def _start(self, record: ServerRecord) -> _Child:
         settings = self._settings
-        sandbox = self._sandbox or get_sandbox(settings.sandbox)
-        # The sandbox's timeout is a start-up budget; this pool bounds the child's life.
-        transport = transport_for(record, sandbox, settings.timeouts.server_start)
-        if isinstance(transport, StdioTransport):
-            transport.log_file = self._log_file(record.ref)
+        start = settings.timeouts.server_start
+        endpoint = record.endpoint
+        if endpoint is None or endpoint.transport != "http":
+            sandbox = self._sandbox or get_sandbox(settings.sandbox)
+            # The sandbox's timeout is a start-up budget; this pool bounds the child's life.
+            command = command_for(record, sandbox, start)
+            assert command is not None
+            pipe = await asyncio.wait_for(
+                PipeSession.start(
+                    command, self._log_file(record.ref), settings.result_max_bytes, start
+                ),
+                start,
+            )
+            logger.info("started server %s", record.ref)
+            return _Child(record=record, pipe=pipe)
+        transport = transport_for(record, None, start)
         client: Client[Any] = Client(
             transport, mode="legacy", init_timeout=settings.timeouts.server_start
         )
@@ -541,7 +586,10 @@ class ChildPool:
     async def _close(self, child: _Child) -> None:
         with contextlib.suppress(Exception):
             # Shielded: a stop interrupted half-way would leave an orphan process.
-            await asyncio.shield(child.client.close())  # type: ignore[no-untyped-call]
+            if child.pipe is not None:
+                await asyncio.shield(child.pipe.close())
+            elif child.client is not None:
+                await asyncio.shield(child.client.close())  # type: ignore[no-untyped-call]
 
     async def _failed(
         self, child: _Child, tool: str, exc: BaseException
@@ -558,12 +606,16 @@ class ChildPool:
         return error_result(f"call of {tool!r} on server {name!r} failed: {_describe(exc)}")
 
     def _capped(
-        self, result: mcp_types.CallToolResult, server: str, tool: str
+        self, result: mcp_types.CallToolResult, size: int | None, server: str, tool: str
     ) -> mcp_types.CallToolResult:
-        cap = self._settings.result_max_bytes
-        size = len(json.dumps(result.model_dump(mode="json", exclude_none=True)))
-        if size <= cap:
+        if size is None:  # an HTTP server's result, parsed by its client: measured here
+            size = len(result.model_dump_json(exclude_none=True, by_alias=True))
+        if size <= self._settings.result_max_bytes:
             return result
+        return self._over_cap(size, server, tool)
+
+    def _over_cap(self, size: int, server: str, tool: str) -> mcp_types.CallToolResult:
+        cap = self._settings.result_max_bytes
         return error_result(
             f"the result of {tool!r} on server {server!r} is {size} bytes, over the {cap}-byte cap"
         )
@@ -589,6 +641,35 @@ class ChildPool:
                 await self.reap_idle()
             except Exception:  # the reaper must outlive any single failed stop
                 logger.exception("idle reaper")
+
+
+async def _call_tool(
+    child: _Child, tool: str, arguments: dict[str, Any], timeout: float
+) -> tuple[mcp_types.CallToolResult, int | None]:
+    """The child's result, with the length of its answer line when it came over a pipe."""
+    if child.pipe is not None:
+        raw, size = await child.pipe.request(
+            "tools/call", {"name": tool, "arguments": arguments}, timeout
+        )
+        return mcp_types.CallToolResult.model_validate(raw), size
+    assert child.client is not None
+    return await child.client.call_tool_mcp(tool, arguments, timeout=timeout), None
+
+
+async def _request(
+    child: _Child,
+    kind: type[_Result],
+    method: str,
+    params: dict[str, Any],
+    by_client: Callable[[Client[Any]], Awaitable[_Result]],
+    timeout: float,
+) -> _Result:
+    """A resource read or prompt request, over the child's pipe or through its client."""
+    if child.pipe is not None:
+        raw, _ = await child.pipe.request(method, params, timeout)
+        return kind.model_validate(raw)
+    assert child.client is not None
+    return await by_client(child.client)
 
 
 def _describe(exc: BaseException) -> str:

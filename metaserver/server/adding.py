@@ -12,8 +12,6 @@ from typing import Annotated, Any
 from fastmcp import Context, FastMCP
 from pydantic import Field
 
-from metaserver.agents.add.add import add_server
-from metaserver.agents.add.endpoint import http_endpoint, stdio_endpoint, url_allowed
 from metaserver.contracts import check_server_name
 from metaserver.exceptions import MetaServerError, UserError
 from metaserver.registry.records import Endpoint
@@ -54,6 +52,11 @@ def add_adding_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         """Register an existing MCP server, run sandboxed over stdio (command, args) or
         reached over streamable HTTP (url, headers): its tools are listed, checked, indexed
         for list_tools and find_tools, and served as <name>_<tool> and by call_generated."""
+        # Imported on the first add, not at start: the stage pulls in validation's client
+        # and its models, which the first answer of a meta-server never needs (issue 31).
+        from metaserver.agents.add.add import add_server
+        from metaserver.agents.add.endpoint import url_allowed
+
         try:
             if allow_network and not state.settings.sandbox.client_network:
                 raise UserError(
@@ -93,6 +96,8 @@ def _endpoint(
     headers: dict[str, str] | None,
     allow_network: bool,
 ) -> Endpoint:
+    from metaserver.agents.add.endpoint import http_endpoint, stdio_endpoint
+
     if (command is None) == (url is None):
         raise UserError("give either command (a stdio server) or url (an HTTP server)")
     if url is not None:

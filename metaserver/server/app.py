@@ -41,8 +41,10 @@ from metaserver.server.bounded_bodies import BoundedBodies
 from metaserver.server.conversion_tools import add_conversion_tools
 from metaserver.server.direct import DirectTools
 from metaserver.server.documents import DirectDocuments
+from metaserver.server.fast_calls import FastCall, FastRoute
 from metaserver.server.finding import add_find_tools
 from metaserver.server.notify import ListChangedNotifier
+from metaserver.server.proxied_call import guarded_route
 from metaserver.server.public import public_message
 from metaserver.server.registry_tools import add_registry_tools
 from metaserver.server.state import META_TOOLS, MetaState
@@ -74,6 +76,13 @@ def build_server(settings: Settings) -> FastMCP[Any]:
     Returns:
         A FastMCP server named ``metaserver``; its lifespan stops the children on exit.
     """
+    return build_served(settings)[0]
+
+
+def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
+    """:func:`build_server`, with the fast path of its proxied calls (direct tools and
+    ``call_generated``) that the stdio transport answers beside FastMCP's dispatch
+    (:mod:`metaserver.server.fast_calls`)."""
     pool = ChildPool(settings)
 
     @asynccontextmanager
@@ -81,6 +90,7 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         try:
             yield {}
         finally:
+            state.audit.flush()  # the calls' rows still queued (auth.audit), first of all
             await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
 
@@ -111,14 +121,16 @@ def build_server(settings: Settings) -> FastMCP[Any]:
             documents=documents,
         ),
     )
-    # Outermost: a refused call runs nothing, and every call is audited.
-    mcp.add_middleware(Guard(state.audit, state.direct.server_of))
+    # Outermost: a refused call runs nothing, and every call is audited (on the stdio fast
+    # path too: its answers are guarded by the same Guard, see the route below).
+    guard = Guard(state.audit, state.direct.server_of)
+    mcp.add_middleware(guard)
     mcp.add_middleware(_ScrubErrors(settings.home))
     state.notifier.install(mcp)
     mcp.add_provider(state.direct)
     mcp.add_provider(documents)  # their resources and prompts, mounted with their tools
     add_conversion_tools(mcp, state, as_task=enable_tasks(mcp))
-    add_registry_tools(mcp, state)
+    generated_route = add_registry_tools(mcp, state)
     add_adding_tools(mcp, state)
     add_find_tools(mcp, state.registry, state.direct)
     watch_children(lambda: len(pool.live()))
@@ -134,7 +146,15 @@ def build_server(settings: Settings) -> FastMCP[Any]:
         except MetaServerError as exc:  # serve the meta-tools even with a broken registry
             logger.error("registered servers were not mounted: %s", exc)
         mcp.add_middleware(_SyncOnList(state.direct, state.registry))
-    return mcp
+
+    def route(name: str, arguments: Any) -> FastCall | None:
+        if settings.expose_direct_tools:
+            call = state.direct.fast_call(name)
+            if call is not None:
+                return call
+        return generated_route(name, arguments)
+
+    return mcp, guarded_route(route, guard)
 
 
 class _ScrubErrors(Middleware):
@@ -243,10 +263,11 @@ async def run(
             "get 421); list the names remote clients use in METASERVER_HTTP__ALLOWED_HOSTS",
             host,
         )
-    mcp = build_server(settings)
+    mcp, route = build_served(settings)
     oauth, rate = settings.auth.issuer is not None, settings.auth.calls_per_minute
     if transport == "stdio":
-        await run_stdio(mcp)  # as run_stdio_async, answering lines that are not JSON-RPC
+        # As run_stdio_async, answering lines that are not JSON-RPC, proxied calls fast.
+        await run_stdio(mcp, route)
         return
     await mcp.run_http_async(
         show_banner=False,

@@ -16,8 +16,6 @@ from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from pydantic import Field
 
-from metaserver.agents.fetch.candidates import check_repo_url
-from metaserver.agents.validate.watch import watcher
 from metaserver.auth.audit import Outcome
 from metaserver.auth.context import current_principal
 from metaserver.auth.quotas import QuotaExceeded, check_conversions
@@ -56,6 +54,9 @@ def start_conversion(
         UserError: ``repo_url`` given for a source that is no paper (refused before a job
             starts, as the command line refuses --repo-url).
     """
+    # Lazily, as the pipeline: the stages are no part of a meta-server's start (issue 31).
+    from metaserver.agents.fetch.candidates import check_repo_url
+
     check_repo_url(source, ref, repo_url)
     principal = current_principal()
     if state.jobs.joinable(source, ref, repo_url) is None:  # joining starts nothing
@@ -101,6 +102,7 @@ async def _audited(state: MetaState, job: Job, max_tools: int | None) -> Convers
 
 
 async def _run(state: MetaState, job: Job, max_tools: int | None) -> ConversionReport:
+    from metaserver.agents.validate.watch import watcher
     from metaserver.pipeline import convert  # lazily: the pipeline is heavy
 
     settings, registry = state.settings, state.registry

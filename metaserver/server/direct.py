@@ -5,24 +5,20 @@ arguments against the registered schema (FastMCP does not validate a custom Tool
 ``parameters``, docs/ARCHITECTURE.md, "FastMCP facts") and calls the child through the same
 :class:`~metaserver.children.pool.ChildPool` that ``call_generated`` uses, so each server
 has one child whichever way it is called. Only a server's newest version is exposed directly;
-an older one is reached through ``call_generated(server="name@version", ...)``. This module
-also holds what both paths share: the argument check and the translation of a child's result
-into the meta-server's result.
+an older one is reached through ``call_generated(server="name@version", ...)``. What both
+paths share (the argument check, the traced child call, the translation of its result) is
+:func:`~metaserver.server.proxied_call.proxied_result`.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import jsonschema  # type: ignore[import-untyped]
 import mcp_types
-from fastmcp.exceptions import ToolError
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool, ToolResult
 from fastmcp.utilities.versions import VersionSpec
@@ -32,76 +28,13 @@ from metaserver.children.pool import ChildPool
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
 from metaserver.server.documents import DirectDocuments
-from metaserver.server.public import public_message
-from metaserver.telemetry.calls import observed_call
+from metaserver.server.fast_calls import FastCall, call_result
+from metaserver.server.proxied_call import proxied_result, schema_key
 
 logger = logging.getLogger(__name__)
 
 # SEP-986: what an MCP tool name may be.
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-
-
-@functools.lru_cache(maxsize=4096)
-def _validator(schema_text: str) -> Any:
-    """A compiled validator per distinct schema: checking a schema costs more than a call."""
-    schema = json.loads(schema_text)
-    try:
-        validator_class = jsonschema.validators.validator_for(schema)
-        validator_class.check_schema(schema)
-    except jsonschema.SchemaError:
-        return None
-    return validator_class(schema)
-
-
-def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
-    """Why ``arguments`` do not satisfy ``schema``, or None when they do (or it is unusable).
-
-    Args:
-        schema: the tool's registered JSON schema.
-        arguments: the call's arguments.
-    """
-    validator = _validator(json.dumps(schema, sort_keys=True))
-    if validator is None:
-        # A schema the generator wrote but jsonschema rejects: the generated server's own
-        # signature check still guards the call.
-        return None
-    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
-    if error is None:
-        return None
-    where = "/".join(str(part) for part in error.absolute_path)
-    return f"invalid arguments{' at ' + where if where else ''}: {error.message}"
-
-
-def child_result(
-    result: mcp_types.CallToolResult, home: Path, renamed: tuple[str, str] | None = None
-) -> ToolResult:
-    """The meta-server's result for a child's result; a child error raises :class:`ToolError`.
-
-    Content and structured content pass through unchanged; of the child's ``_meta`` only the
-    FastMCP part is kept (it says the value is wrapped as ``{"result": ...}``, so FastMCP
-    clients unwrap ``.data``); the rest describes the child, not this server.
-
-    Args:
-        result: the child's result.
-        home: the metaserver home (scrubbed from messages).
-        renamed: (the child's tool name, the name the client called): an error naming the
-            child's tool names the client's instead (``tool 'mean'`` -> ``tool 'stats_mean'``).
-    """
-    if result.is_error:
-        text = " ".join(
-            block.text for block in result.content if isinstance(block, mcp_types.TextContent)
-        )
-        text = text or "the tool failed"
-        if renamed is not None:
-            inner, called = renamed
-            text = text.replace(f"tool {inner!r}", f"tool {called!r}")
-        raise ToolError(public_message(text, home))
-    fastmcp_meta = (result.meta or {}).get("fastmcp")
-    return ToolResult(
-        content=list(result.content),
-        structured_content=result.structured_content,
-        meta={"fastmcp": fastmcp_meta} if isinstance(fastmcp_meta, dict) else None,
-    )
 
 
 class GeneratedTool(Tool):
@@ -111,6 +44,7 @@ class GeneratedTool(Tool):
     _record: ServerRecord = PrivateAttr()
     _tool: str = PrivateAttr()
     _home: Path = PrivateAttr()
+    _schema_key: str | None = PrivateAttr(default=None)  # on its first call, not at mount
 
     @classmethod
     def build(
@@ -130,12 +64,22 @@ class GeneratedTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         """Validate ``arguments``, call the child, and return its result."""
-        problem = check_arguments(self.parameters, arguments)
-        if problem is not None:
-            raise ToolError(problem)
-        call = self._pool.call(self._record, self._tool, arguments)
-        result = await observed_call(self._record.name, self._tool, call)
-        return child_result(result, self._home, renamed=(self._tool, self.name))
+        if self._schema_key is None:
+            self._schema_key = schema_key(self.parameters)
+        return await proxied_result(
+            self._pool,
+            self._record,
+            self._tool,
+            arguments,
+            self.parameters,
+            self._home,
+            key=self._schema_key,
+            renamed=(self._tool, self.name),
+        )
+
+    async def answer(self, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        """:meth:`run`'s result as the wire result (the stdio fast path, ``fast_calls``)."""
+        return call_result(await self.run(arguments))
 
 
 def direct_name(server: str, tool: str) -> str:
@@ -178,29 +122,45 @@ class DirectTools(Provider):
         self._home = home
         self._reserved = reserved
         self._documents = documents
+        # What is mounted, by direct name; each FastMCP Tool is built on its first use (a
+        # call, a listing): 20,000 of them cost seconds of a start that lists none (issue 31).
+        self._specs: dict[str, tuple[ServerRecord, ToolRecord]] = {}
         self._tools: dict[str, GeneratedTool] = {}
         # server name -> (its registration time, the names mounted for it)
         self._mounted: dict[str, tuple[float, list[str]]] = {}
 
     async def _list_tools(self) -> Sequence[Tool]:
-        if len(self._tools) > self._list_limit:
+        if len(self._specs) > self._list_limit:
             if not self._warned:
                 self._warned = True
                 logger.warning(
                     "%d direct tools exceed METASERVER_MAX_LISTED_TOOLS=%d: listing only the "
                     "meta-tools (list_tools and call_generated reach every tool)",
-                    len(self._tools),
+                    len(self._specs),
                     self._list_limit,
                 )
             return []
-        return list(self._tools.values())
+        return [self._tool(name) for name in self._specs]
 
     async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
-        return self._tools.get(name)
+        return self._tool(name) if name in self._specs else None
+
+    def _tool(self, name: str) -> GeneratedTool:
+        tool = self._tools.get(name)
+        if tool is None:
+            record, spec = self._specs[name]
+            tool = self._tools[name] = GeneratedTool.build(self._pool, record, spec, self._home)
+        return tool
+
+    def fast_call(self, name: str) -> FastCall | None:
+        """The fast-path answer of direct tool ``name``; None when none is mounted."""
+        return self._tool(name).answer if name in self._specs else None
 
     def server_of(self, name: str) -> str | None:
         """The server whose direct tool is called ``name``, None for any other name."""
-        return next((s for s, names in self.mounted().items() if name in names), None)
+        # Asked on every call (the guard's target): one lookup, not a scan of every server.
+        mounted = self._specs.get(name)
+        return mounted[0].name if mounted is not None else None
 
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""
@@ -219,10 +179,10 @@ class DirectTools(Provider):
         names: list[str] = []
         for tool in record.tools:
             name = direct_name(record.name, tool.name)
-            if not _TOOL_NAME.match(name) or name in self._reserved or name in self._tools:
+            if not _TOOL_NAME.match(name) or name in self._reserved or name in self._specs:
                 logger.warning("not exposing %s directly: the name is invalid or taken", name)
                 continue
-            self._tools[name] = GeneratedTool.build(self._pool, record, tool, self._home)
+            self._specs[name] = (record, tool)
             names.append(name)
         self._mounted[record.name] = (record.created_at, names)
         if self._documents is not None:
@@ -233,6 +193,7 @@ class DirectTools(Provider):
         """Remove ``server``'s direct tools; returns the names removed."""
         _, names = self._mounted.pop(server, (0.0, []))
         for name in names:
+            self._specs.pop(name, None)
             self._tools.pop(name, None)
         if self._documents is not None:
             self._documents.unmount(server)
@@ -249,9 +210,15 @@ class DirectTools(Provider):
         for server in [s for s in self._mounted if s not in current]:
             self.unmount(server)
             changed = True
-        for name, created_at in current.items():
-            mounted = self._mounted.get(name)
-            if mounted is None or mounted[0] != created_at:
-                self.mount(registry.get(name))
-                changed = True
+        stale = [
+            name
+            for name, created_at in current.items()
+            if name not in self._mounted or self._mounted[name][0] != created_at
+        ]
+        # Many changed (a start): one read of every server, not one connection per server.
+        newest = {r.name: r for r in registry.list_servers()} if len(stale) > 8 else {}
+        for name in stale:
+            record = newest.get(name)
+            self.mount(record if record is not None else registry.get(name))
+            changed = True
         return changed

@@ -16,7 +16,6 @@ from pydantic import Field
 
 from metaserver.auth.context import current_principal
 from metaserver.input_limits import MAX_QUERY_CHARS
-from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools, direct_name
 from metaserver.telemetry.metrics import timed_search
@@ -43,6 +42,10 @@ def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -
         """The registered tools best suited to a task, best first, each with its full input
         schema and how to call it: ``direct_tool`` (when mounted) or ``call_generated`` with
         the given server and tool."""
+        # Imported on the first search (or by the warm-up after start), not at start: the
+        # ranking brings numpy and the search models (issue 31).
+        from metaserver.registry.search import search_tools
+
         principal = current_principal()
         wide = limit if principal.servers is None else 1000  # then only its own servers
         with timed_search():

@@ -17,18 +17,23 @@ from metaserver.exceptions import MetaServerError, NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
 from metaserver.registry.files import discard_files
 from metaserver.registry.records import split_ref
-from metaserver.registry.search import search_tools
-from metaserver.server.direct import check_arguments, child_result
+from metaserver.server.fast_calls import FastCall, FastRoute, call_result
+from metaserver.server.proxied_call import proxied_result
+from metaserver.server.resolved import ResolvedRecords
 from metaserver.server.state import MetaState
-from metaserver.telemetry.calls import observed_call
 from metaserver.telemetry.metrics import timed_search
 
 
-def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
+def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
     """Register ``list_tools``, ``call_generated``, ``list_servers``, ``remove_server`` and
-    ``export_server``."""
+    ``export_server``.
+
+    Returns:
+        The stdio fast path of ``call_generated`` (:mod:`metaserver.server.fast_calls`).
+    """
     settings, registry = state.settings, state.registry
     mcp.add_middleware(_SayWhyEmpty())
+    resolved = ResolvedRecords(registry)
 
     @mcp.tool
     async def list_tools(
@@ -41,6 +46,10 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         limit: Annotated[int, Field(ge=1, le=1000)] = 20,
     ) -> list[dict[str, Any]]:
         """Registered tools, ranked by relevance to the query when one is given."""
+        # Imported on the first search (or by the warm-up after start), not at start: the
+        # ranking brings numpy and the search models (issue 31).
+        from metaserver.registry.search import search_tools
+
         principal = current_principal()
         # A principal limited to some servers: search them all, then keep its own.
         wide = limit if principal.servers is None else 1000
@@ -48,6 +57,20 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
             hits = await asyncio.to_thread(search_tools, registry, query, server, wide)
         mine = [hit for hit in hits if principal.sees(hit.server)][:limit]
         return [hit.model_dump(mode="json") for hit in mine]
+
+    async def generated_result(
+        server: str, tool: str, arguments: dict[str, Any] | None
+    ) -> ToolResult:
+        try:
+            record = resolved.resolve(server)
+        except NotFoundError as exc:
+            raise state.fail(str(exc)) from None
+        spec = next((t for t in record.tools if t.name == tool), None)
+        if spec is None:
+            raise state.fail(f"server {server!r} has no tool named {tool!r}")
+        return await proxied_result(
+            state.pool, record, tool, arguments or {}, spec.input_schema, settings.home
+        )
 
     @mcp.tool
     async def call_generated(
@@ -58,19 +81,25 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
         arguments: dict[str, Any] | None = None,
     ) -> ToolResult:
         """Call a tool of a registered server; the result is the generated tool's result."""
-        try:
-            record = registry.resolve(server)
-        except NotFoundError as exc:
-            raise state.fail(str(exc)) from None
-        spec = next((t for t in record.tools if t.name == tool), None)
-        if spec is None:
-            raise state.fail(f"server {server!r} has no tool named {tool!r}")
-        arguments = arguments or {}
-        problem = check_arguments(spec.input_schema, arguments)
-        if problem is not None:
-            raise state.fail(problem)
-        result = await observed_call(record.name, tool, state.pool.call(record, tool, arguments))
-        return child_result(result, settings.home)
+        return await generated_result(server, tool, arguments)
+
+    async def fast_generated(arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        return call_result(
+            await generated_result(
+                arguments["server"], arguments["tool"], arguments.get("arguments")
+            )
+        )
+
+    def route(name: str, arguments: Any) -> FastCall | None:
+        """call_generated's fast path, for arguments of the declared types (others get
+        FastMCP's own validation error on the full path)."""
+        if name != "call_generated" or not isinstance(arguments, dict):
+            return None
+        if not set(arguments) <= {"server", "tool", "arguments"}:
+            return None
+        plain = isinstance(arguments.get("server"), str) and isinstance(arguments.get("tool"), str)
+        inner = arguments.get("arguments")
+        return fast_generated if plain and (inner is None or isinstance(inner, dict)) else None
 
     @mcp.tool
     async def list_servers() -> list[dict[str, Any]]:
@@ -127,6 +156,8 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> None:
             return await asyncio.to_thread(export_answer, settings, server, format)
         except MetaServerError as exc:  # unknown, not from git, or git failed: say so
             raise state.fail(str(exc)) from None
+
+    return route
 
 
 class _SayWhyEmpty(Middleware):

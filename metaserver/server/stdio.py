@@ -30,6 +30,7 @@ from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
 from metaserver.children.bad_lines import BoundedLines, error_for, judge
+from metaserver.server.fast_calls import FastCalls, FastRoute
 
 # What the SDK's reader is given in place of a line :func:`judge` refused: no JSON, so the
 # reader turns it into an exception, which AnswerBadLines answers with the kept answer.
@@ -139,11 +140,29 @@ class AnswerBadLines:
         return None
 
 
-async def run_stdio(mcp: FastMCP[Any]) -> None:
+async def serve_streams(
+    mcp: FastMCP[Any],
+    read_stream: ReadStream[Any],
+    write_stream: WriteStream[SessionMessage],
+    route: FastRoute | None = None,
+) -> None:
+    """Serve ``mcp`` on a pair of message streams until the read one ends, answering the
+    calls ``route`` claims on the fast path (:class:`FastCalls`); the caller runs ``mcp``'s
+    lifespan."""
+    messages: ReadStream[Any] = read_stream
+    if route is not None:
+        messages = FastCalls(messages, write_stream, route)
+    await mcp._mcp_server.run(
+        messages, write_stream, mcp._mcp_server.create_initialization_options()
+    )
+
+
+async def run_stdio(mcp: FastMCP[Any], route: FastRoute | None = None) -> None:
     """Serve ``mcp`` on this process's stdin and stdout until stdin ends.
 
     What ``FastMCP.run_stdio_async`` does (fastmcp/server/mixins/transport.py), with
-    :class:`AnswerBadLines` on the read side.
+    :class:`AnswerBadLines` on the read side, and :class:`FastCalls` answering the calls
+    ``route`` claims.
     """
     from fastmcp.server.context import reset_transport, set_transport
 
@@ -155,10 +174,7 @@ async def run_stdio(mcp: FastMCP[Any]) -> None:
                 mcp._lifespan_manager(),
                 stdio_server(stdin=anyio.wrap_file(stdin)) as (read_stream, write_stream),  # type: ignore[arg-type]
             ):
-                await mcp._mcp_server.run(
-                    AnswerBadLines(read_stream, write_stream, stdin.answers),
-                    write_stream,
-                    mcp._mcp_server.create_initialization_options(),
-                )
+                answered = AnswerBadLines(read_stream, write_stream, stdin.answers)
+                await serve_streams(mcp, answered, write_stream, route)
     finally:
         reset_transport(token)

@@ -22,7 +22,7 @@ from metaserver.exceptions import NotFoundError, UserError
 from metaserver.input_limits import MAX_QUERY_CHARS, load_json
 from metaserver.registry.search import search_tools
 from metaserver.server.conversion_tools import start_conversion
-from metaserver.server.direct import check_arguments
+from metaserver.server.proxied_call import check_arguments
 from metaserver.server.state import MetaState
 from metaserver.telemetry.calls import observed_call
 from metaserver.telemetry.metrics import exposition, timed_search

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -54,3 +55,28 @@ def test_old_rows_go_after_the_retention(registry: Registry) -> None:
         db.execute("UPDATE audit SET at = at - 3000 * 86400")
     forever.record("newer", "call", "ok")
     assert [r.who for r in forever.events()] == ["new", "newer"]
+
+
+async def test_queued_rows_are_written_in_order_without_waiting(registry: Registry) -> None:
+    log = AuditLog(registry)
+    log.record("setup", "token create", "ok")  # the file and its tables exist
+    for n in range(50):
+        log.record_soon("alice", "bench_add", "ok", target="bench", arguments={"n": n})
+    # Queued, not written: the caller was answered before any commit.
+    assert [r.who for r in log.events()] == ["setup"]
+    for _ in range(200):  # the background task writes them, in one transaction or a few
+        await asyncio.sleep(0.05)
+        if len(log.events()) == 51:
+            break
+    rows = log.events()[1:]
+    assert [r.arguments_sha256 for r in rows] == [hash_arguments({"n": n}) for n in range(50)]
+    assert [r.at for r in rows] == sorted(r.at for r in rows)
+
+
+async def test_flush_writes_what_is_queued(registry: Registry) -> None:
+    log = AuditLog(registry)
+    log.record_soon("bob", "call_generated", "refused", detail="forbidden")
+    log.flush()  # as the server's exit does, before the writer task has run
+    assert [(r.who, r.outcome, r.detail) for r in log.events()] == [("bob", "refused", "forbidden")]
+    await asyncio.sleep(0.1)  # the writer task finds nothing left: no row twice
+    assert len(log.events()) == 1

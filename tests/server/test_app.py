@@ -150,8 +150,9 @@ async def test_errors_are_short_and_scrubbed(
             raise RegistryError(f"cannot open the registry at {self.path}: disk on fire")
 
         monkeypatch.setattr(Registry, "get", broken)
+        # A ref not resolved before: a resolved one is kept while the registry is unchanged.
         result = await client.call_tool(
-            "call_generated", {"server": "alpha", "tool": "add"}, raise_on_error=False
+            "call_generated", {"server": "alpha@other", "tool": "add"}, raise_on_error=False
         )
         assert result.is_error and "disk on fire" in _text(result)
         assert home not in _text(result) and "$METASERVER_HOME" in _text(result)
