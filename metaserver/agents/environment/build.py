@@ -61,7 +61,7 @@ from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.sandbox.identity import sandbox_identity
 from metaserver.settings import Settings
 
-__all__ = ["build_environment", "default_python", "uv_binary", "uv_environment"]
+__all__ = ["build_environment", "default_python", "uv_binary", "uv_environment", "vcs_version"]
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +106,19 @@ def uv_environment(settings: Settings) -> dict[str, str]:
     return env
 
 
+def vcs_version(workspace: Workspace) -> dict[str, str]:
+    """The version a build that takes it from git gets when the tree has no git metadata.
+
+    A private copy of a tree holds no ``.git``, so a project whose version comes from its
+    tags (setuptools-scm, and hatch-vcs, which asks setuptools-scm) failed to build ("unable
+    to detect version") and fell back to the tree on the path without its dependencies.
+    setuptools-scm reads ``SETUPTOOLS_SCM_PRETEND_VERSION`` first: the version the source
+    declared, else 0.0.0 (a local tree whose version lives only in its tags)."""
+    if (workspace.path / ".git").exists():
+        return {}
+    return {"SETUPTOOLS_SCM_PRETEND_VERSION": workspace.version or "0.0.0"}
+
+
 def local_wheelhouse(settings: Settings) -> tuple[Path, ...]:
     """The wheelhouse directory an install must be able to read, when it is one."""
     links = settings.index.find_links
@@ -147,7 +160,7 @@ class _Build:
             network=not self.settings.index.offline,
             readable=(self.workspace.path, *local_wheelhouse(self.settings)),
             writable=(self.venv, self.workdir),
-            env=uv_environment(self.settings),
+            env={**uv_environment(self.settings), **vcs_version(self.workspace)},
             kind="install",
         )
         return await self.sandbox.run([uv_binary(), *args], policy)
