@@ -16,6 +16,7 @@ cells, is no tutorial and is not listed.
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
 from pathlib import Path
 
@@ -55,8 +56,9 @@ def page_candidate(path: Path, root: Path, packages: set[str]) -> Candidate | st
 def page_cells(text: str) -> tuple[list[NotebookCell], list[dict[str, JSON]]]:
     """A page's statements in page order as cells, and the outputs its ``>>>`` examples
     show (by cell). Blocks that are not plain Python (a shell line, a prompt of another
-    kind) and examples marked to be skipped are left out; an example that shows an error
-    or elides its output (``...``) runs with nothing compared."""
+    kind), fragments that read names no earlier cell bound, and examples marked to be
+    skipped are left out; an example that shows an error or elides its output (``...``)
+    runs with nothing compared."""
     pieces: list[tuple[int, str, dict[str, JSON]]] = []
     for example in doctest_examples(text):
         if example.options.get(doctest.SKIP):
@@ -67,10 +69,18 @@ def page_cells(text: str) -> tuple[list[NotebookCell], list[dict[str, JSON]]]:
             pieces.append((line, block.strip("\n"), {}))
     cells: list[NotebookCell] = []
     stored: list[dict[str, JSON]] = []
+    bound: set[str] | None = set(dir(builtins))  # None: a star import bound what it bound
     for _, source, output in sorted(pieces, key=lambda piece: piece[0]):
         plain = runnable(source)
         if plain.startswith("!") or not plain.strip():
             continue
+        tree = ast.parse(plain)
+        if bound is not None and _star_import(tree):
+            bound = None
+        elif bound is not None:
+            if _free_names(tree) - bound:
+                continue  # a fragment (``env.run(until=i)`` before the page makes ``env``)
+            bound |= _bound(tree)
         index = len(cells)
         cells.append(NotebookCell(cell=index, source=plain))
         if output:
@@ -117,6 +127,28 @@ def _builds_on(cells: list[NotebookCell]) -> bool:
             return True
         bound |= _bound(tree)
     return False
+
+
+def _star_import(tree: ast.Module) -> bool:
+    """Whether the cell imports ``*``: the names it binds cannot be known here."""
+    imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    return any(alias.name == "*" for node in imports for alias in node.names)
+
+
+def _free_names(tree: ast.Module) -> set[str]:
+    """The names the cell reads as it runs that it binds nowhere itself: a function's or a
+    lambda's body runs later, when it is called, so its names are not read here."""
+    own = _bound(tree)
+    read: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            read.add(node.id)
+        pending.extend(ast.iter_child_nodes(node))
+    return read - own
 
 
 def _bound(tree: ast.Module) -> set[str]:

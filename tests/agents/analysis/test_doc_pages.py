@@ -92,3 +92,24 @@ def test_pages_join_the_tutorials_and_readmes_do_not(tmp_path: Path) -> None:
         "docs/tutorial.md",
     ]
     assert report.skipped == []
+
+
+def test_a_fragment_that_reads_names_the_page_binds_later_is_left_out() -> None:
+    text = (
+        "```python\nfor i in range(3):\n    env.run(until=i)\n```\n\n"  # env: made below
+        ">>> import pagecalc\n"
+        ">>> def opened(start):\n...     return pagecalc.Account(start)\n"
+        ">>> env = opened(2.0)\n"
+        ">>> env.statement()\n'balance 2.0'\n\n"
+        "```python\nfrom pagecalc import *\nprint(interest(env.balance, 0.5))\n```\n"
+    )
+    cells, stored = page_cells(text)
+    # The function's body reads names when it is called, the star import binds unknown ones.
+    assert [c.source.splitlines()[0] for c in cells] == [
+        "import pagecalc",
+        "def opened(start):",
+        "env = opened(2.0)",
+        "env.statement()",
+        "from pagecalc import *",
+    ]
+    assert stored == [{"cell": 3, "shown": "'balance 2.0'"}]
