@@ -380,3 +380,19 @@ async def test_a_tree_versioned_by_its_git_tags_builds_without_git(
     assert [a.strategy for a in environment.attempts] == ["source"], environment.attempts
     said = python_says(environment, "import importlib.metadata as m; print(m.version('tagged'))")
     assert said == "0.0.0"
+
+
+def test_only_a_tree_versioned_by_git_gets_a_pretended_version(tmp_path: Path) -> None:
+    from metaserver.agents.environment.build import vcs_version
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "pyproject.toml").write_text('[project]\nname = "plain"\nversion = "1.0"\n')
+    assert vcs_version(workspace(plain, "plain")) == {}  # versioned in its pyproject
+    tagged = tmp_path / "tagged"
+    tagged.mkdir()
+    (tagged / "pyproject.toml").write_text('[build-system]\nrequires = ["hatch-vcs"]\n')
+    found = workspace(tagged, "tagged").model_copy(update={"version": "1.2"})
+    assert vcs_version(found) == {"SETUPTOOLS_SCM_PRETEND_VERSION": "1.2"}
+    (tagged / ".git").mkdir()  # a clone with its history: its tags say
+    assert vcs_version(found) == {}
