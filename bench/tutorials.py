@@ -44,6 +44,19 @@ async def measure(source: str, max_tools: int | None) -> dict[str, Any]:
         "unseeded": summary.unseeded if summary else [],
         "skipped": summary.skipped if summary else {},
         "validate_s": report.seconds.get("validate", 0.0),
+        # Each tutorial tool's outcome, for finding out why one failed.
+        "outcomes": [
+            {
+                "name": t.name,
+                "target": t.target,
+                "status": t.status,
+                "check": t.evidence.check if t.evidence else None,
+                "error": (t.error or "")[:300],
+            }
+            for t in report.tools
+            if t.target.endswith((".ipynb", ".py", ".md", ".rst", ".txt"))
+        ],
+        "failure": str(report.failure)[:500] if report.failure else None,
         "tutorial_runs_s": round(runs, 2),
     }
 

@@ -293,10 +293,11 @@ class NotebookTarget(BaseModel):
         "so that ``../data/x.csv`` is found where it is beside the notebook. Empty: the run's "
         "directory itself.",
     )
-    kind: Literal["notebook", "script"] = Field(
+    kind: Literal["notebook", "script", "page"] = Field(
         default="notebook",
         description="notebook: an .ipynb's code cells; script: a worked example's blocks (a "
-        "sphinx-gallery ``# %%`` script, an ``examples/*.py``).",
+        "sphinx-gallery ``# %%`` script, an ``examples/*.py``); page: a docs page's code "
+        "blocks and ``>>>`` examples, in page order, as one session.",
     )
 
 

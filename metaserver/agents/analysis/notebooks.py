@@ -62,12 +62,19 @@ HARMLESS_MAGICS = ("matplotlib", "config", "load_ext", "reload_ext", "autoreload
 NETWORK_MODULES = ("requests", "urllib", "urllib3", "httpx", "aiohttp", "socket", "http")
 _READERS = re.compile(r"^(open|read\w*|load\w*|imread|genfromtxt|fromfile)$")
 _NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
+# How a tool's description names each kind of tutorial and its parts.
+_KINDS = {
+    "notebook": ("the notebook", "code cells"),
+    "script": ("the example script", "blocks"),
+    "page": ("the docs page", "code blocks"),
+}
 
 
 def add_notebooks(report: CodeReport, root: Path) -> CodeReport:
     """``report`` with a candidate per chosen notebook and example script, and the others
     in ``skipped`` with the reason (unusable, nothing new shown, over the time budget)."""
-    # Imported here: gallery.py builds on this module's readers.
+    # Imported here: gallery.py and doc_pages.py build on this module's readers.
+    from metaserver.agents.analysis.doc_pages import find_pages, page_candidate
     from metaserver.agents.analysis.gallery import example_candidate, find_examples
     from metaserver.agents.analysis.tutorial_choice import choose_tutorials
 
@@ -78,6 +85,10 @@ def add_notebooks(report: CodeReport, root: Path) -> CodeReport:
         (path, notebook_candidate(path, root, packages)) for path in find_notebooks(root)
     ]
     found += [(path, example_candidate(path, root, packages)) for path in find_examples(root)]
+    for page in find_pages(root):
+        read = page_candidate(page, root, packages)
+        if read is not None:  # a page whose code is no session is no tutorial
+            found.append((page, read))
     for path, candidate in found:
         if isinstance(candidate, str):
             relative = path.relative_to(root).as_posix()
@@ -162,7 +173,8 @@ def tutorial_candidate(
     kind: str = "notebook",
 ) -> Candidate | str:
     """The candidate for a tutorial's code cells (a notebook's, or an example script's
-    blocks with ``kind`` "script"), or why it cannot be one. ``stored``: the outputs saved
+    blocks with ``kind`` "script", a docs page's statements with "page"), or why it cannot be
+    one. ``stored``: the outputs saved
     with it; none: validation runs it first to make them (``notebook-run``)."""
     trees = [ast.parse(cell.source) for cell in code]
     imported = set().union(*(imports(tree) for tree in trees))
@@ -178,9 +190,8 @@ def tutorial_candidate(
     parameters_cell, params, parameters_after = parameters(trees, tagged)
     relative = path.relative_to(root).as_posix()
     defaults = {p.name: p.default for p in params}
-    what = "the notebook" if kind == "notebook" else "the example script"
+    what, parts = _KINDS.get(kind, _KINDS["notebook"])
     summary = heading or f"Run {what} {relative}."
-    parts = "code cells" if kind == "notebook" else "blocks"
     return Candidate(
         target=relative,
         name=_NAME_OK.sub("_", path.stem).strip("_") or kind,
@@ -201,7 +212,7 @@ def tutorial_candidate(
             parameters_after=parameters_after,
             data=data,
             workdir=workdir,
-            kind="script" if kind == "script" else "notebook",
+            kind="script" if kind == "script" else "page" if kind == "page" else "notebook",
         ),
         examples=[
             Example(

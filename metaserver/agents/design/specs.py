@@ -46,6 +46,7 @@ from metaserver.probe.arguments import ANY_JSON
 
 __all__ = [
     "MAX_DESCRIPTION",
+    "TUTORIAL_TIMEOUT",
     "design",
     "rank_score",
     "synthesise_example",
@@ -56,6 +57,11 @@ __all__ = [
 MAX_DESCRIPTION = 1024
 MAX_EXAMPLES = 3
 NOTEBOOK_SHARE = 3
+TUTORIAL_TIMEOUT = 120.0
+"""Seconds a tutorial tool's call may take: a whole workflow, not one function's call. The
+function default (30 s) left 25 s for the run, which tutorials that passed validation at one
+load exceeded when the server's own tests replayed them at a higher one (scikit-fuzzy's
+gallery, load 20 on two cores); Paper2Agent gives a tutorial 600 s."""
 """Notebook workflows take up to a third of a server's tools (at least one)."""
 _NAME_OK = re.compile(r"[^A-Za-z0-9_-]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -360,6 +366,7 @@ def _spec(
         script=candidate.script,
         notebook=candidate.notebook,
         assigns=candidate.assigns,
+        timeout=TUTORIAL_TIMEOUT if candidate.kind == "notebook" else None,
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import shutil
 import sys
 import time
@@ -61,10 +62,12 @@ from metaserver.sandbox import Policy, RunResult, Sandbox
 from metaserver.sandbox.identity import sandbox_identity
 from metaserver.settings import Settings
 
-__all__ = ["build_environment", "default_python", "uv_binary", "uv_environment"]
+__all__ = ["build_environment", "default_python", "uv_binary", "uv_environment", "vcs_version"]
 
 logger = logging.getLogger(__name__)
 
+# A build that takes its version from git tags: setuptools-scm, or hatch-vcs (which asks it).
+_VCS_VERSION = re.compile(r"setuptools[-_]scm|hatch[-_]vcs|use_scm_version")
 _SOURCE_SHARE = 0.5  # of the stage budget, at most, so that the fallbacks always get a turn
 # What replaying a generated server's tests needs in its environment (a bundle carries it
 # too). Installed with the environment, before it is frozen: added later, it would cost a
@@ -104,6 +107,32 @@ def uv_environment(settings: Settings) -> dict[str, str]:
     if settings.index.offline:
         env["UV_OFFLINE"] = "1"
     return env
+
+
+def vcs_version(workspace: Workspace) -> dict[str, str]:
+    """The version a build that takes it from git gets when the tree has no git metadata.
+
+    A private copy of a tree holds no ``.git``, so a project whose version comes from its
+    tags (setuptools-scm, and hatch-vcs, which asks setuptools-scm) failed to build ("unable
+    to detect version") and fell back to the tree on the path without its dependencies.
+    setuptools-scm reads ``SETUPTOOLS_SCM_PRETEND_VERSION`` first: the version the source
+    declared, else 0.0.0 (a local tree whose version lives only in its tags)."""
+    if (workspace.path / ".git").exists() or not _versioned_by_git(workspace.path):
+        return {}
+    return {"SETUPTOOLS_SCM_PRETEND_VERSION": workspace.version or "0.0.0"}
+
+
+def _versioned_by_git(root: Path) -> bool:
+    """Whether the tree's build takes its version from git (only then is the variable set:
+    a dependency built from its sdist in the same install would read it too)."""
+    for name in ("pyproject.toml", "setup.py", "setup.cfg"):
+        path = root / name
+        try:
+            if path.is_file() and _VCS_VERSION.search(path.read_text(errors="replace")[:200_000]):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def local_wheelhouse(settings: Settings) -> tuple[Path, ...]:
@@ -147,7 +176,7 @@ class _Build:
             network=not self.settings.index.offline,
             readable=(self.workspace.path, *local_wheelhouse(self.settings)),
             writable=(self.venv, self.workdir),
-            env=uv_environment(self.settings),
+            env={**uv_environment(self.settings), **vcs_version(self.workspace)},
             kind="install",
         )
         return await self.sandbox.run([uv_binary(), *args], policy)

@@ -10,6 +10,9 @@ next design held in reserve.
 from __future__ import annotations
 
 import logging
+import re
+
+from packaging.utils import canonicalize_name
 
 from metaserver.agents.conversion import Draft
 from metaserver.agents.environment.dependencies import add_packages
@@ -20,6 +23,9 @@ from metaserver.contracts import Example, ToolEvidence, ToolSpec
 from metaserver.exceptions import MetaServerError
 
 logger = logging.getLogger(__name__)
+# uv's resolver: "Because mpl-toolkits was not found in the package registry and you ...".
+_NOT_ON_INDEX = re.compile(r"\b([A-Za-z0-9][A-Za-z0-9._-]*) was not found in the package registry")
+_NAME_END = re.compile(r"[\s\[<>=!~;@]")  # where a requirement's name ends
 
 
 async def validate_and_repair(
@@ -104,6 +110,12 @@ def needing_failed_tools(evidence: list[ToolEvidence]) -> list[ToolEvidence]:
         ]
 
 
+def without_unknown(packages: list[str], error: str) -> list[str]:
+    """``packages`` less those uv's ``error`` says the package index does not have."""
+    missing = {canonicalize_name(m) for m in _NOT_ON_INDEX.findall(error)}
+    return [p for p in packages if canonicalize_name(_NAME_END.split(p)[0]) not in missing]
+
+
 async def apply_repairs(
     draft: Draft, repairs: list[Repair], specs: list[ToolSpec], state: RepairState
 ) -> dict[str, list[Example]]:
@@ -117,12 +129,19 @@ async def apply_repairs(
         # With a notebook's other imports first; if one of those cannot be installed (an
         # import name that is no distribution), the missing module alone.
         tries = [requirements + companions, requirements] if companions else [requirements]
-        for packages in tries:
+        while tries:
+            packages = tries.pop(0)
             try:
                 await add_packages(draft.environment, packages, settings, draft.sandbox)
             except MetaServerError as exc:
                 # The tools that needed it fail again in this round and say why.
                 logger.warning("repair: %s", exc)
+                # An import name that no distribution has (a namespace another one ships,
+                # such as a plotting library's toolkits) fails every try it is in: the
+                # others are tried without it.
+                known = without_unknown(packages, str(exc))
+                if known and known != packages and known not in tries:
+                    tries.insert(0, known)
             else:
                 state.installed.update(packages)
                 break

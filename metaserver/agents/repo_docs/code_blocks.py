@@ -12,7 +12,13 @@ import textwrap
 
 from metaserver.probe.text import shown_as_text
 
-__all__ = ["code_in_text", "doctest_examples", "fenced_blocks", "rst_blocks"]
+__all__ = [
+    "code_in_text",
+    "doctest_examples",
+    "fenced_blocks",
+    "labelled_blocks",
+    "rst_blocks",
+]
 
 # A Markdown fence line: its marker (``` or ~~~) and the info string's language.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
@@ -38,23 +44,48 @@ def fenced_blocks(text: str) -> list[str]:
     """The Python (or unlabelled) fenced blocks of a Markdown text, opening and closing
     fences paired line by line (a regex across the text pairs one block's closing fence
     with the next one's opening and reads the prose between them as code)."""
-    blocks: list[str] = []
+    return [block for _, language, block in _fenced(text) if language in _PYTHON_FENCES]
+
+
+def _fenced(text: str) -> list[tuple[int, str, str]]:
+    """Every fenced block of a Markdown text: the line (0-based) its code starts on, its
+    language (lower case, "" when unlabelled) and its code, dedented."""
+    blocks: list[tuple[int, str, str]] = []
     marker: str | None = None
     language = ""
+    start = 0
     lines: list[str] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines()):
         fence = _FENCE.match(line)
         if marker is None:
             if fence:
                 marker, language, lines = fence.group(1), fence.group(2).lower(), []
+                start = number + 1
             continue
         if fence and fence.group(1).startswith(marker) and not fence.group(2):
-            if language in _PYTHON_FENCES:
-                blocks.append(textwrap.dedent("\n".join(lines)))
+            blocks.append((start, language, textwrap.dedent("\n".join(lines))))
             marker = None
             continue
         lines.append(line)
     return blocks
+
+
+def labelled_blocks(text: str) -> list[tuple[int, str]]:
+    """The blocks a page labels as Python, with the line (0-based) each starts on, in page
+    order: fences whose language is Python and reST code directives. Unlabelled fences and
+    reST literal blocks are left out: on a docs page they show a printed output or a shell
+    line as often as code, and a page read as one session must not run an output."""
+    found = [
+        (line, block)
+        for line, language, block in _fenced(text)
+        if language and language in _PYTHON_FENCES
+    ]
+    for match in _RST_DIRECTIVE.finditer(text):
+        block = textwrap.dedent(match.group(2))
+        # Counted from the code's first line: the blank line after the directive is not code.
+        line = text.count("\n", 0, match.start(2)) + len(block) - len(block.lstrip("\n"))
+        found.append((line, block.strip("\n")))
+    return sorted(found)
 
 
 def doctest_examples(text: str) -> list[doctest.Example]:

@@ -11,6 +11,8 @@ colon is the value shown), an array's repr as the list it shows, and what change
 to run (timings, versions, dates; ``text_forms.py``) not compared at all; the numbers inside
 it are compared within 3% relative (a rerun on another machine prints other rounding noise,
 a different library version other last digits).
+A docs page's ``>>>`` example stores what it shows (``shown``, doctest's reading): the cell's
+printed output followed by its value's text, since a call that prints shows no value.
 Figures are compared by perceptual hash (``runtime/phash.py``, computed the same way on both
 sides): as many as stored, each within Hamming distance 20; a PNG that cannot be decoded is
 compared by count only.
@@ -51,10 +53,12 @@ def compare_outputs(result: JSON, stored: JSON) -> tuple[list[JSON], list[str]]:
         if cell is None:
             differences.append(f"cell {number}: did not run")
             continue
-        for kind, key in (("stdout", "stdout"), ("value", "text")):
+        for kind, key in (("stdout", "stdout"), ("value", "text"), ("shown", "shown")):
             if key not in expected:
                 continue
             want, got = str(expected[key]), str(cell.get(key) or "")
+            if key == "shown":  # a >>> example shows what it printed, then its value
+                got = "\n".join(str(cell.get(k) or "").rstrip("\n") for k in ("stdout", "text"))
             same = texts_match(got, want)
             compared.append(_pair(number, kind, want, got, same))
             if not same:

@@ -296,6 +296,16 @@ def test_notebooks_get_a_share_of_the_tools_even_against_documented_functions() 
     assert [s.name for s in specs[:8]] == [f"f{i:02d}" for i in range(8)]  # the README's first
 
 
+def test_a_tutorial_tool_gets_a_workflow_s_time_and_a_function_the_default() -> None:
+    from metaserver.agents.design.specs import TUTORIAL_TIMEOUT
+
+    specs = design(report(candidate("f00", in_all=True), notebook("tour")), max_tools=12)
+
+    timeouts = {s.kind: s.timeout for s in specs}
+    assert timeouts == {"function": None, "notebook": TUTORIAL_TIMEOUT}
+    assert TUTORIAL_TIMEOUT >= 4 * 30  # the function default's four times, at least
+
+
 def test_a_share_notebooks_leave_unused_goes_to_the_api() -> None:
     functions = [candidate(f"f{i:02d}", in_all=True) for i in range(20)]
 

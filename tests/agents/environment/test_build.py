@@ -356,3 +356,43 @@ async def test_the_documented_extra_only_with_the_setting_on(tmp_path: Path) -> 
     plain = await build_environment(tree, off.environments_dir / "off", off, sandbox)
     assert not plain.cached and plain.extras == []
     assert installed_version(plain.lock, "more-itertools") is None
+
+
+async def test_a_tree_versioned_by_its_git_tags_builds_without_git(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # A private copy holds no .git: setuptools-scm could not find a version and the build
+    # failed, leaving the tree on the path without its declared dependencies.
+    tree = tmp_path / "tagged"
+    (tree / "tagged").mkdir(parents=True)
+    (tree / "tagged" / "__init__.py").write_text("VALUE = 3\n")
+    (tree / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8"]\n'
+        'build-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "tagged"\ndynamic = ["version"]\n\n[tool.setuptools_scm]\n'
+    )
+    environment = await build_environment(
+        workspace(tree, "tagged"),
+        settings.environments_dir / "tagged",
+        settings,
+        get_sandbox(settings.sandbox),
+    )
+    assert [a.strategy for a in environment.attempts] == ["source"], environment.attempts
+    said = python_says(environment, "import importlib.metadata as m; print(m.version('tagged'))")
+    assert said == "0.0.0"
+
+
+def test_only_a_tree_versioned_by_git_gets_a_pretended_version(tmp_path: Path) -> None:
+    from metaserver.agents.environment.build import vcs_version
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "pyproject.toml").write_text('[project]\nname = "plain"\nversion = "1.0"\n')
+    assert vcs_version(workspace(plain, "plain")) == {}  # versioned in its pyproject
+    tagged = tmp_path / "tagged"
+    tagged.mkdir()
+    (tagged / "pyproject.toml").write_text('[build-system]\nrequires = ["hatch-vcs"]\n')
+    found = workspace(tagged, "tagged").model_copy(update={"version": "1.2"})
+    assert vcs_version(found) == {"SETUPTOOLS_SCM_PRETEND_VERSION": "1.2"}
+    (tagged / ".git").mkdir()  # a clone with its history: its tags say
+    assert vcs_version(found) == {}

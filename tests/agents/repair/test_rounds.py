@@ -74,6 +74,43 @@ async def test_a_notebooks_companions_that_cannot_install_leave_the_missing_modu
     assert state.installed == {"matplotlib"}
 
 
+UV_NOT_FOUND = (
+    "installing matplotlib, mpl_toolkits, scipy failed: error: No solution found when "
+    "resolving dependencies\n  cause: Because mpl-toolkits was not found in the package "
+    "registry and you require mpl-toolkits, we can conclude that your requirements are "
+    "unsatisfiable."
+)
+
+
+async def test_a_missing_module_no_distribution_has_is_left_out_of_the_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # scikit-fuzzy's gallery: each script missed a module, one of them a namespace that
+    # matplotlib ships; every install that named it failed, and so the others never came.
+    asked: list[list[str]] = []
+
+    async def install(_environment: object, packages: list[str], *_: object) -> None:
+        asked.append(packages)
+        if "mpl_toolkits" in packages:
+            raise EnvironmentBuildError(UV_NOT_FOUND)
+
+    monkeypatch.setattr(rounds, "add_packages", install)
+    repairs = [
+        Repair(tool="ratio", kind="add_dependency", package=name, reason="missing")
+        for name in ("scipy", "mpl_toolkits", "matplotlib")
+    ]
+    state = RepairState()
+    await apply_repairs(draft(tmp_path), repairs, [spec()], state)
+    assert asked == [["matplotlib", "mpl_toolkits", "scipy"], ["matplotlib", "scipy"]]
+    assert {"matplotlib", "scipy"} <= state.installed
+
+
+def test_without_unknown_reads_uv_s_names_as_canonical() -> None:
+    packages = ["Mpl_Toolkits>=1", "numpy"]
+    assert rounds.without_unknown(packages, UV_NOT_FOUND) == ["numpy"]
+    assert rounds.without_unknown(packages, "error: a build failed") == packages
+
+
 async def test_a_longer_timeout_reaches_the_budget_a_notebook_tool_times_itself_with(
     tmp_path: Path,
 ) -> None:

@@ -122,3 +122,14 @@ def test_versions_timings_and_dates_a_notebook_printed_are_not_compared() -> Non
     assert texts_match("tspkg 0.9.1\nfit in 0.71 s", "tspkg 0.8.0\nfit in 2.5 s")
     assert texts_match("started 2026-12-01 10:00:01", "started 2024-03-05 09:14:59")
     assert not texts_match("tspkg 0.9.1\nmse 0.71", "tspkg 0.8.0\nmse 2.5")
+
+
+def test_a_doctest_shows_what_its_call_printed_then_its_value() -> None:
+    # ``>>> env.run(until=3)`` printed two lines and returned None: doctest shows the lines.
+    printed = {"cells": [{"cell": 4, "stdout": "at 0\nat 2\n", "text": None}]}
+    compared, differences = compare_outputs(printed, [{"cell": 4, "shown": "at 0\nat 2"}])
+    assert differences == [] and compared[0]["output"] == "shown"
+    both = {"cells": [{"cell": 1, "stdout": "done\n", "text": "[1, 2]"}]}
+    assert compare_outputs(both, [{"cell": 1, "shown": "done\n[1, 2]"}])[1] == []
+    _, differences = compare_outputs(both, [{"cell": 1, "shown": "[1, 2]"}])
+    assert differences and differences[0].startswith("cell 1 shown:")
