@@ -32,6 +32,7 @@ import platformdirs
 import uv
 
 from metaserver.agents.environment.base_layer import base_key, ensure_base, seed_from_base
+from metaserver.agents.environment.bytecode import name_bytecode
 from metaserver.agents.environment.cache import EnvironmentCache, freeze_environment
 from metaserver.agents.environment.extras import ChosenExtra, choose_extras
 from metaserver.agents.environment.host_paths import drop_local_origins, put_on_path
@@ -214,6 +215,11 @@ async def build_environment(
                 environment.extras = await _add_extras(build, extras)
             if settings.run_generated_tests and not build.seeded:
                 await _add_test_runner(build)
+            # After the last install, while the sandbox user may still write it.
+            renamed = await name_bytecode(
+                venv, build.workdir, sandbox, min(120.0, build.remaining())
+            )
+            logger.debug("environment: %s compiled files renamed to /venv", renamed)
         # A stored copy keeps the lock its build took: its local install's origin (``@
         # file://``, which tells a bundle the distribution is not on the index) is dropped
         # below, and a new freeze would name it as if it were.
