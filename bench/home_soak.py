@@ -6,8 +6,10 @@ Usage::
 
 Eight processes share one home (issue 28): two ``metaserver serve``
 over stdio, each driven by a FastMCP client that lists the servers and calls their tools
-(``call_generated``); three loops of ``metaserver convert``, two of ``metaserver batch`` (a
-file of every source), and one of ``metaserver remove`` (a registered server, every 20 s).
+(``call_generated``); three loops of ``metaserver convert``, two of ``metaserver batch`` (each
+round a file of :data:`BATCH_SOURCES` sources drawn at random, one conversion at a time: a
+file of every source of a real corpus ran on for an hour past the window), and one of
+``metaserver remove`` (a registered server, every 20 s).
 The sources are those of ``--sources`` (one SOURCE a line) or, by default, small fixture
 repositories this script builds (git packages of doctested functions, with an ``add(a, b)``).
 When the minutes are up no new conversion starts; serving and removal go on until the running
@@ -97,6 +99,7 @@ build-backend = "setuptools.build_meta"
 packages = ["{name}"]
 """
 REMOVE_EVERY = 20.0
+BATCH_SOURCES = 2
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -174,9 +177,12 @@ def convert_loop(soak: Soak, seed: int) -> None:
         soak.count("convert ok" if done.returncode == 0 else f"convert exit {done.returncode}")
 
 
-def batch_loop(soak: Soak, corpus: Path) -> None:
+def batch_loop(soak: Soak, corpus: Path, seed: int) -> None:
+    chance = random.Random(seed)  # noqa: S311 - which sources next, not a secret
     while soak.running():
-        done = soak.cli_converting("batch", str(corpus), "--json")
+        drawn = chance.sample(soak.sources, min(BATCH_SOURCES, len(soak.sources)))
+        corpus.write_text("\n".join(drawn) + "\n")
+        done = soak.cli_converting("batch", str(corpus), "--concurrency", "1", "--json")
         soak.count("batch ok" if done.returncode == 0 else f"batch exit {done.returncode}")
         time.sleep(1)  # a batch of registered sources skips them all: do not spin
 
@@ -287,12 +293,13 @@ def main(argv: list[str] | None = None) -> int:
         sources = [s for s in lines if s and not s.startswith("#")]
     else:
         sources = fixture_sources(scratch / "sources")
-    corpus = scratch / "batch.txt"
-    corpus.write_text("\n".join(sources) + "\n")
     soak = Soak(home, sources, args.minutes * 60)
     started = time.monotonic()
     threads = [threading.Thread(target=convert_loop, args=(soak, i)) for i in range(3)]
-    threads += [threading.Thread(target=batch_loop, args=(soak, corpus)) for _ in range(2)]
+    threads += [
+        threading.Thread(target=batch_loop, args=(soak, scratch / f"batch-{i}.txt", 10 + i))
+        for i in range(2)
+    ]
     threads += [threading.Thread(target=remove_loop, args=(soak, 99))]
     threads += [threading.Thread(target=serve_thread, args=(soak,)) for _ in range(2)]
     for thread in threads:

@@ -460,6 +460,7 @@ async def _seed(build: _Build, python: Interpreter) -> bool:
         build.bases[python.path] = await ensure_base(
             build.settings.base_layers, key, python.path, packages,
             build.settings.shared_files, build.uv_in,
+            lambda venv, workdir: name_bytecode(venv, workdir, build.sandbox, 120.0),
         )  # fmt: skip
     base = build.bases[python.path]
     if base is not None:
