@@ -9,7 +9,7 @@ over stdio, each driven by a FastMCP client that lists the servers and calls the
 (``call_generated``); three loops of ``metaserver convert``, two of ``metaserver batch`` (each
 round a file of :data:`BATCH_SOURCES` sources drawn at random, one conversion at a time: a
 file of every source of a real corpus ran on for an hour past the window), and one of
-``metaserver remove`` (a registered server, every 20 s).
+``metaserver remove`` (a registered server, every 20 s, while more than one is registered).
 The sources are those of ``--sources`` (one SOURCE a line) or, by default, small fixture
 repositories this script builds (git packages of doctested functions, with an ``add(a, b)``).
 When the minutes are up no new conversion starts; serving and removal go on until the running
@@ -100,6 +100,7 @@ packages = ["{name}"]
 """
 REMOVE_EVERY = 20.0
 BATCH_SOURCES = 2
+COMMAND_TIMEOUT = 1800.0  # a conversion command past this is killed (and counted)
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -150,15 +151,6 @@ class Soak:
         with self.lock:
             return self.running() or self.converting > 0
 
-    def cli_converting(self, *args: str) -> subprocess.CompletedProcess[str]:
-        with self.lock:
-            self.converting += 1
-        try:
-            return self.cli(*args)
-        finally:
-            with self.lock:
-                self.converting -= 1
-
     def count(self, what: str) -> None:
         with self.lock:
             self.counts[what] += 1
@@ -169,12 +161,38 @@ class Soak:
             command, capture_output=True, text=True, env=self.env, timeout=timeout
         )
 
+    def counted(self, label: str, *args: str) -> None:
+        """Run a conversion command (a convert or a batch) and count how it ended."""
+        with self.lock:
+            self.converting += 1
+        try:
+            command = [sys.executable, "-m", "metaserver", *args]
+            self.count(outcome(label, command, self.env, COMMAND_TIMEOUT))
+        finally:
+            with self.lock:
+                self.converting -= 1
+
+
+def outcome(label: str, command: list[str], env: dict[str, str], timeout: float) -> str:
+    """How ``command`` ended, as a count's name: ok, its exit status, or killed at the
+    timeout (what it left is swept by the next conversion of its name, not by this one)."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"{label} killed at the timeout"
+    return f"{label} ok" if done.returncode == 0 else f"{label} exit {done.returncode}"
+
+
+def removal_choice(names: list[str], chance: random.Random) -> str | None:
+    """A registered server to remove, or None while one or none is registered: the last is
+    kept, so that the check at the end has a version to call."""
+    return chance.choice(names) if len(names) > 1 else None
+
 
 def convert_loop(soak: Soak, seed: int) -> None:
     chance = random.Random(seed)  # noqa: S311 - which source next, not a secret
     while soak.running():
-        done = soak.cli_converting("convert", "--json", chance.choice(soak.sources))
-        soak.count("convert ok" if done.returncode == 0 else f"convert exit {done.returncode}")
+        soak.counted("convert", "convert", "--json", chance.choice(soak.sources))
 
 
 def batch_loop(soak: Soak, corpus: Path, seed: int) -> None:
@@ -182,8 +200,7 @@ def batch_loop(soak: Soak, corpus: Path, seed: int) -> None:
     while soak.running():
         drawn = chance.sample(soak.sources, min(BATCH_SOURCES, len(soak.sources)))
         corpus.write_text("\n".join(drawn) + "\n")
-        done = soak.cli_converting("batch", str(corpus), "--concurrency", "1", "--json")
-        soak.count("batch ok" if done.returncode == 0 else f"batch exit {done.returncode}")
+        soak.counted("batch", "batch", str(corpus), "--concurrency", "1", "--json")
         time.sleep(1)  # a batch of registered sources skips them all: do not spin
 
 
@@ -191,10 +208,10 @@ def remove_loop(soak: Soak, seed: int) -> None:
     chance = random.Random(seed)  # noqa: S311 - which source next, not a secret
     while soak.overlapping():
         time.sleep(REMOVE_EVERY)
-        names = [s.name for s in soak.registry.summaries()]
-        if not names or not soak.overlapping():
+        name = removal_choice([s.name for s in soak.registry.summaries()], chance)
+        if name is None or not soak.overlapping():
             continue
-        done = soak.cli("remove", chance.choice(names))
+        done = soak.cli("remove", name)
         soak.count("remove ok" if done.returncode == 0 else f"remove exit {done.returncode}")
 
 
