@@ -6,8 +6,10 @@ Usage::
 
 Eight processes share one home (issue 28): two ``metaserver serve``
 over stdio, each driven by a FastMCP client that lists the servers and calls their tools
-(``call_generated``); three loops of ``metaserver convert``, two of ``metaserver batch`` (a
-file of every source), and one of ``metaserver remove`` (a registered server, every 20 s).
+(``call_generated``); three loops of ``metaserver convert``, two of ``metaserver batch`` (each
+round a file of :data:`BATCH_SOURCES` sources drawn at random, one conversion at a time: a
+file of every source of a real corpus ran on for an hour past the window), and one of
+``metaserver remove`` (a registered server, every 20 s, while more than one is registered).
 The sources are those of ``--sources`` (one SOURCE a line) or, by default, small fixture
 repositories this script builds (git packages of doctested functions, with an ``add(a, b)``).
 When the minutes are up no new conversion starts; serving and removal go on until the running
@@ -97,6 +99,8 @@ build-backend = "setuptools.build_meta"
 packages = ["{name}"]
 """
 REMOVE_EVERY = 20.0
+BATCH_SOURCES = 2
+COMMAND_TIMEOUT = 1800.0  # a conversion command past this is killed (and counted)
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -147,15 +151,6 @@ class Soak:
         with self.lock:
             return self.running() or self.converting > 0
 
-    def cli_converting(self, *args: str) -> subprocess.CompletedProcess[str]:
-        with self.lock:
-            self.converting += 1
-        try:
-            return self.cli(*args)
-        finally:
-            with self.lock:
-                self.converting -= 1
-
     def count(self, what: str) -> None:
         with self.lock:
             self.counts[what] += 1
@@ -166,18 +161,46 @@ class Soak:
             command, capture_output=True, text=True, env=self.env, timeout=timeout
         )
 
+    def counted(self, label: str, *args: str) -> None:
+        """Run a conversion command (a convert or a batch) and count how it ended."""
+        with self.lock:
+            self.converting += 1
+        try:
+            command = [sys.executable, "-m", "metaserver", *args]
+            self.count(outcome(label, command, self.env, COMMAND_TIMEOUT))
+        finally:
+            with self.lock:
+                self.converting -= 1
+
+
+def outcome(label: str, command: list[str], env: dict[str, str], timeout: float) -> str:
+    """How ``command`` ended, as a count's name: ok, its exit status, or killed at the
+    timeout (what it left is swept by the next conversion of its name, not by this one)."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"{label} killed at the timeout"
+    return f"{label} ok" if done.returncode == 0 else f"{label} exit {done.returncode}"
+
+
+def removal_choice(names: list[str], chance: random.Random) -> str | None:
+    """A registered server to remove, or None while one or none is registered: the last is
+    kept, so that the check at the end has a version to call."""
+    return chance.choice(names) if len(names) > 1 else None
+
 
 def convert_loop(soak: Soak, seed: int) -> None:
     chance = random.Random(seed)  # noqa: S311 - which source next, not a secret
     while soak.running():
-        done = soak.cli_converting("convert", "--json", chance.choice(soak.sources))
-        soak.count("convert ok" if done.returncode == 0 else f"convert exit {done.returncode}")
+        soak.counted("convert", "convert", "--json", chance.choice(soak.sources))
 
 
-def batch_loop(soak: Soak, corpus: Path) -> None:
+def batch_loop(soak: Soak, corpus: Path, seed: int) -> None:
+    chance = random.Random(seed)  # noqa: S311 - which sources next, not a secret
     while soak.running():
-        done = soak.cli_converting("batch", str(corpus), "--json")
-        soak.count("batch ok" if done.returncode == 0 else f"batch exit {done.returncode}")
+        drawn = chance.sample(soak.sources, min(BATCH_SOURCES, len(soak.sources)))
+        corpus.write_text("\n".join(drawn) + "\n")
+        soak.counted("batch", "batch", str(corpus), "--concurrency", "1", "--json")
         time.sleep(1)  # a batch of registered sources skips them all: do not spin
 
 
@@ -185,10 +208,10 @@ def remove_loop(soak: Soak, seed: int) -> None:
     chance = random.Random(seed)  # noqa: S311 - which source next, not a secret
     while soak.overlapping():
         time.sleep(REMOVE_EVERY)
-        names = [s.name for s in soak.registry.summaries()]
-        if not names or not soak.overlapping():
+        name = removal_choice([s.name for s in soak.registry.summaries()], chance)
+        if name is None or not soak.overlapping():
             continue
-        done = soak.cli("remove", chance.choice(names))
+        done = soak.cli("remove", name)
         soak.count("remove ok" if done.returncode == 0 else f"remove exit {done.returncode}")
 
 
@@ -287,12 +310,13 @@ def main(argv: list[str] | None = None) -> int:
         sources = [s for s in lines if s and not s.startswith("#")]
     else:
         sources = fixture_sources(scratch / "sources")
-    corpus = scratch / "batch.txt"
-    corpus.write_text("\n".join(sources) + "\n")
     soak = Soak(home, sources, args.minutes * 60)
     started = time.monotonic()
     threads = [threading.Thread(target=convert_loop, args=(soak, i)) for i in range(3)]
-    threads += [threading.Thread(target=batch_loop, args=(soak, corpus)) for _ in range(2)]
+    threads += [
+        threading.Thread(target=batch_loop, args=(soak, scratch / f"batch-{i}.txt", 10 + i))
+        for i in range(2)
+    ]
     threads += [threading.Thread(target=remove_loop, args=(soak, 99))]
     threads += [threading.Thread(target=serve_thread, args=(soak,)) for _ in range(2)]
     for thread in threads:

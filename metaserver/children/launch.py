@@ -18,6 +18,9 @@ VENV_ALIAS = Path("/venv")
 # Names a live server's processes on the host (whose command line shows only the neutral
 # /server/server.py under bwrap) without telling the child any path of the home.
 SERVER_ID_VARIABLE = "SANDBOX_SERVER_ID"
+# What a server directory holds for the operator, with host paths (the unconfined command,
+# the home a client names): the server never reads them, and no tool may (issue 28).
+OPERATOR_FILES = ("README.md", "mcp.json")
 
 
 def server_id(server_dir: Path) -> str:
@@ -51,6 +54,7 @@ def server_command(sandbox: Sandbox, python: Path, server_dir: Path, timeout: fl
             (workdir, SERVER_ALIAS / "work"),
             (venv, VENV_ALIAS),
         ),
+        hidden=tuple(server_dir / name for name in OPERATOR_FILES),
         env={
             SERVER_ID_VARIABLE: server_id(server_dir),
             "PYTHONUNBUFFERED": "1",

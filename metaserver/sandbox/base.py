@@ -67,6 +67,9 @@ class Policy:
             and names it so in the command line and environment, so that no path of the
             home reaches the child (the work directory itself is seen at ``/work``). The
             ``process`` backend (no isolation) ignores them: its child sees host paths.
+        hidden: files of the readable trees the child must not read (the operator's copies
+            of host paths: a server's ``README.md`` and ``mcp.json``): a confining backend
+            shows each, at every path it is seen at, as an empty file. Only existing files.
     """
 
     workdir: Path
@@ -79,6 +82,7 @@ class Policy:
     tenant: str | None = None
     internet: bool = False
     aliases: tuple[tuple[Path, Path], ...] = ()
+    hidden: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)

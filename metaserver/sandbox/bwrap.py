@@ -248,7 +248,7 @@ class BwrapSandbox(Sandbox):
         for path, writable in plan.binds():
             options += ["--bind" if writable else "--ro-bind", str(path), str(path)]
         if not aliases:
-            return [*options, "--chdir", str(policy.workdir)]
+            return [*options, *masks(policy, plan, aliases), "--chdir", str(policy.workdir)]
         neutral_paths = {neutral for _, neutral in aliases}
         made: set[Path] = set()
         # Parents before children: the work directory's alias inside a read-only one is
@@ -260,9 +260,29 @@ class BwrapSandbox(Sandbox):
                     made.add(parent)
             writable = host == policy.workdir or host in policy.writable
             options += ["--bind" if writable else "--ro-bind", str(host), str(neutral)]
+        options += masks(policy, plan, aliases)
         workdir = aliases[0][1]
         # The shell in front of bwrap exported the host directory as PWD.
         return [*options, "--chdir", str(workdir), "--setenv", "PWD", str(workdir)]
+
+
+def masks(policy: Policy, plan: MountPlan, aliases: list[tuple[Path, Path]]) -> list[str]:
+    """Options that show each of ``policy.hidden`` as an empty file at its own path, where a
+    bind shows it, and at its neutral path: after every bind, which would otherwise cover the
+    mask. A file of this process's own, read-only: ``/dev/null`` cannot be opened through a
+    ``--ro-bind`` (bwrap mounts it ``nodev``)."""
+    binds = [path for path, _ in plan.binds()]
+    options: list[str] = []
+    empty = _empty_file() if policy.hidden else None
+    for path in policy.hidden:
+        if not path.is_file() or path.is_symlink():
+            continue
+        seen = [path] if any(path.is_relative_to(bound) for bound in binds) else []
+        neutral = Path(_mapped(str(path), aliases))
+        seen += [neutral] if neutral != path else []
+        for place in seen:
+            options += ["--ro-bind", str(empty), str(place)]
+    return options
 
 
 def neutral_aliases(plan: MountPlan, policy: Policy) -> list[tuple[Path, Path]]:
@@ -324,6 +344,15 @@ def _arguments_dir() -> Path:
     if pid not in _ARGUMENTS_DIRS or not _ARGUMENTS_DIRS[pid].is_dir():
         _ARGUMENTS_DIRS[pid] = owned_tempdir("bwrap")
     return _ARGUMENTS_DIRS[pid]
+
+
+def _empty_file() -> Path:
+    """An empty file, readable by anyone, in this process's argument directory."""
+    path = _arguments_dir() / "empty"
+    if not path.is_file():
+        path.touch()
+        path.chmod(0o444)
+    return path
 
 
 def _resolved(found: str | None) -> str | None:

@@ -76,6 +76,10 @@ class DockerSandbox(Sandbox):
         plan = plan_for(argv, policy.readable, writable, extra)
         for path, rw in plan.binds():
             mounts += ["-v", f"{path}:{path}:{'rw' if rw else 'ro'}"]
+        # Shown empty (Policy.hidden); after the binds, which would cover them.
+        for hidden in policy.hidden:
+            if hidden.is_file() and not hidden.is_symlink():
+                mounts += ["-v", f"{os.devnull}:{hidden}:ro"]
         options = [
             "run",
             "--rm",

@@ -157,3 +157,36 @@ async def test_a_fork_bomb_exhausts_only_its_own_tenant(tmp_path: Path) -> None:
     finally:
         kill_tree(process.pid)
         await process.wait()
+
+
+READ_ALL = """
+import sys
+for path in sys.stdin.read().split():
+    with open(path) as handle:
+        print(path, len(handle.read()))
+"""
+
+
+async def test_a_hidden_file_reads_empty_at_its_own_path_and_its_alias(tmp_path: Path) -> None:
+    require_backend("bwrap")
+    sandbox = get_sandbox(SandboxSettings(backend="bwrap"))
+    served = tmp_path / "served"
+    (served / "work").mkdir(parents=True)
+    for name in ("secret.txt", "kept.txt"):
+        (served / name).write_text("/the/home/path\n")
+    policy = Policy(
+        workdir=served / "work",
+        timeout=30,
+        readable=(served,),
+        aliases=((served, Path("/server")), (served / "work", Path("/server/work"))),
+        hidden=(served / "secret.txt", served / "absent.txt"),
+    )
+    paths = [str(served / "secret.txt"), str(served / "kept.txt")]
+    paths += ["/server/secret.txt", "/server/kept.txt"]
+    # On stdin, which is not rewritten to neutral paths as argv is.
+    stdin = "\n".join(paths).encode()
+    result = await sandbox.run([sys.executable, "-I", "-c", READ_ALL], policy, stdin=stdin)
+    assert result.ok, result.stderr
+    sizes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines())
+    assert [sizes[p] for p in paths] == ["0", "15", "0", "15"], sizes
+    assert (served / "secret.txt").read_text() == "/the/home/path\n"  # the host's untouched

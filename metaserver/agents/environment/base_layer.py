@@ -45,13 +45,15 @@ __all__ = ["base_key", "ensure_base", "seed_from_base"]
 
 logger = logging.getLogger(__name__)
 
-_FORMAT = 1
+_FORMAT = 2  # 2: its bytecode names /venv (bytecode.py)
 _WEEK = 7 * 24 * 3600
 _READY = "ready.json"
 
 # Runs uv in the sandbox as an install in a work directory, writing only there and into an
 # environment (named apart: a path the command line names is otherwise bound read-only).
 RunUv = Callable[[list[str], Path, Path, float], Awaitable[RunResult]]
+# Renames a new layer's compiled bytecode (its venv, a work directory): bytecode.py.
+Rename = Callable[[Path, Path], Awaitable[object]]
 
 
 def base_key(python: Path, python_version: str, packages: list[str], now: float) -> str:
@@ -62,7 +64,13 @@ def base_key(python: Path, python_version: str, packages: list[str], now: float)
 
 
 async def ensure_base(
-    root: Path, key: str, python: Path, packages: list[str], shared: Path, run_uv: RunUv
+    root: Path,
+    key: str,
+    python: Path,
+    packages: list[str],
+    shared: Path,
+    run_uv: RunUv,
+    rename: Rename | None = None,
 ) -> Path | None:
     """The layer's environment for ``key``, built now if there is none yet.
 
@@ -86,6 +94,10 @@ async def ensure_base(
         if not made.ok:
             logger.info("no base layer for %s: %s", python, made.tail(12))
             return None
+        if rename is not None:
+            # Once here, so that every environment seeded from the layer links files that
+            # already name /venv (their own rename then only reads them).
+            await rename(venv, temporary)
         freeze_environment(temporary)
         share_identical_files(venv, shared)
         (temporary / _READY).write_text(json.dumps({"packages": packages, "made": time.time()}))

@@ -33,6 +33,7 @@ import platformdirs
 import uv
 
 from metaserver.agents.environment.base_layer import base_key, ensure_base, seed_from_base
+from metaserver.agents.environment.bytecode import name_bytecode
 from metaserver.agents.environment.cache import EnvironmentCache, freeze_environment
 from metaserver.agents.environment.extras import ChosenExtra, choose_extras
 from metaserver.agents.environment.host_paths import drop_local_origins, put_on_path
@@ -243,6 +244,11 @@ async def build_environment(
                 environment.extras = await _add_extras(build, extras)
             if settings.run_generated_tests and not build.seeded:
                 await _add_test_runner(build)
+            # After the last install, while the sandbox user may still write it.
+            renamed = await name_bytecode(
+                venv, build.workdir, sandbox, min(120.0, build.remaining())
+            )
+            logger.debug("environment: %s compiled files renamed to /venv", renamed)
         # A stored copy keeps the lock its build took: its local install's origin (``@
         # file://``, which tells a bundle the distribution is not on the index) is dropped
         # below, and a new freeze would name it as if it were.
@@ -483,6 +489,7 @@ async def _seed(build: _Build, python: Interpreter) -> bool:
         build.bases[python.path] = await ensure_base(
             build.settings.base_layers, key, python.path, packages,
             build.settings.shared_files, build.uv_in,
+            lambda venv, workdir: name_bytecode(venv, workdir, build.sandbox, 120.0),
         )  # fmt: skip
     base = build.bases[python.path]
     if base is not None:

@@ -1,0 +1,40 @@
+"""bench/home_soak.py: what a loop counts when its command ends, times out, or may remove."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("home_soak", BENCH / "home_soak.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["home_soak"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_command_past_its_timeout_is_counted_not_raised() -> None:
+    soak = _module()
+    # A batch of a large library ran past the soak's 30 minutes: the thread died with
+    # TimeoutExpired and its count was lost.
+    slow = [sys.executable, "-c", "import time; time.sleep(30)"]
+    assert soak.outcome("batch", slow, {}, timeout=0.5) == "batch killed at the timeout"
+    failing = [sys.executable, "-c", "raise SystemExit(3)"]
+    assert soak.outcome("convert", failing, {}, timeout=30) == "convert exit 3"
+    assert soak.outcome("remove", [sys.executable, "-c", "pass"], {}, timeout=30) == "remove ok"
+
+
+def test_the_last_registered_server_is_kept() -> None:
+    soak = _module()
+    chance = random.Random(1)
+    # Removal every 20 s outran conversions of minutes: nothing was left to call at the end.
+    assert soak.removal_choice([], chance) is None
+    assert soak.removal_choice(["only"], chance) is None
+    assert soak.removal_choice(["a", "b"], chance) in {"a", "b"}
