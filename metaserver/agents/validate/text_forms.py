@@ -5,7 +5,8 @@ about the repository's code:
 
 - what changes from run to run or install to install: durations (``fit took 1.52 s``,
   ``12.3 ms ± 1 ms per loop``), version strings (``pkg 1.4.2``), dates and clock times,
-  memory addresses. ``masked`` replaces each with a placeholder on both sides, so it is not
+  memory addresses, the names of temporary files (``/work/tmp3bdcw0td.dcm``: ``tempfile``'s
+  eight random characters). ``masked`` replaces each with a placeholder on both sides, so it is not
   compared at all (``plain_reprs`` only the addresses: a doctest's value is a function's);
 - a dependency's formatting: numpy 2 prints ``array([1., 2.])`` where a notebook run with
   numpy 1, or a list, showed ``[1.0, 2.0]``; a class's repr names the module that defines it
@@ -35,6 +36,9 @@ _VERSION = re.compile(
     r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.+-]?[A-Za-z0-9]+)*(?![\w.])"
     r"|(?i:\bversion\b)\s*:?\s*v?\d+\.\d+(?:[.+-]?[A-Za-z0-9]+)*"
 )
+# ``tempfile``'s names: ``tmp`` and eight of its random characters (a file or a folder), one
+# a digit at least, so that a name an example chose (``tmp_results``) stays compared.
+_TEMPORARY = re.compile(r"\btmp(?=[a-z_]{0,7}\d)[a-z0-9_]{8}\b")
 # ``<pkg._core.Model object at ...>``: the class by its own name, not its module's path.
 _CLASS_PATH = re.compile(r"<(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*[\s>:(])")
 _ARRAY_CALL = re.compile(r"\b(?:np\.|numpy\.)?array\(")
@@ -50,6 +54,7 @@ def masked(text: str) -> str:
     text = plain_reprs(text)
     text = _DATE_TIME.sub("<moment>", text)
     text = _VERSION.sub("<version>", text)
+    text = _TEMPORARY.sub("<temporary>", text)
     return _DURATION.sub("<duration>", text)
 
 

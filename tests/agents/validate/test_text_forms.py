@@ -32,6 +32,7 @@ def test_an_array_repr_is_the_list_it_shows(text: str, shown: str) -> None:
         ("version 2.1", "version 2.3"),
         ("run on 2026-12-01 12:03:04", "run on 2025-01-30 08:00:00"),
         ("<pkg._core.Model object at 0x7f12ab34>", "<pkg.Model object at 0x55aa0100>"),
+        ("Writing dataset to: /work/tmp3bdcw0td.dcm", "Writing dataset to: /work/tmp7o3_mfnk.dcm"),
     ],
 )
 def test_what_changes_between_runs_is_not_compared(first: str, second: str) -> None:
@@ -41,7 +42,12 @@ def test_what_changes_between_runs_is_not_compared(first: str, second: str) -> N
 
 @pytest.mark.parametrize(
     ("first", "second"),
-    [("mean 3.0", "mean 4.0"), ("3 items", "4 items"), ("<Model>", "<Fit>")],
+    [
+        ("mean 3.0", "mean 4.0"),
+        ("3 items", "4 items"),
+        ("<Model>", "<Fit>"),
+        ("tmp_results.csv", "tmp_summary.csv"),  # a name the example chose
+    ],
 )
 def test_values_stay_compared(first: str, second: str) -> None:
     assert masked(first) != masked(second)
