@@ -6,7 +6,7 @@ names a data file the package ships; the session's later ``nib.load(example_file
 then a call with a literal argument, which the generated server's codec lets through (a
 regular file inside the environment: runtime/decode.shipped_file). Only a name that one of
 the session's own import lines binds from the package counts (its value is the package's,
-not what an unshown setup meant), only a text value, and only ``os.path.join`` of such names
+not what an unshown setup meant), only a text or a path value, and only ``os.path.join`` of such names
 and text literals; nothing is read from the file system.
 """
 
@@ -36,12 +36,13 @@ def joined_path(node, namespace, imported):
     for argument in node.args:
         if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
             parts.append(argument.value)
-        elif (
-            isinstance(argument, ast.Name)
-            and argument.id in imported
-            and isinstance(namespace.get(argument.id), str)
-        ):
-            parts.append(namespace[argument.id])
+        elif isinstance(argument, ast.Name) and argument.id in imported:
+            value = namespace.get(argument.id)
+            if isinstance(value, os.PathLike):  # ``files("pkg") / "tests" / "data"``
+                value = os.fspath(value)
+            if not isinstance(value, str):
+                return None
+            parts.append(value)
         else:
             return None
     return os.path.join(*parts)

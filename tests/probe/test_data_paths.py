@@ -53,11 +53,13 @@ def _call(text: str) -> ast.expr:
 
 
 def test_only_the_packages_imported_text_and_literals_are_joined() -> None:
-    namespace = {"os": os, "data_path": "/d", "other": "/o", "number": 3}
-    imported = {"data_path", "number"}
+    namespace = {"os": os, "data_path": "/d", "folder": Path("/f"), "other": "/o", "number": 3}
+    imported = {"data_path", "folder", "number"}
     assert joined_path(_call("os.path.join(data_path, 'x', 'y.csv')"), namespace, imported) == (
         "/d/x/y.csv"
     )
+    # ``files("pkg") / "tests" / "data"``: a path object, joined as its text
+    assert joined_path(_call("os.path.join(folder, 'y.csv')"), namespace, imported) == "/f/y.csv"
     for refused in [
         "os.path.join(other, 'y.csv')",  # not bound by the session's import of the package
         "os.path.join(number, 'y.csv')",  # not text
