@@ -6,8 +6,8 @@ names a data file the package ships; the session's later ``nib.load(example_file
 then a call with a literal argument, which the generated server's codec lets through (a
 regular file inside the environment: runtime/decode.shipped_file). Only a name that one of
 the session's own import lines binds from the package counts (its value is the package's,
-not what an unshown setup meant), only a text or a path value, and only ``os.path.join`` of such names
-and text literals; nothing is read from the file system.
+not what an unshown setup meant), only a text or a path value, and only ``os.path.join`` of
+such names and text literals; nothing is read from the file system.
 """
 
 import ast
