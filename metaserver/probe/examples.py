@@ -55,7 +55,10 @@ class Literals:
         rebound = stored(statement)
         self.bound |= rebound
         self.imported -= rebound
+        # a session's names know the package; a function's globals, the module it is in
         package = getattr(self.namespace.get(PACKAGE), "__name__", None)
+        if package is None and isinstance(self.namespace.get("__name__"), str):
+            package = self.namespace["__name__"].partition(".")[0] or None
         self.imported |= imported_names(statement, package)
         for name in _assigned(statement):
             self.nodes.pop(name, None)
@@ -169,6 +172,7 @@ def examples_for(func, names, doc, signature, exposed):
             continue
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             bind_imports(statement, namespace)  # ``import numpy as np``: for its arrays
+            literals.note(statement)  # ``from pkg.testing import data_path``: data_paths.py
             continue
         variables |= _assigned(statement)
         literals.note(statement)

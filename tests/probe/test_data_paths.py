@@ -21,6 +21,17 @@ data_path = "/opt/datafx/data"
 
 def load(filename):
     return "loaded " + filename
+
+
+def size_of(filename):
+    '''How long its name is.
+
+    >>> import os
+    >>> from datafx import data_path
+    >>> size_of(os.path.join(data_path, "b.csv"))
+    22
+    '''
+    return len(filename)
 """
 
 GUIDE = """
@@ -44,6 +55,16 @@ def test_a_joined_package_path_is_the_readers_literal_argument(module: ModuleTyp
     [example] = [e for e in candidate["examples"] if e["has_expected"]]
     assert example["arguments"] == {"filename": "/opt/datafx/data/a.csv"}
     assert example["expected"] == "loaded /opt/datafx/data/a.csv"
+
+
+def test_a_docstrings_joined_package_path_is_its_literal_argument(module: ModuleType) -> None:
+    candidate, _, _ = describe_callable(module.size_of, "size_of", module, True)
+    assert candidate is not None
+    [example] = [e for e in candidate["examples"] if e["has_expected"]]
+    assert (example["arguments"], example["expected"]) == (
+        {"filename": "/opt/datafx/data/b.csv"},
+        22,
+    )
 
 
 def _call(text: str) -> ast.expr:
