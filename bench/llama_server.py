@@ -257,17 +257,24 @@ class Throughput:
 class LlamaServer:
     """``llama-server`` on 127.0.0.1 with ``slots`` slots of ``context`` tokens each.
 
-    Use as a context manager; ``url`` is the OpenAI base URL (…/v1). Its log goes to
-    ``logs/server.log`` under the cache directory.
+    Use as a context manager; ``url`` is the OpenAI base URL (…/v1). Its output goes to
+    ``log`` (``logs/server.log`` under the cache directory unless given).
     """
 
     def __init__(
-        self, binary: Path, model: Path, *, context: int, slots: int, threads: int
+        self,
+        binary: Path,
+        model: Path,
+        *,
+        context: int,
+        slots: int,
+        threads: int,
+        log: Path | None = None,
     ) -> None:
         self.binary, self.model = binary, model
         self.context, self.slots, self.threads = context, slots, threads
         self.port = _free_port()
-        self.log = cache_dir() / "logs" / "server.log"
+        self.log = log or cache_dir() / "logs" / "server.log"
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
