@@ -346,11 +346,23 @@ class LlamaServer:
 
     def throughput(self) -> Throughput:
         """The server's token counters so far (subtract two readings for a run's)."""
-        text = httpx.get(f"{self.root}/metrics", timeout=10).raise_for_status().text
-        values = {name: float(value) for name, value in _METRIC.findall(text)}
-        return Throughput(
-            prompt_tokens=values.get("llamacpp:prompt_tokens_total", 0.0),
-            prompt_seconds=values.get("llamacpp:prompt_seconds_total", 0.0),
-            predicted_tokens=values.get("llamacpp:tokens_predicted_total", 0.0),
-            predicted_seconds=values.get("llamacpp:tokens_predicted_seconds_total", 0.0),
-        )
+        return read_throughput(self.root) or Throughput()
+
+
+def read_throughput(root: str) -> Throughput | None:
+    """A llama-server's token counters (``GET /metrics`` at ``root``, beside ``/v1``); None
+    where the server keeps none (another kind of server, or one started without
+    ``--metrics``)."""
+    try:
+        response = httpx.get(f"{root}/metrics", timeout=10)
+    except httpx.HTTPError:
+        return None
+    values = {name: float(value) for name, value in _METRIC.findall(response.text)}
+    if response.status_code != 200 or not values:
+        return None
+    return Throughput(
+        prompt_tokens=values.get("llamacpp:prompt_tokens_total", 0.0),
+        prompt_seconds=values.get("llamacpp:prompt_seconds_total", 0.0),
+        predicted_tokens=values.get("llamacpp:tokens_predicted_total", 0.0),
+        predicted_seconds=values.get("llamacpp:tokens_predicted_seconds_total", 0.0),
+    )

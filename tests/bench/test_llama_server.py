@@ -144,3 +144,13 @@ def test_a_server_that_exits_at_start_says_why(tmp_path: Path) -> None:
     )
     with pytest.raises(RuntimeError, match=r"exited 3:\s+error: unknown model"), server:
         pass
+
+
+def test_a_server_that_keeps_no_counters_has_no_throughput() -> None:
+    # Another kind of server (vLLM, or the scripted one): no llama.cpp /metrics to read.
+    from llm_server import ScriptedLLM
+
+    llama_server = _bench("llama_server")
+    with ScriptedLLM() as server:
+        assert llama_server.read_throughput(server.url.removesuffix("/v1")) is None
+    assert llama_server.read_throughput(server.url.removesuffix("/v1")) is None  # gone
