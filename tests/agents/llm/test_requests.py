@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from llm_server import ScriptedLLM, answer, llm_settings, sample_report
+from llm_server import ScriptedLLM, answer, llm_settings, prompt_tokens, sample_report, sensible
 
 from metaserver.agents.design.specs import design
 from metaserver.agents.llm.ledger import Ledger
@@ -56,3 +56,20 @@ async def test_the_answer_schema_bounds_each_tools_requests() -> None:
     item = schema["properties"]["tools"]["items"]
     assert item["properties"]["target"]["enum"] == [s.target for s in specs]
     assert item["properties"]["requests"]["maxItems"] == 3
+
+
+async def test_a_small_context_gets_every_tool_asked_for_in_prompts_that_fit() -> None:
+    # Issue 32: requests' 4,482 tokens were sent to a 4k context and refused (HTTP 400).
+    long_doc = "Adds the numbers given and returns their sum as an integer. " * 40
+    code = sample_report(extra=8)
+    code = code.model_copy(
+        update={"candidates": [c.model_copy(update={"doc": long_doc}) for c in code.candidates]}
+    )
+    specs = design(code, 12)
+    usage = LLMUsage()
+    with ScriptedLLM(sensible(), context=2048) as server:
+        async with model_for(llm_settings(server.url), "descriptions") as model:
+            result = await write_requests(specs, code, model, Ledger(usage))
+    assert usage.failed_calls == 0 and usage.errors == []
+    assert all(prompt_tokens(r) + int(r["max_tokens"]) <= 2048 for r in server.requests)
+    assert all(s.requests for s in result) and usage.contributed == {"requests": len(specs)}
