@@ -10,7 +10,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,8 @@ from mcp import ClientSession
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.shared.message import SessionMessage
+from opentelemetry import propagate
+from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -40,6 +42,19 @@ from metaserver.telemetry import tracing
 from metaserver.telemetry.metrics import REGISTRY
 
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
+
+
+@pytest.fixture(autouse=True)
+def _untraced_client() -> Iterator[None]:
+    """The client's calls carry no trace context: the MCP client writes ``traceparent`` into
+    ``_meta`` whenever a tracer provider records (one an earlier test in this process set),
+    and a traced call takes the full path by design (test_fast_calls.py)."""
+    before = propagate.get_global_textmap()
+    propagate.set_global_textmap(CompositePropagator([]))
+    try:
+        yield
+    finally:
+        propagate.set_global_textmap(before)
 
 
 class _Served:
