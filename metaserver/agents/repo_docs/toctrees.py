@@ -1,8 +1,8 @@
 """The chapters a docs section lists: the pages of its ``toctree``, in the order it lists them.
 
-A tutorial's chapters are often named for their subject, not for being a tutorial
-(``docs/examples/transforms.md`` under a section titled "Usage examples"), so neither
-their names nor their folder say they are guide pages; the section's index page does, by its
+A tutorial's chapters are often named for their subject, not for being a tutorial (a page
+named for a transform, listed by an index titled "Usage examples"), so neither their names
+nor their folder say they are guide pages; the section's index page does, by its
 title, and its ``toctree`` (reST's directive, or MyST's fenced ``{toctree}``) lists them.
 Static only: the texts are read, never built.
 """
