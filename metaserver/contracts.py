@@ -196,6 +196,11 @@ class Example(BaseModel):
         default=None, description="How the doctest consumed the result: list, sorted, set..."
     )
     origin: Literal["doctest", "usage", "synthesised", "llm", "notebook"] = "doctest"
+    part: int | None = Field(
+        default=None,
+        description="The source shows one item of the result, which its line unpacked "
+        "(``cA, cD = dwt(x)`` then ``cA``): ``expected`` is that item's value, at this place.",
+    )
     line: str | None = Field(
         default=None,
         description="The repository's own line whose output is documented, when the example "
@@ -454,6 +459,11 @@ class Evidence(BaseModel):
     arguments: dict[str, JSON]
     result: JSON = None
     expected: JSON = None
+    part: int | None = Field(
+        default=None,
+        description="expected-value: ``expected`` is the value of the result's item at this "
+        "place (the source unpacked the result and showed that item); null: the result's.",
+    )
     check: CheckKind = "no-error"
     compared: list[JSON] = Field(
         default_factory=list,

@@ -164,6 +164,7 @@ def examples_for(func, names, doc, signature, exposed):
     variables = set()
     namespace = dict(getattr(func, "__globals__", None) or {})
     literals = Literals(namespace)
+    held = {}  # name -> (its call's arguments, its place in the unpacked result or None)
     for example in parsed_examples(doc):
         if len(found) >= MAX_EXAMPLES:
             break
@@ -174,9 +175,20 @@ def examples_for(func, names, doc, signature, exposed):
             bind_imports(statement, namespace)  # ``import numpy as np``: for its arrays
             literals.note(statement)  # ``from pkg.testing import data_path``: data_paths.py
             continue
+        shown_name = _held_name(statement, held)
+        for name in _assigned(statement) | _changed(statement):
+            held.pop(name, None)
         variables |= _assigned(statement)
         literals.note(statement)
+        if shown_name is not None:  # ``cA, cD = dwt(x)`` before, and now ``cA``
+            arguments, part = shown_name
+            item = example_item(arguments, None, example.want.strip(), example.exc_msg)
+            if item is not None and item["has_expected"]:
+                item["part"] = part
+                found.append(item)
+            continue
         if not isinstance(statement, ast.Expr):
+            _hold(statement, names, literals, signature, exposed, variables, held)
             continue  # an assignment shows nothing
         shown, text, want = shown_as_text(statement.value, example.want)  # ``str(f(2))``
         match = call_in(shown, names)
@@ -197,6 +209,55 @@ def examples_for(func, names, doc, signature, exposed):
         found.append(item)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def _hold(statement, names, literals, signature, exposed, variables, held):
+    """Remember the names an assignment binds to a literal call of the function, with its
+    arguments: ``r = f(2)``, or ``cA, cD = dwt(x)`` (each name its item's place)."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return
+    match = call_in(statement.value, names)
+    if match is None or match[0] is not None:
+        return
+    call = match[1]
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name) and receiver.id in variables - _assigned(statement):
+        return  # a method of an object the session built: not this function
+    arguments = literal_arguments(literals.inline(call), signature, exposed)
+    if arguments is None:
+        return
+    target = statement.targets[0]
+    if isinstance(target, ast.Name):
+        held[target.id] = (arguments, None)
+    elif isinstance(target, (ast.Tuple, ast.List)) and all(
+        isinstance(e, ast.Name) for e in target.elts
+    ):
+        for place, element in enumerate(target.elts):
+            held[element.id] = (arguments, place)
+
+
+def _held_name(statement, held):
+    """What a line that shows a held name alone (``cA``) shows the value of, or None."""
+    if (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Name)
+        and statement.value.id in held
+    ):
+        return held[statement.value.id]
+    return None
+
+
+def _changed(statement):
+    """The names whose objects a line may change (``r.sort()``, ``r[0] = 1``)."""
+    names = set()
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if isinstance(node.func.value, ast.Name):
+                names.add(node.func.value.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                names.add(node.value.id)
+    return names
 
 
 def example_item(arguments, wrapper, want, exc_msg):

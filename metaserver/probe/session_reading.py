@@ -53,7 +53,12 @@ def session_statements(doc, namespace, until=None):
         _SESSIONS[key] = list(_read_session(doc, dict(namespace)))
     statements = _SESSIONS[key]
     if until is not None:
-        statements = statements[: _last_call(key, statements, until)]
+        end = _last_call(key, statements, until)
+        # and the lines right after it that show a name alone (``e, r = sat.sgp4(t)``,
+        # then ``e``): what the call's result holds (sessions._show_pending)
+        while end < len(statements) and _shows_a_name(statements[end][1]):
+            end += 1
+        statements = statements[:end]
     for example, statement in statements:
         if example is None:  # an import line: it binds names in the caller's namespace
             bind_imports(statement, namespace)
@@ -62,6 +67,10 @@ def session_statements(doc, namespace, until=None):
 
 
 _CALLED = {}
+
+
+def _shows_a_name(statement):
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Name)
 
 
 def _last_call(key, statements, method):

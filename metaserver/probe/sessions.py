@@ -55,9 +55,12 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
     stale = set()  # such variables a line changed since (``span.grow(2)``): no arguments
     given = set()  # those the previous line passed to a method (``x.feed(acc)``)
     found = []
+    pending = {}  # a name holding an example's result -> (that example, its item's place)
     for example, statement in session_statements(doc, namespace, until=method):
         if len(found) >= MAX_EXAMPLES:
             break
+        if _show_pending(statement, example, pending):
+            continue
         # ``x.feed(acc)`` may have changed ``acc``: no later replay of it, nor argument
         stale |= given & objects.keys()
         receivers.update(dict.fromkeys(given & receivers.keys()))
@@ -177,6 +180,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                         item["_held"] = held
                     if item["has_expected"]:
                         item["line"] = source
+                    _hold(statement, assigned, item, pending)
                 found.append(item)
         if (
             variable is not None
@@ -201,6 +205,46 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
 
 
 _UNPACKED = "<unpacked>"  # ``assigned`` for a call whose result a line unpacks: no variable
+
+
+def _hold(statement, assigned, item, pending):
+    """Remember the names a line bound the example's result to (``e, r, v =
+    sat.sgp4(jd, fr)``: each its item's place), so that a later line showing one of them
+    (``e``, then ``0``) gives the example its expected value."""
+    if assigned == _UNPACKED:
+        for place, name in enumerate(unpacked_names(statement) or []):
+            pending[name] = (item, place)
+    elif assigned is not None:
+        pending[assigned] = (item, None)
+
+
+def _show_pending(statement, example, pending):
+    """Whether the line shows a name that holds an example's result: then its output is
+    that example's expected value (of the item at its place), unless it has one. A line
+    that binds or may change such a name ends what it holds."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Name):
+        held = pending.get(statement.value.id)
+        if held is not None:
+            item, part = held
+            shown = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+            if shown is not None and shown["has_expected"] and not item["has_expected"]:
+                item.update(
+                    expected=shown["expected"],
+                    wrapper=shown["wrapper"],
+                    has_expected=True,
+                    part=part,
+                )
+            return True
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            pending.pop(node.id, None)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if isinstance(node.func.value, ast.Name):  # ``r.sort()``: r may change
+                pending.pop(node.func.value.id, None)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                pending.pop(node.value.id, None)
+    return False
 
 
 def _method_call(node):

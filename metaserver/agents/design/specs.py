@@ -343,6 +343,7 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
         expected=call.expected,
         has_expected=call.has_expected,
         wrapper=call.wrapper,
+        part=call.part,
         origin="usage",
     )
 

@@ -137,12 +137,20 @@ def _parses(source: str) -> bool:
 
 
 def code_in_text(text: str) -> list[str]:
-    """Doctest sessions and fenced Python blocks of a README or a docs page, as code."""
+    """Doctest sessions and fenced Python blocks of a README or a docs page, as code.
+
+    The text's ``>>>`` examples that parse are one piece, in order, as doctest runs them in
+    one namespace: ``r = f(2)`` then ``r`` showing ``4`` is ``f(2)``'s value
+    (``test_calls.bound_results``); each that does not parse is a piece of its own."""
     pieces: list[str] = []
+    session: list[str] = []
     for example in doctest_examples(text):
         source, want = _shown(example.source.strip(), example.want.strip())
         # A shown result becomes an assertion, which the miner turns into an expected value.
-        pieces.append(f"assert ({source}) == ({want})" if want and "\n" not in source else source)
+        piece = f"assert ({source}) == ({want})" if want and "\n" not in source else source
+        (session if _parses(piece) else pieces).append(piece)
+    if session:
+        pieces.insert(0, "\n".join(session))
     for block in fenced_blocks(text):
         if ">>>" not in block:
             pieces.append(block)

@@ -3,7 +3,9 @@ literal arguments they build, and the values they assert.
 
 A library whose README shows no code still proves its main API in its tests:
 ``assert mod.f(3) == 6``, ``assert_allclose(f(x), [0.5, 1.0])`` after ``x = [1, 2]``,
-``assert f(0.1) == pytest.approx(0.2)``. Usage mining (``usage.py``) reads every test file
+``assert f(0.1) == pytest.approx(0.2)``, and a result bound first (``r = f(3)`` then
+``assert r == 6``; ``cA, cD = dwt(x)`` then ``assert_allclose(cA, [...])``: ``bound_results``).
+Usage mining (``usage.py``) reads every test file
 with ``inline_literals`` and ``asserted_calls``, so that such a call becomes an example with
 the expected value, as a README's doctest does. Static only (``ast``, host side): nothing
 is imported or run.
@@ -15,12 +17,15 @@ import ast
 import copy
 from collections.abc import Iterator
 from pathlib import PurePath
+from typing import NamedTuple
 
 from metaserver.probe.fold import literal_value
 
 __all__ = [
     "ARRAY_BUILDERS",
+    "Bound",
     "asserted_pairs",
+    "bound_results",
     "inline_literals",
     "is_test_file",
     "tolerance_ok",
@@ -61,13 +66,15 @@ _TOLERANCES = {"assert_allclose": 2, "approx": 1}
 
 def is_test_file(relative: PurePath) -> bool:
     """Whether a repository path is part of its test suite: under a test folder, or named
-    ``test_*.py`` / ``*_test.py``, or a doctest file."""
+    ``test_*.py`` / ``*_test.py`` / ``*_tests.py``, a module ``tests.py`` or ``test.py``
+    inside the package (``sgp4/tests.py``), or a doctest file."""
     folders = {part.lower() for part in relative.parts[:-1]}
     name = relative.name
     return (
         bool(folders & _TEST_DIRS)
         or name.startswith("test_")
-        or name.endswith("_test.py")
+        or name.endswith(("_test.py", "_tests.py"))
+        or name in ("test.py", "tests.py")
         or relative.suffix == ".doctest"
     )
 
@@ -238,3 +245,113 @@ def _as_literal(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr | None:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     return node
+
+
+class Bound(NamedTuple):
+    """The call whose result a name holds where it is read; ``part``: the place of the
+    name's item when the line unpacked the result into ``size`` names."""
+
+    call: ast.Call
+    part: int | None = None
+    size: int = 1
+
+
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match)
+
+
+def bound_results(tree: ast.AST) -> dict[int, Bound]:
+    """For each read of a name (by the ``id`` of its ``ast.Name``) that holds a call's
+    result there: ``r = f(3)`` then ``assert r == 6`` reads ``r`` as ``f(3)``'s result.
+
+    Followed statement by statement in each scope (the module, each function): a binding
+    holds until the name is bound again or its object may change (``r.sort()``, ``r[0] =
+    1``, ``r.x = 1``, ``r += 1``); a ``with`` body runs in line; inside a branch or a loop
+    only the names it never changes are read, and what it binds is forgotten after it.
+    """
+    found: dict[int, Bound] = {}
+    scopes = [tree] + [
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    for scope in scopes:
+        body = getattr(scope, "body", None)
+        if isinstance(body, list):
+            _follow(body, {}, found)
+    return found
+
+
+def _follow(body: list[ast.stmt], held: dict[str, Bound], found: dict[int, Bound]) -> None:
+    for statement in body:
+        if isinstance(statement, _SCOPES):
+            held.pop(statement.name, None)  # its own body is a scope of its own
+            continue
+        if isinstance(statement, ast.With | ast.AsyncWith):
+            for item in statement.items:
+                _read(item.context_expr, held, found, set())
+            _forget(
+                _changed([ast.Expr(i.optional_vars) for i in statement.items if i.optional_vars]),
+                held,
+            )
+            _follow(statement.body, held, found)
+            continue
+        changed = _changed([statement])
+        if isinstance(statement, _BLOCKS):
+            _read(statement, held, found, changed)
+            _forget(changed, held)
+            continue
+        _read(statement, held, found, set())
+        _forget(changed, held)
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            _bind(statement.targets[0], statement.value, held)
+
+
+def _bind(target: ast.expr, value: ast.expr, held: dict[str, Bound]) -> None:
+    if not isinstance(value, ast.Call):
+        return
+    if isinstance(target, ast.Name):
+        held[target.id] = Bound(value)
+    elif isinstance(target, ast.Tuple | ast.List) and all(
+        isinstance(e, ast.Name) for e in target.elts
+    ):
+        names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+        if len(set(names)) == len(names):
+            for place, name in enumerate(names):
+                held[name] = Bound(value, place, len(names))
+
+
+def _read(node: ast.AST, held: dict[str, Bound], found: dict[int, Bound], skip: set[str]) -> None:
+    for child in _scope_nodes(node) if not isinstance(node, ast.expr) else ast.walk(node):
+        if (
+            isinstance(child, ast.Name)
+            and isinstance(child.ctx, ast.Load)
+            and child.id in held
+            and child.id not in skip
+        ):
+            found[id(child)] = held[child.id]
+
+
+def _changed(statements: list[ast.stmt]) -> set[str]:
+    """The names these statements bind, or whose objects they may change."""
+    names: set[str] = set()
+    for statement in statements:
+        for node in [statement, *_scope_nodes(statement)]:
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, _SCOPES) and node is not statement:
+                if not isinstance(node, ast.Lambda):
+                    names.add(node.name)
+            elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(
+                node.value, ast.Name
+            ):
+                if not isinstance(node.ctx, ast.Load):
+                    names.add(node.value.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if isinstance(node.func.value, ast.Name):  # ``r.sort()``: r may change
+                    names.add(node.func.value.id)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return names
+
+
+def _forget(names: set[str], held: dict[str, Bound]) -> None:
+    for name in names:
+        held.pop(name, None)

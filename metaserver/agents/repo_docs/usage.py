@@ -31,7 +31,9 @@ from metaserver.agents.repo_docs.file_arguments import (
 from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
 from metaserver.agents.repo_docs.shipped_data import shipped_data_files
 from metaserver.agents.repo_docs.test_calls import (
+    Bound,
     asserted_pairs,
+    bound_results,
     inline_literals,
     is_test_file,
 )
@@ -73,6 +75,11 @@ class UsageCall(BaseModel):
     expected: JSON = None
     has_expected: bool = False
     wrapper: str | None = None
+    part: int | None = Field(
+        default=None,
+        description="``expected`` is the value of the result's item at this place (the code "
+        "unpacked the result and asserted that item).",
+    )
     source: str = ""
     sets: list[str] = Field(
         default_factory=list,
@@ -384,7 +391,7 @@ def _files(root: Path) -> Iterator[Path]:
         if path.suffix == ".doctest":  # a test suite's doctest file: sessions, as in a README
             ok = True
         elif path.suffix == ".py":
-            ok = in_code_dir or path.name.startswith("test_") or path.name.endswith("_test.py")
+            ok = in_code_dir or is_test_file(path.relative_to(root))
             ok = ok and path.name != "conf.py"
         else:
             ok = path.suffix.lower() in _TEXT_SUFFIXES and (is_readme or in_code_dir)
@@ -405,7 +412,9 @@ def _calls_in_code(
         return
     if isinstance(tree, ast.Module):
         tree = inline_literals(tree)  # ``x = [1, 2]`` then ``f(x)``: the call of f([1, 2])
-    asserted = {id(call): (value, wrapper) for call, value, wrapper in _assertions(tree)}
+    asserted = {
+        id(call): (value, wrapper, part) for call, value, wrapper, part in _assertions(tree)
+    }
     failing = _expected_to_fail(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or id(node) in failing:
@@ -427,8 +436,9 @@ def _calls_in_code(
             continue
         call = UsageCall(args=args, kwargs=kwargs, sets=_set_places(node))
         if id(node) in asserted:
-            value, wrapper = asserted[id(node)]
+            value, wrapper, part = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = value, True, wrapper
+            call.part = part
         yield name, call
 
 
@@ -473,13 +483,19 @@ def _called_name(node: ast.Call) -> str | None:
     return None
 
 
-def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
-    """``assert f(...) == literal`` (either side, ``pytest.approx`` too),
-    ``self.assertEqual(f(...), literal)``, ``assert_allclose(f(...), literal)`` and their
-    kin (``test_calls.asserted_pairs``)."""
+def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None, int | None]]:
+    """(call, value, wrapper, part) for ``assert f(...) == literal`` (either side,
+    ``pytest.approx`` too), ``self.assertEqual(f(...), literal)``, ``assert_allclose(f(...),
+    literal)`` and their kin (``test_calls.asserted_pairs``), and for those that compare a
+    name holding the call's result (``test_calls.bound_results``). A result the code
+    unpacked (``cA, cD = dwt(x)``) whose every item is asserted is compared whole; else its
+    first asserted item, at its place (``part``)."""
+    bound = bound_results(tree)
+    items: dict[int, tuple[Bound, dict[int, JSON]]] = {}
     for pair in asserted_pairs(tree):
         for call_side, value_side in (pair, pair[::-1]):
-            call, wrapper = _unwrap(call_side)
+            held = bound.get(id(call_side)) if isinstance(call_side, ast.Name) else None
+            call, wrapper = (held.call, None) if held is not None else _unwrap(call_side)
             if call is None:
                 continue
             try:
@@ -491,10 +507,21 @@ def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None]]:
             if isinstance(value, (set, frozenset)):
                 wrapper = "set"
             try:
-                yield call, _json(sorted(value) if wrapper == "set" else value), wrapper
+                shown = _json(sorted(value) if wrapper == "set" else value)
             except (_NotLiteral, TypeError):
                 continue
+            if held is not None and held.part is not None:
+                if wrapper is None:
+                    items.setdefault(id(held.call), (held, {}))[1].setdefault(held.part, shown)
+            else:
+                yield call, shown, wrapper, None
             break
+    for held, values in items.values():
+        if len(values) == held.size:
+            yield held.call, [values[place] for place in range(held.size)], None, None
+        else:
+            place = min(values)
+            yield held.call, values[place], None, place
 
 
 def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:

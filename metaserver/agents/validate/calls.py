@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 from metaserver.agents.generate.documents import MANIFEST
 from metaserver.agents.validate.attribution import exact_replay, text_of_itself
 from metaserver.agents.validate.classify import classify
-from metaserver.agents.validate.compare import matches, normalise
+from metaserver.agents.validate.compare import item_of, matches, normalise
 from metaserver.agents.validate.doctest_replay import confirm_verdicts
 from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.notebook_run import (
@@ -261,6 +261,7 @@ async def _check(
         arguments=example.arguments,
         expected=example.expected if example.has_expected else None,
         check="expected-value" if example.has_expected else "no-error",
+        part=example.part if example.has_expected else None,
     )
     timeout = spec.timeout or settings.timeouts.tool_call
     if example.session:
@@ -285,7 +286,8 @@ async def _check(
         return await _check_notebook_run(client, spec, example, evidence, timeout)
     if example.wrapper == "notebook":
         return _check_notebook(spec, evidence)
-    if example.has_expected and not matches(evidence.result, example.expected, example.wrapper):
+    shown = item_of(evidence.result, example.part)  # ``cA, cD = dwt(x)``, then ``cA``
+    if example.has_expected and not matches(shown, example.expected, example.wrapper):
         return _verdict(
             spec,
             evidence,

@@ -69,6 +69,19 @@ def matches(result: JSON, expected: JSON, wrapper: str | None = None) -> bool:
     return _equal(result, expected)
 
 
+def item_of(result: JSON, part: int | None) -> JSON:
+    """The item at ``part`` of a result that is a sequence (a tuple travels as a list, a
+    named tuple as an object of its fields), which the source unpacked and showed one
+    item of; the result itself for no part; None when it has no such item."""
+    if part is None:
+        return result
+    if isinstance(result, dict) and not _is_handle(result) and set(result) != REAL_KEYS:
+        result = list(result.values())
+    if isinstance(result, list) and -len(result) <= part < len(result):
+        return result[part]
+    return None
+
+
 def _literal(text: str) -> JSON | None:
     """The JSON value of a repr that is a Python literal (a set as its sorted list), or
     None when it is not one (a call, a truncated repr, a bare number or text)."""

@@ -8,6 +8,7 @@ from pathlib import Path, PurePath
 
 from metaserver.agents.repo_docs.test_calls import (
     asserted_pairs,
+    bound_results,
     inline_literals,
     is_test_file,
 )
@@ -113,4 +114,79 @@ def test_asserted_pairs_and_test_files() -> None:
     assert is_test_file(PurePath("tests/helpers.py"))
     assert is_test_file(PurePath("pkg/test_core.py"))
     assert is_test_file(PurePath("pkg/core_test.py"))
+    assert is_test_file(PurePath("pkg/tests.py"))  # a package's own test module
+    assert is_test_file(PurePath("pkg/_core_tests.py"))
     assert not is_test_file(PurePath("pkg/core.py"))
+    assert not is_test_file(PurePath("pkg/contest.py"))
+
+
+RESULTS = """\
+from numpy.testing import assert_allclose
+from sig import dwt, level, norm, total
+
+def test_unpacked():
+    x = [3, 7, 1, 1]
+    cA, cD = dwt(x, "db2")
+    assert_allclose(cA, [5.0, 7.0])
+    assert_allclose(cD, [-2.0, -1.0])
+
+def test_one_item():
+    low, high = dwt([1, 2], "haar")
+    assert low == [2.12]
+
+def test_named():
+    n = level(8, 2)
+    assert n == 3
+    n = level(16, 2)
+    assert n == 4
+
+def test_changed():
+    r = norm([3, 4])
+    r.sort()
+    assert r == [5.0]
+
+def test_branch(flag):
+    t = total([1, 2])
+    if flag:
+        t = total([5])
+    assert t == 3
+"""
+
+
+def test_a_result_bound_to_names_is_the_value_asserted_of_them(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_sig.py").write_text(RESULTS)
+    usage = mine_usage(tmp_path, {"dwt", "level", "norm", "total"})
+    proven = {
+        name: [(c.args, c.expected, c.part) for c in calls if c.has_expected]
+        for name, calls in usage.calls.items()
+    }
+    # both items asserted: the whole result; one of two: that item, at its place
+    assert ([[3, 7, 1, 1], "db2"], [[5.0, 7.0], [-2.0, -1.0]], None) in proven["dwt"]
+    assert ([[1, 2], "haar"], [2.12], 0) in proven["dwt"]
+    # a name bound again holds the later call's result from there on
+    assert proven["level"] == [([8, 2], 3, None), ([16, 2], 4, None)]
+    # a result the code may have changed (r.sort()), or a branch may have rebound, is not
+    assert proven["norm"] == [] and proven["total"] == []
+    assert usage.tested["level"] == 2  # each call counted once
+
+
+def test_bound_results_follow_each_scope_in_order() -> None:
+    tree = ast.parse("r = f(1)\nassert r == 2\ndef g():\n    assert r == 2\n")
+    reads = {
+        node.lineno: held
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and (held := bound_results(tree).get(id(node)))
+    }
+    assert list(reads) == [2]  # the function's own scope never bound r
+    assert ast.unparse(reads[2].call) == "f(1)" and reads[2].part is None
+
+
+def test_a_readme_session_shows_a_result_bound_before(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        "Use it:\n\n>>> from sig import dwt\n>>> cA, cD = dwt([1, 2], 'haar')\n>>> cA\n"
+        "[2.12]\n>>> r = dwt([3, 4], 'haar')\n>>> r\n([4.95], [-0.71])\n"
+    )
+    usage = mine_usage(tmp_path, {"dwt"})
+    proven = [(c.args, c.expected, c.part) for c in usage.calls["dwt"] if c.has_expected]
+    assert proven == [([[1, 2], "haar"], [2.12], 0), ([[3, 4], "haar"], [[4.95], [-0.71]], None)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from metaserver.agents.validate.compare import matches, normalise
+from metaserver.agents.validate.compare import item_of, matches, normalise
 from metaserver.agents.validate.reprs import repr_value
 from metaserver.contracts import JSON
 from metaserver.probe.reprs import repr_shaped
@@ -290,3 +290,14 @@ def test_a_repr_differing_only_in_its_address_or_module_path_matches() -> None:
     }
     assert matches(handle, "<pkg.Model object at 0x5a2c0010>", "repr")
     assert not matches(handle, "<pkg.Other object at 0x5a2c0010>", "repr")
+
+
+def test_the_item_a_source_unpacked_is_compared_at_its_place() -> None:
+    # ``cA, cD = dwt(x)`` then ``cA``: a tuple travels as a list, a named tuple as an object
+    assert item_of([[2.12, 4.95], [-0.71]], 0) == [2.12, 4.95]
+    assert item_of({"error": 0, "position": [1.0]}, 1) == [1.0]
+    assert item_of([1, 2], None) == [1, 2]
+    assert item_of([1, 2], 2) is None and item_of(5, 0) is None
+    handle = {"handle": "h1", "type": "Pair", "repr": "Pair(1, 2)"}
+    assert item_of(handle, 0) is None  # an object without a JSON form has no items to take
+    assert matches(item_of([[2.12, 4.95], [-0.71]], 1), [-0.71])

@@ -1,0 +1,51 @@
+"""examples: a doctest's literal calls as examples, the value a later line shows of a
+result the session bound to names among them."""
+
+from __future__ import annotations
+
+import inspect
+
+from metaserver.probe.examples import examples_for
+
+
+def dwt(data: list[float], wavelet: str) -> tuple[list[float], list[float]]:
+    """Split a signal.
+
+    >>> cA, cD = dwt([1, 2, 3, 4], "haar")
+    >>> cA
+    [2.12, 4.95]
+    >>> cD
+    [-0.71, -0.71]
+    >>> low = dwt([5, 6], "haar")
+    >>> low.sort()
+    >>> low
+    ([1.0], [2.0])
+    >>> r = dwt([7, 8], "haar")
+    >>> r
+    ([10.6], [-0.71])
+    >>> r = dwt([9, 9], "db1")
+    >>> r
+    ([12.7], [0.0])
+    """
+    return [], []
+
+
+def _found() -> list[dict[str, object]]:
+    signature = inspect.signature(dwt)
+    return examples_for(dwt, {"dwt"}, inspect.getdoc(dwt), signature, {"data", "wavelet"})
+
+
+def test_a_name_shown_after_it_was_bound_to_a_call_is_that_calls_value() -> None:
+    proven = [(e["arguments"], e["expected"], e.get("part")) for e in _found()]
+    assert proven == [
+        ({"data": [1, 2, 3, 4], "wavelet": "haar"}, [2.12, 4.95], 0),
+        ({"data": [1, 2, 3, 4], "wavelet": "haar"}, [-0.71, -0.71], 1),
+        ({"data": [7, 8], "wavelet": "haar"}, [[10.6], [-0.71]], None),
+        ({"data": [9, 9], "wavelet": "db1"}, [[12.7], [0.0]], None),
+    ]
+
+
+def test_a_result_the_session_changed_shows_nothing_of_the_call() -> None:
+    assert all(e["arguments"]["data"] != [5, 6] for e in _found())
+    # no example of a shown name is the repository's line unchanged (no replay blames it)
+    assert all("line" not in e for e in _found())

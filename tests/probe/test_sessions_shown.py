@@ -1,0 +1,65 @@
+"""A method's result that the session bound to names, shown by a later line
+(probe/sessions._show_pending): ``e, r = sat.propagate(2)`` then ``e`` showing ``0``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from probe_modules import guided_module
+
+from metaserver.probe.members import describe_class
+from metaserver.probe.script import name_steps
+
+SOURCE = """
+class Orbit:
+    def __init__(self, line):
+        self.line = line
+
+    def propagate(self, minutes):
+        return 0, [float(minutes), 1.5]
+
+    def period(self):
+        return 90.5
+"""
+
+GUIDE = """
+>>> sat = Orbit("ISS")
+>>> e, r = sat.propagate(2)
+>>> e
+0
+>>> p = sat.period()
+>>> p = 3
+>>> p
+3
+"""
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Iterator[ModuleType]:
+    with guided_module(tmp_path, "orbitfx", SOURCE, [GUIDE]) as loaded:
+        yield loaded
+
+
+def examples(module: ModuleType, method: str) -> list[dict[str, Any]]:
+    described = describe_class(module.Orbit, "Orbit", module, True, "orbitfx")
+    candidates = [c for c, _, _ in described if c is not None]
+    name_steps(candidates, {id(module.Orbit): candidates[0]})
+    by_target = {c["target"]: c for c in candidates}
+    return list(by_target[f"orbitfx:Orbit.{method}"]["examples"])
+
+
+def test_an_unpacked_result_shown_later_is_the_methods_expected_item(module: ModuleType) -> None:
+    [example] = examples(module, "propagate")
+    assert example["arguments"] == {"minutes": 2}
+    assert (example["has_expected"], example["expected"], example["part"]) == (True, 0, 0)
+    assert [s["target"] for s in example["session"]] == ["orbitfx:Orbit"]
+    assert "line" not in example  # not the repository's line unchanged: never blamed on it
+
+
+def test_a_name_bound_again_shows_nothing_of_the_call(module: ModuleType) -> None:
+    [example] = examples(module, "period")
+    assert not example["has_expected"]
