@@ -19,6 +19,7 @@ from .doc_types import documented_annotation
 from .docstrings import parameter_docs, parameter_types, summary_of
 from .doctest_lines import MAX_EXAMPLES
 from .examples import examples_for
+from .guide_signatures import guide_signature, set_called_texts
 from .guides import set_texts, variable_class
 from .json_values import Unsupported, json_safe
 from .returns import returned_class
@@ -68,11 +69,26 @@ def public_members(module, package_name):
             pass  # a module-level object with __call__ (textdistance.hamming): a function
         elif _exported_method(obj, package_name):
             pass  # a context's method exported as a function (``besselj = mp.besselj``)
-        elif not (inspect.isfunction(obj) or inspect.isbuiltin(obj)):
+        elif not (inspect.isfunction(obj) or inspect.isbuiltin(obj) or _compiled_or_wrapped(obj)):
             continue
         elif not _in_package(obj, package_name):
             continue  # re-exported from elsewhere (stdlib, a dependency)
         yield name, obj, exported is not None
+
+
+def _compiled_or_wrapped(obj):
+    """A compiled function that is neither a Python function nor a builtin (Cython's
+    ``cython_function_or_method``: ``pywt.wavelist``) with a signature ``inspect`` reads,
+    or a function behind a ``functools`` wrapper (``lru_cache``: ``pywt.data.camera``)."""
+    if callable(obj) and inspect.isfunction(getattr(obj, "__wrapped__", None)):
+        return True
+    if not (inspect.isroutine(obj) and callable(obj)) or inspect.ismethod(obj):
+        return False
+    try:
+        inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _exported_method(obj, package_name):
@@ -182,6 +198,9 @@ def describe_callable(
         # A C extension's class or method: the call its docstring's first line writes.
         spelled = getattr(func, "__name__", "") or public_name.rpartition(".")[2]
         signature = text_signature(func, spelled, method=kind == "method")
+        if signature is None:
+            # ``satellite.sgp4(jd, fr)``: what the README passes (guide_signatures.py)
+            signature = guide_signature(spelled, method=kind == "method")
         if signature is None:
             return None, "no signature", target
     if kind == "constructor" and _star_args_only(func):
@@ -419,6 +438,7 @@ def set_guides(texts):
     """The README's and guide pages' code, one doctest-style text per file (analyse.py)."""
     GUIDES[:] = [t for t in texts if isinstance(t, str)]
     set_texts(GUIDES)
+    set_called_texts(GUIDES)
     GUIDE_METHODS.clear()
     GUIDE_METHODS.update(m for t in GUIDES for m in re.findall(r"\.(\w+)\s*\(", t))
 
@@ -513,7 +533,7 @@ def describe_class(cls, public_name, module, in_all, package_name):
             continue  # inherited from object, a builtin or another library
         qualified = f"{public_name}.{name}"
         target = f"{module.__name__}:{qualified}"
-        if isinstance(static, (staticmethod, classmethod)):
+        if isinstance(static, (staticmethod, classmethod, types.ClassMethodDescriptorType)):
             described = describe_callable(
                 value, qualified, module, in_all, target=target, owner=cls
             )
@@ -535,7 +555,10 @@ def _native_method(static, name):
     return (
         inspect.ismethoddescriptor(static)
         and not isinstance(static, types.ClassMethodDescriptorType)
-        and text_signature(static, name) is not None
+        and (
+            text_signature(static, name) is not None
+            or guide_signature(name, method=True) is not None
+        )
     )
 
 

@@ -12,6 +12,7 @@ import ast
 import inspect
 import sys
 import textwrap
+import types
 import typing
 
 from .doc_types import documented_type
@@ -89,7 +90,8 @@ def factory_of(builder, owner):
     ):
         return False
     package = (getattr(owner, "__module__", "") or "").partition(".")[0]
-    if (getattr(builder, "__module__", "") or "").partition(".")[0] != package:
+    home = getattr(builder, "__module__", "") or ""  # None on a C class method
+    if home.partition(".")[0] != package and not class_factory(builder, owner):
         return False
     returned = returned_class(builder)
     if returned is None or isinstance(returned, str):
@@ -102,7 +104,11 @@ def factory_of(builder, owner):
 def class_factory(builder, owner):
     """Whether ``builder`` is a class method called on ``owner`` itself
     (``ver = Version.parse("3.4.5")``): its tool is listed under the class's target."""
-    return inspect.ismethod(builder) and builder.__self__ is owner
+    if isinstance(builder, types.ClassMethodDescriptorType):  # a C extension's, unbound
+        return inspect.isclass(owner) and issubclass(owner, builder.__objclass__)
+    # or bound to the class (``Satrec.twoline2rv``): a builtin whose ``__self__`` it is
+    bound = inspect.ismethod(builder) or inspect.isbuiltin(builder)
+    return bound and getattr(builder, "__self__", None) is owner
 
 
 _RETURNED = {}

@@ -23,6 +23,7 @@ from .built_arguments import object_arguments, unpacked_names
 from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
 from .examples import example_item
+from .guide_signatures import guide_signature
 from .held import held_arguments
 from .returns import (
     class_factory,
@@ -287,7 +288,10 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
     try:
         signature = inspect.signature(builder)
     except (TypeError, ValueError):  # a C extension's class: its docstring's first line
-        signature = text_signature(builder, getattr(builder, "__name__", ""))
+        spelled = getattr(builder, "__name__", "")
+        signature = text_signature(builder, spelled)
+        if signature is None and factory:  # ``Satrec.twoline2rv(s, t)``: what guides pass
+            signature = guide_signature(spelled)
         if signature is None:
             return None
     exposed = {p.name for p in signature.parameters.values()}

@@ -11,6 +11,7 @@ import inspect
 import types
 
 from .doctest_lines import literal_arguments
+from .guide_signatures import guide_signature
 from .signatures import text_signature
 
 MAX_STEPS = 12
@@ -45,5 +46,6 @@ def method_signature(owner, name):
     native_class_method = isinstance(static, types.ClassMethodDescriptorType)
     if inspect.ismethoddescriptor(static) and not native_class_method:
         if not isinstance(static, (staticmethod, classmethod)):
-            return text_signature(static, name, method=True)
+            stated = text_signature(static, name, method=True)
+            return stated if stated is not None else guide_signature(name, method=True)
     return None

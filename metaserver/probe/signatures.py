@@ -24,7 +24,13 @@ def text_signature(obj, name, method=False):
     first = doc.strip().split("\n", 1)[0].strip()
     match = re.fullmatch(rf"{re.escape(name)}\((.*)\)\s*(?:->\s*(\S.*))?", first)
     if match is None:
-        return None
+        # ``Wavelet(name, filter_bank=None) object describe properties of``: the call, then
+        # the sentence it opens (Cython's classes write so)
+        inside = _called_with(first, name)
+        if inside is None:
+            return None
+        match = re.fullmatch(r"(.*)()", inside)
+        assert match is not None
     arguments = _arguments(match.group(1))
     if arguments is None:
         return None
@@ -35,6 +41,22 @@ def text_signature(obj, name, method=False):
         return inspect.Signature(parameters, return_annotation=returned)
     except (ValueError, TypeError):
         return None
+
+
+def _called_with(line, name):
+    """The text inside the parentheses of a call of ``name`` that opens ``line`` and is
+    followed by a word (prose), or None."""
+    if not line.startswith(name + "("):
+        return None
+    depth = 0
+    for at in range(len(name), len(line)):
+        depth += {"(": 1, ")": -1}.get(line[at], 0)
+        if depth == 0:
+            rest = line[at + 1 :]
+            if rest[:1] == " " and rest.strip()[:1].isalpha():
+                return line[len(name) + 1 : at]
+            return None
+    return None
 
 
 def _arguments(text):

@@ -108,6 +108,10 @@ class _Doc:
         ("trunc($module, x, /)", "trunc", False, "(x, /)"),
         # a parameter the call needs, after a default no literal writes: no signature
         ("cut(a, b=<end>, c, /)", "cut", False, None),
+        # Cython's classes open a sentence with the call
+        ("Wave(name, bank=None) object describe properties of a wave", "Wave", False,
+         "(name, bank=None, /)"),
+        ("Wave(name)(x) applied", "Wave", False, None),
         ("Return the info.", "info", False, None),
         ("other(key)", "info", False, None),
     ],
@@ -154,3 +158,18 @@ def test_a_readme_session_calls_the_compiled_methods(module: ModuleType) -> None
     assert first["session"] == [
         {"line": "b = Bits()", "target": "nativefx:Bits", "member": None, "arguments": {}}
     ]
+
+
+def test_a_cached_function_is_a_public_member(tmp_path: Path) -> None:
+    source = "import functools\n\n@functools.lru_cache\ndef camera():\n    return [1]\n"
+    (tmp_path / "cachedfx.py").write_text(source)
+    spec = importlib.util.spec_from_file_location("cachedfx", tmp_path / "cachedfx.py")
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["cachedfx"] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        assert not inspect.isfunction(loaded.camera)  # what the probe skipped before
+        assert [name for name, _, _ in members.public_members(loaded, "cachedfx")] == ["camera"]
+    finally:
+        del sys.modules["cachedfx"]
