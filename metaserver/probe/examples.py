@@ -9,6 +9,7 @@ arguments by parameter name, its wrapper, and, when shown, its expected value
 
 import ast
 import copy
+import sys
 
 from .constants import inline_constants, stored
 from .data_paths import imported_names, joined_path
@@ -24,7 +25,7 @@ from .fold import folded
 from .frames import frame_literal
 from .json_values import Unsupported, json_safe
 from .reprs import repr_shaped
-from .session_names import PACKAGE
+from .session_names import PACKAGE, resolve
 from .text import shown_as_text
 
 
@@ -154,15 +155,35 @@ class Literals:
         return argument
 
 
-def examples_for(func, names, doc, signature, exposed):
+def examples_for(func, names, doc, signature, exposed, guide=False):
     """Literal calls of ``func`` in its doctests, bound to parameter names.
 
     A call on a name the session bound itself (``acc.total()`` after ``acc = Tally()``) is
-    a method of that object, not this function: its output belongs to the method.
+    a method of that object, not this function: its output belongs to the method. In a
+    ``guide`` (a README or a guide page, which calls many libraries' functions) only a
+    call that resolves to ``func`` itself is its example: ``np.load`` is not ``nib.load``.
     """
     found = []
     variables = set()
     namespace = dict(getattr(func, "__globals__", None) or {})
+    imports = set()  # the names the session's import lines bind, whatever they are
+    if guide:  # a guide's names are what its own imports bind
+        package = sys.modules.get((getattr(func, "__module__", "") or "").partition(".")[0])
+        namespace = {PACKAGE: package} if package is not None else {}
+
+    def ours(call):
+        if not guide:
+            return True
+        base = call.func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if isinstance(base, ast.Name) and base.id in imports and base.id not in namespace:
+            return False  # ``np.load`` after an import of a library the probe never loaded
+        if resolve(call.func, namespace) is func:
+            return True
+        # a bare name no import line binds: the README's own shorthand for the package's
+        return isinstance(call.func, ast.Name) and call.func.id not in imports
+
     literals = Literals(namespace)
     held = {}  # name -> (its call's arguments, its place in the unpacked result or None)
     for example in parsed_examples(doc):
@@ -174,6 +195,7 @@ def examples_for(func, names, doc, signature, exposed):
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             bind_imports(statement, namespace)  # ``import numpy as np``: for its arrays
             literals.note(statement)  # ``from pkg.testing import data_path``: data_paths.py
+            imports.update((a.asname or a.name).partition(".")[0] for a in statement.names)
             continue
         shown_name = _held_name(statement, held)
         for name in _assigned(statement) | _changed(statement):
@@ -181,22 +203,25 @@ def examples_for(func, names, doc, signature, exposed):
         variables |= _assigned(statement)
         literals.note(statement)
         if shown_name is not None:  # ``cA, cD = dwt(x)`` before, and now ``cA``
-            arguments, part = shown_name
-            item = example_item(arguments, None, example.want.strip(), example.exc_msg)
-            if item is not None and item["has_expected"]:
-                item["part"] = part
-                found.append(item)
+            item, part = shown_name
+            shown = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+            if shown is not None and shown["has_expected"] and not item["has_expected"]:
+                item.update(shown, part=part)
             continue
         if not isinstance(statement, ast.Expr):
-            _hold(statement, names, literals, signature, exposed, variables, held)
-            continue  # an assignment shows nothing
+            # an assignment shows nothing, but its call is an example all the same
+            # (``img = load(path)``), whose value a later line may show
+            item = _hold(statement, names, literals, signature, exposed, variables, held, ours)
+            if item is not None and not example.exc_msg:
+                found.append(item)
+            continue
         shown, text, want = shown_as_text(statement.value, example.want)  # ``str(f(2))``
         match = call_in(shown, names)
         if match is None:
             continue
         wrapper, call = match[0] or text, match[1]
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-        if isinstance(receiver, ast.Name) and receiver.id in variables:
+        if (isinstance(receiver, ast.Name) and receiver.id in variables) or not ours(call):
             continue
         arguments = literal_arguments(literals.inline(call), signature, exposed)
         if arguments is None:
@@ -211,29 +236,34 @@ def examples_for(func, names, doc, signature, exposed):
     return found
 
 
-def _hold(statement, names, literals, signature, exposed, variables, held):
-    """Remember the names an assignment binds to a literal call of the function, with its
-    arguments: ``r = f(2)``, or ``cA, cD = dwt(x)`` (each name its item's place)."""
+def _hold(statement, names, literals, signature, exposed, variables, held, ours):
+    """The example an assignment of a literal call of the function is (``r = f(2)``,
+    ``cA, cD = dwt(x)``), without an output yet, or None; the names it binds are held
+    with it (each name its item's place), for a later line that shows one of them."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
-        return
+        return None
     match = call_in(statement.value, names)
     if match is None or match[0] is not None:
-        return
+        return None
     call = match[1]
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
     if isinstance(receiver, ast.Name) and receiver.id in variables - _assigned(statement):
-        return  # a method of an object the session built: not this function
+        return None  # a method of an object the session built: not this function
+    if not ours(call):
+        return None
     arguments = literal_arguments(literals.inline(call), signature, exposed)
     if arguments is None:
-        return
+        return None
+    item = example_item(arguments, None, "", None)
     target = statement.targets[0]
     if isinstance(target, ast.Name):
-        held[target.id] = (arguments, None)
+        held[target.id] = (item, None)
     elif isinstance(target, (ast.Tuple, ast.List)) and all(
         isinstance(e, ast.Name) for e in target.elts
     ):
         for place, element in enumerate(target.elts):
-            held[element.id] = (arguments, place)
+            held[element.id] = (item, place)
+    return item
 
 
 def _held_name(statement, held):

@@ -453,9 +453,15 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
         spelled = "|".join(re.escape(n) for n in sorted(names) if n) or "-"
         called = re.compile(rf"\b(?:{spelled})\s*\(")
         texts = [(doc, False)] + [(t, True) for t in GUIDES if called.search(t)]
+        for text, _ in texts[1:]:  # ``img = nib.load(path)`` on a guide page
+            for example in examples_for(func, names, text, signature, exposed, guide=True):
+                if example not in found:
+                    found.append(example)
+        seen = {_example_key(e) for e in found}
         for text, guide in texts:
             for example in value_examples(func, module, text, signature, exposed, package, guide):
-                if example not in found:
+                if _example_key(example) not in seen:  # the same call read both ways
+                    seen.add(_example_key(example))
                     found.append(example)
         found.sort(key=lambda e: not e["has_expected"])
         return found[:MAX_EXAMPLES]
@@ -482,6 +488,14 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
                 found.append(example)
     found.sort(key=lambda e: not e["has_expected"])
     return found[:MAX_EXAMPLES]
+
+
+def _example_key(example):
+    """What makes two examples one: the call, what it shows, and the session before it."""
+    keys = ("arguments", "expected", "has_expected", "wrapper", "part")
+    fields = {k: example.get(k) for k in keys}
+    fields["session"] = example.get("session") or []
+    return repr(sorted(fields.items()))
 
 
 _AFTER_DOTS = {}

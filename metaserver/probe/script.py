@@ -119,11 +119,15 @@ class ModuleWalk:
         modules = [self.package]
         if hasattr(self.package, "__path__"):
             for name in guide_modules(self.guides, self.package_name):
-                if self.count >= MAX_MODULES or not self._wanted(name):
+                if self.count >= MAX_MODULES:
                     continue
+                listed = self._wanted(name)
                 # A guide's import line may name a class, not a module: no error then.
                 module = self._import(name, quiet=True)
-                if module is not None:
+                # A test helper module a guide imports (``from nibabel.testing import
+                # data_path``) is imported, so the guide's names mean what they mean
+                # there, but its functions are no tools.
+                if module is not None and listed:
                     modules.append(module)
         return modules
 

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -12,6 +14,7 @@ from types import ModuleType
 import pytest
 from probe_modules import guided_module
 
+from metaserver.probe import members
 from metaserver.probe.data_paths import imported_names, joined_path
 from metaserver.probe.members import describe_callable
 
@@ -41,6 +44,18 @@ GUIDE = """
 >>> load(example)
 'loaded /opt/datafx/data/a.csv'
 """
+
+PAGE = """
+>>> import os
+>>> import numpy as np
+>>> import datafx as dfx
+>>> from datafx.testing import data_path as tests_path
+>>> first = os.path.join(tests_path, "c.csv")
+>>> table = dfx.load(first)
+>>> other = np.load("x.npy")
+"""
+
+TESTING = 'data_path = "/opt/datafx/tests/data"\n'
 
 
 @pytest.fixture
@@ -100,3 +115,26 @@ def test_names_of_the_packages_own_imports() -> None:
     assert imported_names(own, "datafx") == {"where", "DATA"}
     assert imported_names(other, "datafx") == set()
     assert imported_names(relative, "datafx") == set()
+
+
+def test_a_guide_pages_assigned_call_is_an_example_and_another_librarys_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "pagefx"
+    package.mkdir()
+    (package / "testing.py").write_text(TESTING.replace("datafx", "pagefx"))
+    (package / "__init__.py").write_text("def load(filename):\n    return 'loaded ' + filename\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    members.set_guides([PAGE.replace("datafx", "pagefx")])
+    try:
+        module = importlib.import_module("pagefx")
+        importlib.import_module("pagefx.testing")  # as the probe imports what guides import
+        candidate, _, _ = describe_callable(module.load, "load", module, True)
+    finally:
+        members.set_guides([])
+        sys.modules.pop("pagefx.testing", None)
+        sys.modules.pop("pagefx", None)
+    assert candidate is not None
+    arguments = [e["arguments"] for e in candidate["examples"]]
+    # the call the page assigns is an example; numpy's ``load`` is not this load
+    assert arguments == [{"filename": "/opt/pagefx/tests/data/c.csv"}]
