@@ -7,15 +7,18 @@ machine falls on all paths alike; per path it prints the median and p95 latency 
 concurrency 1, calls/s at concurrency 1 and 10, and then the ratios the targets of issue 31
 are stated in: the direct tool within +1 ms of the median and at >= 80% of direct throughput
 at concurrency 10, ``call_generated`` within 1.3x the direct tool. Ratios from one run; the
-absolute figures depend on the machine's load.
+absolute figures depend on the machine's load. With ``--against OTHER`` (another checkout's
+``metaserver`` executable, serving the same registry) its two meta-tool paths join the blocks
+and their ratios to this checkout's are printed: a before/after measured in one run.
 
-    uv run python bench/proxy_overhead.py [--calls 200] [--blocks 5]
+    uv run python bench/proxy_overhead.py [--calls 200] [--blocks 5] [--against EXECUTABLE]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
@@ -37,6 +40,7 @@ from metaserver.settings import Settings
 
 METASERVER = str(Path(sys.executable).with_name("metaserver"))
 DIRECT, TOOL, GENERATED = "generated server", "meta direct tool", "meta call_generated"
+OTHER_TOOL, OTHER_GENERATED = "against direct tool", "against call_generated"
 
 
 async def latencies(call: Callable[[], Awaitable[Any]], n: int) -> list[float]:
@@ -66,7 +70,7 @@ def p95(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=20)[18]
 
 
-async def main(calls: int, blocks: int) -> None:
+async def main(calls: int, blocks: int, against: str | None) -> None:
     home = Path(tempfile.mkdtemp(prefix="metaserver-bench-"))
     settings = Settings(home=home)
     record = register_fake(settings, "bench")
@@ -77,18 +81,26 @@ async def main(calls: int, blocks: int) -> None:
     env["METASERVER_HOME"] = str(home)
     arguments = {"a": 1, "b": 2}
     samples: dict[str, list[float]] = {DIRECT: [], TOOL: [], GENERATED: []}
+    if against:
+        samples |= {OTHER_TOOL: [], OTHER_GENERATED: []}
     rates: dict[tuple[str, int], list[float]] = {}
+    generated = {"server": "bench", "tool": "add", "arguments": arguments}
     async with (
         Client(stdio_transport(command)) as direct,
         Client(StdioTransport(METASERVER, ["serve"], env=env)) as meta,
+        contextlib.AsyncExitStack() as stack,
     ):
         paths: dict[str, Callable[[], Awaitable[Any]]] = {
             DIRECT: lambda: direct.call_tool("add", arguments),
             TOOL: lambda: meta.call_tool("bench_add", arguments),
-            GENERATED: lambda: meta.call_tool(
-                "call_generated", {"server": "bench", "tool": "add", "arguments": arguments}
-            ),
+            GENERATED: lambda: meta.call_tool("call_generated", generated),
         }
+        if against:
+            other = await stack.enter_async_context(
+                Client(StdioTransport(against, ["serve"], env=env))
+            )
+            paths[OTHER_TOOL] = lambda: other.call_tool("bench_add", arguments)
+            paths[OTHER_GENERATED] = lambda: other.call_tool("call_generated", generated)
         for call in paths.values():  # warm up: the child starts, caches fill
             await latencies(call, 20)
         for _ in range(blocks):
@@ -121,11 +133,19 @@ async def main(calls: int, blocks: int) -> None:
         f" (target <= 1.3), {medians[GENERATED] / base:.2f}x direct,"
         f" throughput@10 {throughput[(GENERATED, 10)] / throughput[(DIRECT, 10)]:.2f}x direct"
     )
+    if against:
+        for this, that in ((TOOL, OTHER_TOOL), (GENERATED, OTHER_GENERATED)):
+            print(
+                f"{this} against {that}: latency {medians[this] / medians[that]:.2f}x,"
+                f" throughput@1 {throughput[(this, 1)] / throughput[(that, 1)]:.2f}x,"
+                f" @10 {throughput[(this, 10)] / throughput[(that, 10)]:.2f}x"
+            )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--blocks", type=int, default=5)
+    parser.add_argument("--against", help="another metaserver executable, measured in turn")
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.calls, arguments.blocks))
+    asyncio.run(main(arguments.calls, arguments.blocks, arguments.against))

@@ -1,10 +1,13 @@
 """Where the meta-server's time goes in a proxied call: a cProfile of ``metaserver serve``.
 
 Runs the meta-server (stdio) under cProfile, makes ``--calls`` calls through one meta-tool
-path (``direct``: ``bench_add``; ``generated``: ``call_generated``) and prints the top of the
-profile of the server process, by cumulative and by own time.
+path (``direct``: ``bench_add``; ``generated``: ``call_generated``), ``--concurrency`` of them
+in flight at once, and prints the top of the profile of the server process, by cumulative and
+by own time, and how much of the run the server's CPU was busy (its process time over the
+wall time: a server that waits on worker threads is idle while calls queue).
 
     uv run python bench/proxy_profile.py [--path direct|generated] [--calls 300]
+        [--concurrency 10]
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import pstats
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from fastmcp import Client
@@ -46,7 +50,13 @@ main()
 """
 
 
-async def main(path: str, calls: int, top: int) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def main(path: str, calls: int, top: int, concurrency: int) -> None:
     home = Path(tempfile.mkdtemp(prefix="metaserver-profile-"))
     register_fake(Settings(home=home), "bench")
     out = home / "serve.prof"
@@ -67,15 +77,27 @@ async def main(path: str, calls: int, top: int) -> None:
 
         for _ in range(10):  # the child starts, caches fill
             await call()
+        semaphore = asyncio.Semaphore(concurrency)
+
+        async def one() -> None:
+            async with semaphore:
+                await call()
+
         os.kill(pid, signal.SIGUSR2)
         await asyncio.sleep(0.2)
-        for _ in range(calls):
-            await call()
+        cpu, started = cpu_seconds(pid), time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(calls)))
+        wall, cpu = time.perf_counter() - started, cpu_seconds(pid) - cpu
         os.kill(pid, signal.SIGUSR1)
         for _ in range(100):
             if out.exists() and out.stat().st_size:
                 break
             await asyncio.sleep(0.1)
+    print(
+        f"{calls} calls at concurrency {concurrency}: {calls / wall:.0f} calls/s;"
+        f" server CPU {cpu / wall:.0%} of the wall time ({cpu / calls * 1000:.2f} ms a call,"
+        " profiled, so slower than unprofiled)"
+    )
     stats = pstats.Stats(str(out))
     stats.strip_dirs().sort_stats("cumulative").print_stats(top)
     stats.sort_stats("tottime").print_stats(top)
@@ -86,5 +108,6 @@ if __name__ == "__main__":
     parser.add_argument("--path", choices=["direct", "generated"], default="direct")
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--concurrency", type=int, default=1)
     args = parser.parse_args()
-    asyncio.run(main(args.path, args.calls, args.top))
+    asyncio.run(main(args.path, args.calls, args.top, args.concurrency))

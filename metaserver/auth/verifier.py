@@ -14,16 +14,19 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+from typing import TYPE_CHECKING
 
 from fastmcp.server.auth import AccessToken, AuthProvider, RemoteAuthProvider, TokenVerifier
 from pydantic import AnyHttpUrl
 
 from metaserver.auth.context import access_token, for_principal
-from metaserver.auth.oauth import JwtVerifier
 from metaserver.auth.roles import OPERATOR
 from metaserver.auth.tokens import PREFIX, TokenStore
 from metaserver.exceptions import RegistryError
 from metaserver.settings import AuthSettings
+
+if TYPE_CHECKING:
+    from metaserver.auth.oauth import JwtVerifier
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +39,12 @@ class TeamVerifier(TokenVerifier):
         secret = settings.token.get_secret_value() if settings.token else ""
         self._static = secret.encode()
         self._tokens = tokens
-        self._jwt = JwtVerifier(settings) if settings.issuer else None
+        self._jwt: JwtVerifier | None = None
+        if settings.issuer:
+            # Imported here: its HTTP client (httpx) is a second of a start without an issuer.
+            from metaserver.auth.oauth import JwtVerifier
+
+            self._jwt = JwtVerifier(settings)
 
     @property
     def oauth(self) -> JwtVerifier | None:

@@ -52,6 +52,14 @@ def judge(line: bytes) -> mcp_types.JSONRPCError | None:
     SDK's reader would judge it, and within the bounds of :mod:`metaserver.input_limits`
     (which the SDK does not keep: it reads NaN, and a request whose ``id`` is an object as
     a notification, which is never answered)."""
+    answer = judged(line)
+    return answer if isinstance(answer, mcp_types.JSONRPCError) else None
+
+
+def judged(line: bytes) -> mcp_types.JSONRPCMessage | mcp_types.JSONRPCError | None:
+    """:func:`judge`, handing on what it parsed: the message ``line`` holds, the error answer
+    it gets, or None for a blank line (a reader that takes the message need not parse the
+    line a second time)."""
     if line == TOO_LONG:
         return _error(PARSE_ERROR, f"Parse error: the line is longer than {_mib()} MiB")
     if not line.strip():
@@ -69,7 +77,7 @@ def judge(line: bytes) -> mcp_types.JSONRPCError | None:
         if isinstance(raw, dict) and "id" in raw:
             # A request whose id is no string or number: JSON-RPC's Invalid Request.
             return _error(INVALID_REQUEST, "Invalid Request: id must be a string or a number")
-    return None
+    return message
 
 
 class BoundedLines:

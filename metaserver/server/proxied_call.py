@@ -22,7 +22,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema  # type: ignore[import-untyped]
 import mcp_types
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
@@ -38,6 +37,8 @@ from metaserver.telemetry.calls import observed_call
 @functools.lru_cache(maxsize=4096)
 def _validator(schema_text: str) -> Any:
     """A compiled validator per distinct schema: checking a schema costs more than a call."""
+    import jsonschema  # type: ignore[import-untyped]  # on the first call, not at start
+
     schema = json.loads(schema_text)
     try:
         validator_class = jsonschema.validators.validator_for(schema)
@@ -68,7 +69,9 @@ def check_arguments(
         # A schema the generator wrote but jsonschema rejects: the generated server's own
         # signature check still guards the call.
         return None
-    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+    error = best_match(validator.iter_errors(arguments))
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path)

@@ -7,7 +7,8 @@ sits between the reader and the serving loop, answers those as JSON-RPC 2.0 dema
 (:mod:`metaserver.children.bad_lines`), and passes every message on, so the session goes on
 with the next line. The reader's stdin is :class:`JudgedStdin`: no line is held past the
 bounds of :mod:`metaserver.input_limits`, and lines past them are refused before the SDK
-parses them.
+parses them. When stdin and stdout are pipes or sockets, none of this is used: the event loop
+reads and writes them itself (:mod:`metaserver.server.stdio_pipes`), with the same answers.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
 from metaserver.children.bad_lines import BoundedLines, error_for, judge
-from metaserver.server.fast_calls import FastCalls, FastRoute
+from metaserver.server.eras import Era
+from metaserver.server.fast_calls import FastCalls, FastReads, FastRoute, message_sender
+from metaserver.server.stdio_pipes import claimed_stdout, is_pipe, serve_pipes
 
 # What the SDK's reader is given in place of a line :func:`judge` refused: no JSON, so the
 # reader turns it into an exception, which AnswerBadLines answers with the kept answer.
@@ -151,7 +154,8 @@ async def serve_streams(
     lifespan."""
     messages: ReadStream[Any] = read_stream
     if route is not None:
-        messages = FastCalls(messages, write_stream, route)
+        era = Era(mcp._mcp_server.server_info_stamp)
+        messages = FastReads(messages, FastCalls(route, message_sender(write_stream), era))
     await mcp._mcp_server.run(
         messages, write_stream, mcp._mcp_server.create_initialization_options()
     )
@@ -162,12 +166,18 @@ async def run_stdio(mcp: FastMCP[Any], route: FastRoute | None = None) -> None:
 
     What ``FastMCP.run_stdio_async`` does (fastmcp/server/mixins/transport.py), with
     :class:`AnswerBadLines` on the read side, and :class:`FastCalls` answering the calls
-    ``route`` claims.
+    ``route`` claims; on pipes, without the SDK's worker threads
+    (:func:`~metaserver.server.stdio_pipes.serve_pipes`).
     """
     from fastmcp.server.context import reset_transport, set_transport
 
     token = set_transport("stdio")
     try:
+        if is_pipe(0) and is_pipe(1):
+            with claimed_stdin() as source, claimed_stdout() as sink:
+                async with mcp._lifespan_manager():
+                    await serve_pipes(mcp, route, source, sink)
+            return
         with claimed_stdin() as source:
             stdin = JudgedStdin(source)
             async with (

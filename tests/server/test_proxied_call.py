@@ -27,6 +27,7 @@ from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from metaserver.auth.audit import AuditLog
 from metaserver.auth.context import for_principal
@@ -46,9 +47,9 @@ METASERVER = str(Path(sys.executable).with_name("metaserver"))
 
 @pytest.fixture(autouse=True)
 def _untraced_client() -> Iterator[None]:
-    """The client's calls carry no trace context: the MCP client writes ``traceparent`` into
-    ``_meta`` whenever a tracer provider records (one an earlier test in this process set),
-    and a traced call takes the full path by design (test_fast_calls.py)."""
+    """The client's calls carry no trace context but the one a test gives them: the MCP
+    client writes ``traceparent`` into ``_meta`` whenever a tracer provider records (one an
+    earlier test in this process set), naming a span of its own."""
     before = propagate.get_global_textmap()
     propagate.set_global_textmap(CompositePropagator([]))
     try:
@@ -64,10 +65,17 @@ class _Served:
         self.session = session
         self.fast: list[str] = []
 
-    async def call(self, name: str, arguments: dict[str, Any], full: bool = False) -> Any:
-        """Call ``name``; ``full``: with a ``_meta`` entry that keeps it off the fast path."""
-        meta = {"reference": True} if full else None
-        return await self.session.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        full: bool = False,
+        meta: dict[str, Any] | None = None,
+    ) -> Any:
+        """Call ``name`` with ``meta``; ``full``: with a ``_meta`` entry that keeps it off the
+        fast path."""
+        sent = {**(meta or {}), **({"reference": True} if full else {})}
+        return await self.session.call_tool(name, arguments, meta=sent or None)  # type: ignore[arg-type]
 
 
 @contextlib.asynccontextmanager
@@ -189,6 +197,43 @@ async def test_fast_calls_are_traced_counted_and_audited(tmp_path: Path) -> None
         ("bob", "call_generated", "bench", "error"),
         ("bob", "bench_explode", "bench", "error"),
     ]
+
+
+class _ReadOnlyTraceContext(TraceContextTextMapPropagator):
+    """W3C trace context read from a request (as the server does) but written by no client:
+    the test writes the ``traceparent`` of a span it knows."""
+
+    def inject(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+@pytest.mark.integration
+async def test_a_traced_call_on_the_fast_path_continues_the_clients_trace(
+    tmp_path: Path,
+) -> None:
+    propagate.set_global_textmap(_ReadOnlyTraceContext())  # restored by _untraced_client
+    settings = fast_settings(tmp_path / "home")
+    register_fake(settings, "bench")
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing.use_provider(provider)
+    try:
+        async with _served(settings, None) as served:
+            with provider.get_tracer("client").start_as_current_span("client") as client:
+                meta: dict[str, Any] = {}
+                TraceContextTextMapPropagator().inject(meta)  # W3C traceparent (SEP-414)
+                added = await served.call("bench_add", {"a": 2, "b": 3}, meta=meta)
+            untraced = await served.call("bench_add", {"a": 1, "b": 1})
+            assert served.fast == ["bench_add", "bench_add"]  # both on the fast path
+    finally:
+        tracing.use_provider(None)
+    assert added.structured_content == {"result": 5} and not untraced.is_error
+    traced, other = [s for s in exporter.get_finished_spans() if s.name == "call"]
+    assert traced.parent is not None and traced.parent.is_remote  # the client's span
+    assert traced.parent.span_id == client.get_span_context().span_id
+    assert traced.context.trace_id == client.get_span_context().trace_id
+    assert other.parent is None or other.context.trace_id != traced.context.trace_id
 
 
 @pytest.mark.integration

@@ -135,3 +135,23 @@ async def test_bad_lines_get_parse_errors_and_the_session_goes_on(tmp_path: Path
                 process.kill()
                 await process.wait()
     assert process.returncode == 0
+
+
+async def test_a_file_as_stdin_is_served_by_the_sdks_transport(tmp_path: Path) -> None:
+    """No pipe to poll (stdin a regular file): the SDK's threaded reader serves it, with the
+    same answers to bad lines."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(json.dumps(INITIALIZE) + "\n" + '{"jsonrpc": "2.0", "id": {}}\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
+    env["METASERVER_HOME"] = str(tmp_path / "home")
+    answers = tmp_path / "answers.jsonl"
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        process = await asyncio.create_subprocess_exec(
+            METASERVER, "serve", stdin=stdin, stdout=stdout, stderr=asyncio.subprocess.DEVNULL,
+            env=env,
+        )  # fmt: skip
+        assert await asyncio.wait_for(process.wait(), 180) == 0
+    lines = [json.loads(line) for line in answers.read_text().splitlines()]
+    by_id = {str(line.get("id")): line for line in lines}
+    assert by_id["1"]["result"]["serverInfo"]["name"] == "metaserver"
+    assert by_id["None"]["error"]["code"] == -32600
