@@ -27,6 +27,7 @@ import os
 import re
 from pathlib import Path
 
+from metaserver.agents.analysis.cell_names import Session
 from metaserver.agents.repo_docs.file_arguments import writes_file
 from metaserver.contracts import (
     JSON,
@@ -180,7 +181,7 @@ def tutorial_candidate(
     imported = set().union(*(imports(tree) for tree in trees))
     if not imported & packages:
         return f"does not use the package ({', '.join(sorted(packages)) or 'none found'})"
-    problem = needs_outside(trees, imported)
+    problem = needs_outside(trees, imported) or unbound_reads(code, trees, root)
     if problem:
         return problem
     found = data_files(trees, path.parent, root)
@@ -323,6 +324,19 @@ def needs_outside(trees: list[ast.Module], imported: set[str]) -> str:
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if re.match(r"^(https?|ftp)://", node.value.strip()):
                     return f"needs the network (reads {node.value.strip()[:80]})"
+    return ""
+
+
+def unbound_reads(code: list[NotebookCell], trees: list[ast.Module], root: Path) -> str:
+    """Why the cells cannot run in order in one namespace (a name read that no cell before
+    binds: ``plt`` in a notebook that never imports it), or "" when they can."""
+    session = Session(root)
+    for cell, tree in zip(code, trees, strict=True):
+        missing = session.missing(tree)
+        if missing:
+            names = ", ".join(sorted(missing)[:4])
+            return f"reads names no earlier cell binds (cell {cell.cell}: {names})"
+        session.add(tree)
     return ""
 
 

@@ -147,6 +147,11 @@ def test_skip_reasons(tmp_path: Path) -> None:
             ),
             "stored output is an error (KeyError)",
         ),
+        # A name an IPython profile would have imported at start: no cell binds it.
+        "unbound.ipynb": (
+            notebook(code("import nbcalc\nx = nbcalc.total([1])"), code("plt.plot(x)\nnp.ones(2)")),
+            "reads names no earlier cell binds (cell 1: np, plt)",
+        ),
     }
     for name, (text, reason) in cases.items():
         made = notebook_candidate(write(tmp_path, name, text), tmp_path, PACKAGES)
