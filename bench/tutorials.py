@@ -19,8 +19,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +31,13 @@ from metaserver.settings import Settings
 
 
 async def measure(source: str, max_tools: int | None) -> dict[str, Any]:
+    # The machine is shared: the load beside each row says what its seconds are worth.
+    load_before = os.getloadavg()[0]
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-tutorials-") as home:
         report = await convert(source, settings=Settings(home=Path(home)), max_tools=max_tools)
+    total = time.monotonic() - started
+    load_after = os.getloadavg()[0]
     summary = report.tutorials
     runs = sum(v for k, v in report.seconds.items() if k.startswith("notebook:"))
     return {
@@ -58,6 +65,8 @@ async def measure(source: str, max_tools: int | None) -> dict[str, Any]:
         ],
         "failure": str(report.failure)[:500] if report.failure else None,
         "tutorial_runs_s": round(runs, 2),
+        "total_s": round(total, 1),
+        "load": f"{load_before:.1f}-{load_after:.1f}",
     }
 
 
@@ -68,15 +77,18 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     rows = [asyncio.run(measure(source, args.max_tools)) for source in args.sources]
-    columns = "found | tools | stored | run here | passed | unseeded | validate s | runs s"
+    columns = (
+        "found | tools | stored | run here | passed | unseeded | validate s | runs s | "
+        "total s | load"
+    )
     print(f"| source | {columns} |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         passed = ", ".join(f"{k} {v}" for k, v in sorted(row["passed"].items())) or "0"
         print(
             f"| {row['source']} | {row['found']} | {row['tools']} | {row['stored']} | "
             f"{row['executed']} | {passed} | {len(row['unseeded'])} | {row['validate_s']} | "
-            f"{row['tutorial_runs_s']} |"
+            f"{row['tutorial_runs_s']} | {row['total_s']} | {row['load']} |"
         )
     for row in rows:
         for reason, count in sorted(row["skipped"].items(), key=lambda item: -item[1]):

@@ -16,10 +16,10 @@ cells, is no tutorial and is not listed.
 from __future__ import annotations
 
 import ast
-import builtins
 import doctest
 from pathlib import Path
 
+from metaserver.agents.analysis.cell_names import Session, bound_names
 from metaserver.agents.analysis.notebooks import runnable, tutorial_candidate
 from metaserver.agents.repo_docs.code_blocks import doctest_examples, labelled_blocks
 from metaserver.agents.repo_docs.toctrees import page_title
@@ -47,18 +47,21 @@ def page_candidate(path: Path, root: Path, packages: set[str]) -> Candidate | st
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    cells, stored = page_cells(text)
+    cells, stored = page_cells(text, root)
     if len(cells) < 2 or len(cells) > MAX_CELLS or not _builds_on(cells):
         return None
     return tutorial_candidate(path, root, packages, cells, stored, None, page_title(text), "page")
 
 
-def page_cells(text: str) -> tuple[list[NotebookCell], list[dict[str, JSON]]]:
+def page_cells(
+    text: str, root: Path | None = None
+) -> tuple[list[NotebookCell], list[dict[str, JSON]]]:
     """A page's statements in page order as cells, and the outputs its ``>>>`` examples
     show (by cell). Blocks that are not plain Python (a shell line, a prompt of another
     kind), fragments that read names no earlier cell bound, and examples marked to be
     skipped are left out; an example that shows an error or elides its output (``...``)
-    runs with nothing compared."""
+    runs with nothing compared. ``root``: the repository, where a star import's module is
+    read for the names it binds."""
     pieces: list[tuple[int, str, dict[str, JSON]]] = []
     for example in doctest_examples(text):
         if example.options.get(doctest.SKIP):
@@ -69,18 +72,15 @@ def page_cells(text: str) -> tuple[list[NotebookCell], list[dict[str, JSON]]]:
             pieces.append((line, block.strip("\n"), {}))
     cells: list[NotebookCell] = []
     stored: list[dict[str, JSON]] = []
-    bound: set[str] | None = set(dir(builtins))  # None: a star import bound what it bound
+    session = Session(root)
     for _, source, output in sorted(pieces, key=lambda piece: piece[0]):
         plain = runnable(source)
         if plain.startswith("!") or not plain.strip():
             continue
         tree = ast.parse(plain)
-        if bound is not None and _star_import(tree):
-            bound = None
-        elif bound is not None:
-            if _free_names(tree) - bound:
-                continue  # a fragment (``env.run(until=i)`` before the page makes ``env``)
-            bound |= _bound(tree)
+        if session.missing(tree):
+            continue  # a fragment (``env.run(until=i)`` before the page makes ``env``)
+        session.add(tree)
         index = len(cells)
         cells.append(NotebookCell(cell=index, source=plain))
         if output:
@@ -125,40 +125,5 @@ def _builds_on(cells: list[NotebookCell]) -> bool:
         }
         if read & bound:
             return True
-        bound |= _bound(tree)
+        bound |= bound_names(tree)
     return False
-
-
-def _star_import(tree: ast.Module) -> bool:
-    """Whether the cell imports ``*``: the names it binds cannot be known here."""
-    imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    return any(alias.name == "*" for node in imports for alias in node.names)
-
-
-def _free_names(tree: ast.Module) -> set[str]:
-    """The names the cell reads as it runs that it binds nowhere itself: a function's or a
-    lambda's body runs later, when it is called, so its names are not read here."""
-    own = _bound(tree)
-    read: set[str] = set()
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            read.add(node.id)
-        pending.extend(ast.iter_child_nodes(node))
-    return read - own
-
-
-def _bound(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                names.add(alias.asname or alias.name.split(".")[0])
-    return names

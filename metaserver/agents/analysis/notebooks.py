@@ -27,6 +27,7 @@ import os
 import re
 from pathlib import Path
 
+from metaserver.agents.analysis.cell_names import Session
 from metaserver.agents.repo_docs.file_arguments import writes_file
 from metaserver.contracts import (
     JSON,
@@ -180,7 +181,7 @@ def tutorial_candidate(
     imported = set().union(*(imports(tree) for tree in trees))
     if not imported & packages:
         return f"does not use the package ({', '.join(sorted(packages)) or 'none found'})"
-    problem = needs_outside(trees, imported)
+    problem = needs_outside(trees, imported) or unbound_reads(code, trees, root)
     if problem:
         return problem
     found = data_files(trees, path.parent, root)
@@ -326,6 +327,19 @@ def needs_outside(trees: list[ast.Module], imported: set[str]) -> str:
     return ""
 
 
+def unbound_reads(code: list[NotebookCell], trees: list[ast.Module], root: Path) -> str:
+    """Why the cells cannot run in order in one namespace (a name read that no cell before
+    binds: ``plt`` in a notebook that never imports it), or "" when they can."""
+    session = Session(root)
+    for cell, tree in zip(code, trees, strict=True):
+        missing = session.missing(tree)
+        if missing:
+            names = ", ".join(sorted(missing)[:4])
+            return f"reads names no earlier cell binds (cell {cell.cell}: {names})"
+        session.add(tree)
+    return ""
+
+
 def data_files(trees: list[ast.Module], here: Path, root: Path) -> tuple[list[str], str] | str:
     """The repository files the code reads by a literal path (relative to the notebook, as
     Jupyter runs it) and the folder it must run in for them to be found there (see
@@ -445,36 +459,54 @@ def _assignments(tree: ast.Module, strict: bool) -> list[Parameter] | None:
     """``name = literal`` statements as parameters; ``strict``: None unless all are."""
     found: list[Parameter] = []
     for statement in tree.body:
-        value = _literal_assignment(statement)
-        if value is None:
+        pairs = _literal_assignment(statement)
+        if pairs is None:
             if strict:
                 return None
             continue
-        name, literal = value
-        if name in {p.name for p in found}:
-            found = [p for p in found if p.name != name]
-        found.append(
-            Parameter(
-                name=name,
-                kind="keyword_only",
-                json_schema={**_schema(literal), "default": literal},
-                required=False,
-                default=literal,
+        for name, literal in pairs:
+            if name in {p.name for p in found}:
+                found = [p for p in found if p.name != name]
+            found.append(
+                Parameter(
+                    name=name,
+                    kind="keyword_only",
+                    json_schema={**_schema(literal), "default": literal},
+                    required=False,
+                    default=literal,
+                )
             )
-        )
     return found
 
 
-def _literal_assignment(statement: ast.stmt) -> tuple[str, JSON] | None:
+def _literal_assignment(statement: ast.stmt) -> list[tuple[str, JSON]] | None:
+    """The names a statement binds to literals, in order, or None where it binds anything
+    else. Tutorials set several at once as often as one (``ndim, nsamples = 2, 10000``)."""
     if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return None
-    target = statement.targets[0]
+    target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Tuple | ast.List):
+        if not isinstance(value, ast.Tuple | ast.List) or len(value.elts) != len(target.elts):
+            return None
+        targets, values = list(target.elts), list(value.elts)
+    else:
+        targets, values = [target], [value]
+    pairs: list[tuple[str, JSON]] = []
+    for name, node in zip(targets, values, strict=True):
+        pair = _literal_pair(name, node)
+        if pair is None:
+            return None
+        pairs.append(pair)
+    return pairs
+
+
+def _literal_pair(target: ast.expr, node: ast.expr) -> tuple[str, JSON] | None:
     if not isinstance(target, ast.Name) or keyword.iskeyword(target.id):
         return None
     if target.id.startswith("_"):
         return None
     try:
-        value = ast.literal_eval(statement.value)
+        value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     if isinstance(value, tuple):

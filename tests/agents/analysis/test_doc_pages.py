@@ -113,3 +113,27 @@ def test_a_fragment_that_reads_names_the_page_binds_later_is_left_out() -> None:
         "from pagecalc import *",
     ]
     assert stored == [{"cell": 3, "shown": "'balance 2.0'"}]
+
+
+def test_a_star_import_of_the_repositorys_own_module_binds_the_names_it_exports(
+    tmp_path: Path,
+) -> None:
+    package = tmp_path / "src" / "starcalc"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from starcalc.core import grow, shrink\n__all__ = ['grow', 'Fitter']\n"
+    )
+    text = (
+        "```python\nfrom starcalc import *\nf = Fitter()\n```\n\n"
+        "```python\ngrow(start_values)\n```\n\n"  # start_values: bound nowhere
+        "```python\nshrink(f)\n```\n\n"  # not in __all__: a star import does not bind it
+        "```python\nf.fit(grow(2))\n```\n"
+    )
+    cells, _ = page_cells(text, tmp_path)
+    assert [c.source.splitlines()[-1] for c in cells] == ["f = Fitter()", "f.fit(grow(2))"]
+    # Another distribution's module, or no repository: its names are unknown, so nothing
+    # after it is taken for a fragment.
+    for module, root in (("numpy", tmp_path), ("starcalc", None)):
+        page = f"```python\nfrom {module} import *\nf = 1\n```\n\n```python\ngrow(x)\n```\n"
+        cells, _ = page_cells(page, root)
+        assert len(cells) == 2, (module, root)

@@ -95,6 +95,35 @@ def test_a_cell_that_begins_with_literal_assignments_gives_them_without_a_litera
     assert [p.name for p in candidate.parameters] == ["size"]
 
 
+def test_names_set_together_from_literals_are_parameters(tmp_path: Path) -> None:
+    text = notebook(
+        code("import nbcalc\n\nndim, nsamples = 2, 100\n[low, high] = [0.5, 'x']\nn = ndim * 2"),
+        code("print(nbcalc.total([ndim, nsamples]))", stdout("102\n")),
+    )
+    candidate = notebook_candidate(write(tmp_path, "a.ipynb", text), tmp_path, PACKAGES)
+    assert isinstance(candidate, Candidate), candidate
+    assert candidate.notebook is not None
+    # Both statements are leading literal assignments: bound after the second statement.
+    assert (candidate.notebook.parameters_cell, candidate.notebook.parameters_after) == (0, 3)
+    assert {p.name: p.default for p in candidate.parameters} == {
+        "ndim": 2,
+        "nsamples": 100,
+        "low": 0.5,
+        "high": "x",
+    }
+    # Names set from anything but literals, or unpacked from one value, are none.
+    for line in (
+        "a, b = 1, len('x')",
+        "a, b = [1, 2][0], 3",
+        "a, b = 'xy'",
+        "a, (b, d) = 1, (2, 3)",
+    ):
+        text = notebook(code(f"import nbcalc\n{line}\nc = a"), code("nbcalc.total([c])"))
+        candidate = notebook_candidate(write(tmp_path, "b.ipynb", text), tmp_path, PACKAGES)
+        assert isinstance(candidate, Candidate), candidate
+        assert candidate.parameters == [], line
+
+
 def test_skip_reasons(tmp_path: Path) -> None:
     cases = {
         "fetch.ipynb": (FETCH, "needs the network (imports requests)"),
@@ -117,6 +146,11 @@ def test_skip_reasons(tmp_path: Path) -> None:
                 code("import nbcalc", {"output_type": "error", "ename": "KeyError", "evalue": ""})
             ),
             "stored output is an error (KeyError)",
+        ),
+        # A name an IPython profile would have imported at start: no cell binds it.
+        "unbound.ipynb": (
+            notebook(code("import nbcalc\nx = nbcalc.total([1])"), code("plt.plot(x)\nnp.ones(2)")),
+            "reads names no earlier cell binds (cell 1: np, plt)",
         ),
     }
     for name, (text, reason) in cases.items():
