@@ -18,6 +18,7 @@ import importlib
 import inspect
 import os
 import sys
+import sysconfig
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -303,9 +304,26 @@ def shipped_file(value: Any) -> str | None:
         return None
     prefix = Path(sys.prefix).resolve()
     candidate = Path(value).resolve()
-    if prefix not in candidate.parents or not candidate.is_file():
+    if prefix not in candidate.parents:
+        candidate = _in_these_packages(Path(value))
+    if candidate is None or prefix not in candidate.parents or not candidate.is_file():
         return None
     return str(candidate)
+
+
+def _in_these_packages(path: Path) -> Path | None:
+    """The same package file in this environment's site-packages, for a path into another
+    environment's (the probe's analysis saw the environment where it was built: the data
+    path ``os.path.join(data_path, 'example4d.nii.gz')`` it read there is the file of the
+    same package here); None for a path into no site-packages."""
+    parts = path.parts
+    if "site-packages" not in parts:
+        return None
+    inside = parts[len(parts) - parts[::-1].index("site-packages") :]
+    if not inside or ".." in inside:
+        return None
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    return (site.joinpath(*inside)).resolve()
 
 
 def _runs_in(root: Path) -> bool:

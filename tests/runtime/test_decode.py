@@ -314,3 +314,17 @@ def test_a_class_made_per_context_is_our_codec_error_not_the_librarys() -> None:
     target = f"{made.__module__}:{made.__qualname__}"
     with pytest.raises(CodecError, match="does not import"):
         decode("1.5", f"new:{target}", HandleTable())
+
+
+def test_a_path_into_another_environments_packages_is_the_same_file_here() -> None:
+    import sysconfig
+
+    from metaserver.runtime.decode import shipped_file
+
+    here = Path(sysconfig.get_paths()["purelib"]) / "pytest" / "__init__.py"
+    assert here.is_file()
+    # the probe read the data path in the environment where it was built
+    elsewhere = "/build/home/environments/x-1/lib/python3.11/site-packages/pytest/__init__.py"
+    assert shipped_file(elsewhere) == str(here.resolve())
+    assert shipped_file("/build/lib/site-packages/../../etc/passwd") is None
+    assert shipped_file("/etc/passwd") is None
