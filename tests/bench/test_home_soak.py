@@ -38,3 +38,18 @@ def test_the_last_registered_server_is_kept() -> None:
     assert soak.removal_choice([], chance) is None
     assert soak.removal_choice(["only"], chance) is None
     assert soak.removal_choice(["a", "b"], chance) in {"a", "b"}
+
+
+def test_a_call_of_a_removed_server_is_counted_apart_from_a_failure(tmp_path: Path) -> None:
+    soak_module = _module()
+    soak = soak_module.Soak(tmp_path / "home", [], 0)
+    outcome = soak_module.call_outcome
+    assert outcome(soak, False, "42") == "serve call ok"
+    removed = "server 'calc' was removed: it is no longer registered"
+    assert outcome(soak, True, removed) == "serve call refused: removed"
+    assert outcome(soak, True, "no registered server named 'calc'").endswith("removed")
+    assert soak.errors == []
+    # The soak's 4 failures were of this kind: counted as errors, their text kept.
+    lost = "Error calling tool 'f': No module named 'colour.io'"
+    assert outcome(soak, True, lost) == "serve call error"
+    assert soak.errors == [lost]
