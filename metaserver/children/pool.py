@@ -357,9 +357,12 @@ class ChildPool:
         stopped = []
         for child in list(self._children.values()):
             if child.record.name == name and child.record.version_id not in versions:
-                stopped.append(child.record.ref)
+                stopped.append(child.record)
                 await self._stop_child(child)
-        return stopped
+        if stopped and self._registry is not None:
+            # The registration left the files these children leased: they may go now.
+            await asyncio.to_thread(discard_removed, self._settings, stopped, self._registry)
+        return [record.ref for record in stopped]
 
     async def reap_idle(self) -> list[str]:
         """Stop every child idle (no call in flight) for ``child_idle_seconds`` or longer.
@@ -437,8 +440,8 @@ class ChildPool:
         try:
             while True:
                 child = self._children.get(name)
-                if child is not None and child.removed:
-                    raise ServerRemovedError(record)
+                if child is not None and child.removed and child.same_server(record):
+                    raise ServerRemovedError(record)  # (a re-converted one replaces it)
                 usable = child is not None and child.same_server(record) and not child.is_dead()
                 first = self._is_first(place)
                 if child is not None and usable and (not child.draining or first):

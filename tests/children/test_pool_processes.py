@@ -4,6 +4,8 @@ Two processes of one home: ``metaserver serve`` (driven by a real MCP client ove
 holds a live child and calls it; ``metaserver remove`` unregisters the server meanwhile.
 The call in flight finishes (its files are leased, so the removal leaves them), the next
 call is refused with "was removed", and the files go once the child has stopped.
+Refused rather than served: the registry is what exists, and its owner asked for the
+server to go; a call that started before the removal is the only one that still runs.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
+from fake_children import fast_settings, register_fake
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from removal_fixtures import home_env, register_lazy
 
+from metaserver.children.pool import ChildPool
 from metaserver.registry import Registry
+from metaserver.registry.files import discard_files
 from metaserver.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -140,3 +145,31 @@ def test_files_a_killed_process_held_go_with_the_next_sweep(tmp_path: Path) -> N
     assert removed.returncode == 0, removed.stderr
     assert not record.output_dir.exists()
     assert list(settings.servers_dir.iterdir()) == []
+
+
+async def test_the_pool_retires_a_child_whose_version_went_once_its_call_ends(
+    tmp_path: Path,
+) -> None:
+    # Another process's removal, as this pool sees it: the rows go, the files stay leased.
+    settings = fast_settings(tmp_path / "home")
+    registry = Registry(settings.registry_path)
+    record = register_fake(settings, "calc", "5c6d7e8f")
+    pool = ChildPool(settings, registry=registry)
+    try:
+        first = await pool.call(record, "add", {"a": 1, "b": 2})
+        assert not first.is_error
+        napping = asyncio.create_task(pool.call(record, "nap", {"seconds": 2}))
+        await asyncio.sleep(0.5)
+        registry.remove("calc")
+        assert discard_files(settings, [record], registry) == []  # leased: kept
+        assert await pool.retire_removed() == []  # a call in flight: not stopped yet
+        refused = await pool.call(record, "add", {"a": 1, "b": 2})
+        assert refused.is_error and "was removed" in str(refused.content), refused
+        assert not (await napping).is_error
+        assert await pool.retire_removed() == [record.ref]
+        assert pool.live() == [] and not record.output_dir.exists()
+        assert pool.served("calc")  # a later call naming it is told it was removed
+        again = await pool.call(record, "add", {"a": 1, "b": 2})
+        assert again.is_error and "was removed" in str(again.content), again
+    finally:
+        await pool.close()
