@@ -44,6 +44,7 @@ from typing import Any
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from metaserver.children.oneshot import HANDLE_PREFIX
 from metaserver.registry import Registry
 from metaserver.registry.files import owned_paths, version_dirs
 from metaserver.settings import Settings
@@ -219,12 +220,24 @@ def remove_loop(soak: Soak, seed: int) -> None:
 
 
 def first_call(record: Any) -> tuple[str, dict[str, Any]] | None:
-    """A tool of ``record`` and the arguments it was validated with."""
+    """A tool of ``record`` and the arguments it was validated with, where they name no
+    handle: a handle lives in the server process that made it, so a call from another
+    one is refused by design ("unknown or expired handle"), which is no failure here."""
     for tool in record.tools:
         evidence = tool.evidence or {}
-        if isinstance(evidence.get("arguments"), dict):
-            return tool.name, evidence["arguments"]
+        arguments = evidence.get("arguments")
+        if isinstance(arguments, dict) and not names_handle(arguments):
+            return tool.name, arguments
     return None
+
+
+def names_handle(value: Any) -> bool:
+    """Whether ``value`` holds a handle: a ``{"handle": id}`` descriptor or a bare id."""
+    if isinstance(value, dict):
+        return "handle" in value or any(names_handle(v) for v in value.values())
+    if isinstance(value, list):
+        return any(names_handle(v) for v in value)
+    return isinstance(value, str) and value.startswith(HANDLE_PREFIX)
 
 
 def serve_thread(soak: Soak) -> None:

@@ -119,6 +119,7 @@ def sweep_home(settings: Settings, registry: Registry) -> list[Path]:
     no registered version uses, no running conversion owns and no live child runs from.
 
     These are what a killed conversion or batch left (its lease ended with its process),
+    the scratch directories of ended conversions,
     what a replaced or removed version left while a child of another process still ran
     from it, and what a process killed between a removal's rows and its files left. Whoever
     registers or removes a server, and ``serve`` at its start, sweeps.
@@ -142,7 +143,8 @@ def sweep_home(settings: Settings, registry: Registry) -> list[Path]:
         parsed = entry_of(path.name)
         assert parsed is not None
         entry = f"{parsed[0]}-{parsed[1]}"
-        if entry in used:
+        # A scratch entry (``.<name>-<token>.*``) is no version's, once its conversion ended.
+        if entry in used and not path.name.startswith("."):
             continue
         with deleting(settings, entry) as free:
             if free and (path.exists() or path.is_symlink()):

@@ -6,7 +6,7 @@ import importlib.util
 import random
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -53,3 +53,21 @@ def test_a_call_of_a_removed_server_is_counted_apart_from_a_failure(tmp_path: Pa
     lost = "Error calling tool 'f': No module named 'colour.io'"
     assert outcome(soak, True, lost) == "serve call error"
     assert soak.errors == [lost]
+
+
+def test_a_tool_validated_with_a_handle_is_not_the_one_called() -> None:
+    soak = _module()
+
+    class Tool:
+        def __init__(self, name: str, arguments: dict[str, object]) -> None:
+            self.name, self.evidence = name, {"arguments": arguments}
+
+    record = SimpleNamespace(
+        tools=[
+            Tool("bandwidth", {"sys": {"handle": "h_abc"}}),
+            Tool("plot", {"system": "h_abc"}),
+            Tool("poles", {"length_m": 2}),
+        ]
+    )
+    # A handle lives in the process that made it: the soak's 2 call errors were of this kind.
+    assert soak.first_call(record) == ("poles", {"length_m": 2})

@@ -178,6 +178,7 @@ def test_unregistered_directories_of_any_server_are_swept(settings: Settings) ->
         settings.environments_dir / ".calc-dead.repair",
         settings.servers_dir / "calc-dead",
         settings.servers_dir / "calculator-dead",  # another server's leftover: swept too
+        settings.environments_dir / ".calc-aaaa.repair",  # an ended conversion's scratch
     ]
     for path in left:
         path.mkdir(parents=True)
