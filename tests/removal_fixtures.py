@@ -1,7 +1,8 @@
 """A served version whose tool reads its own files mid-call, and the processes around it.
 
-The server imports a module of its own directory only after a pause, as a generated server
-imports a library lazily: a removal in another process that deletes the directory during
+The server imports a module of its own directory only when the test says so (a file in its
+``work/``, where it also says the call has started), as a generated server imports a library
+lazily: a removal in another process that deletes the directory during
 the pause made that import fail (issue 28's soak, 4 of 83 calls).
 """
 
@@ -33,8 +34,14 @@ def ping() -> str:
 
 
 @mcp.tool
-async def late_import(seconds: float) -> str:
-    await asyncio.sleep(seconds)
+async def late_import() -> str:
+    # Says it has started, then waits for the test's word (a file in work/, bounded).
+    work = Path(__file__).parent / "work"
+    (work / "started").write_text("")
+    for _ in range(1200):
+        if (work / "go").exists():
+            break
+        await asyncio.sleep(0.1)
     import late_module  # from the server's own directory, first imported here
 
     return late_module.ANSWER
@@ -47,11 +54,7 @@ LATE_MODULE = 'ANSWER = "read after the pause"\n'
 
 _SCHEMAS = {
     "ping": {"type": "object", "properties": {}},
-    "late_import": {
-        "type": "object",
-        "properties": {"seconds": {"type": "number"}},
-        "required": ["seconds"],
-    },
+    "late_import": {"type": "object", "properties": {}},
 }
 
 

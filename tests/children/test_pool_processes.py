@@ -60,21 +60,24 @@ async def test_a_removal_elsewhere_lets_the_call_finish_and_the_files_go_after(
         )
         assert not warm.is_error and "pong" in _text(warm), _text(warm)
 
+        work = record.output_dir / "work"
         in_flight = asyncio.create_task(
             client.call_tool(
-                "call_generated",
-                {"server": "lazy", "tool": "late_import", "arguments": {"seconds": 4}},
-                raise_on_error=False,
+                "call_generated", {"server": "lazy", "tool": "late_import"}, raise_on_error=False
             )
         )
-        await asyncio.sleep(1)
+        deadline = time.monotonic() + 60
+        while not (work / "started").exists():
+            assert time.monotonic() < deadline and not in_flight.done(), "the call never ran"
+            await asyncio.sleep(0.1)
         removed = await _remove(settings.home, "lazy")
         assert removed.returncode == 0, removed.stderr
-        assert not in_flight.done(), "the removal waited for the call (or the call ended early)"
+        assert not in_flight.done(), "the call ended before its word"
         assert Registry(settings.registry_path).versions("lazy") == []
         # Unregistered at once, the files kept: the other process's child runs from them.
         assert (record.output_dir / "late_module.py").is_file()
 
+        (work / "go").write_text("")
         finished = await in_flight
         assert not finished.is_error, _text(finished)
         assert "read after the pause" in _text(finished)
