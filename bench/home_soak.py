@@ -16,8 +16,10 @@ When the minutes are up no new conversion starts; serving and removal go on unti
 ones finish. Then every registered
 version is called (``metaserver call REF``, its first tool with its validated arguments),
 the registry's ``PRAGMA integrity_check`` is read, and every entry of ``servers/``,
-``environments/`` and ``workspaces/`` must belong to a registered version. It prints how
-many of each operation ran and failed, and the checks; exit 1 when a check fails. Not run by
+``environments/`` and ``workspaces/`` must belong to a registered version (after one more
+sweep, a ``serve`` start, when a command killed at its timeout left some). A call refused
+because its server was removed meanwhile is counted apart; any other error fails. It prints
+how many of each operation ran and failed, and the checks; exit 1 when a check fails. Not run by
 CI: it takes minutes and converts for real.
 """
 
@@ -42,6 +44,7 @@ from typing import Any
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from metaserver.children.oneshot import HANDLE_PREFIX
 from metaserver.registry import Registry
 from metaserver.registry.files import owned_paths, version_dirs
 from metaserver.settings import Settings
@@ -142,6 +145,7 @@ class Soak:
         self.registry = Registry(Settings(home=home).registry_path)
 
         self.converting = 0  # conversions and batches in progress
+        self.errors: list[str] = []  # the first unexpected call errors' texts
 
     def running(self) -> bool:
         return time.monotonic() < self.deadline
@@ -216,12 +220,24 @@ def remove_loop(soak: Soak, seed: int) -> None:
 
 
 def first_call(record: Any) -> tuple[str, dict[str, Any]] | None:
-    """A tool of ``record`` and the arguments it was validated with."""
+    """A tool of ``record`` and the arguments it was validated with, where they name no
+    handle: a handle lives in the server process that made it, so a call from another
+    one is refused by design ("unknown or expired handle"), which is no failure here."""
     for tool in record.tools:
         evidence = tool.evidence or {}
-        if isinstance(evidence.get("arguments"), dict):
-            return tool.name, evidence["arguments"]
+        arguments = evidence.get("arguments")
+        if isinstance(arguments, dict) and not names_handle(arguments):
+            return tool.name, arguments
     return None
+
+
+def names_handle(value: Any) -> bool:
+    """Whether ``value`` holds a handle: a ``{"handle": id}`` descriptor or a bare id."""
+    if isinstance(value, dict):
+        return "handle" in value or any(names_handle(v) for v in value.values())
+    if isinstance(value, list):
+        return any(names_handle(v) for v in value)
+    return isinstance(value, str) and value.startswith(HANDLE_PREFIX)
 
 
 def serve_thread(soak: Soak) -> None:
@@ -255,9 +271,52 @@ async def serve_driver(soak: Soak) -> None:
                 {"server": record.name, "tool": tool, "arguments": arguments},
                 raise_on_error=False,
             )
-            # An error here may be a server removed between the listing and the call.
-            soak.count("serve call ok" if not result.is_error else "serve call error")
+            soak.count(call_outcome(soak, result.is_error, text_of(result)))
             await asyncio.sleep(0.5)
+
+
+def text_of(result: Any) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+# What a call of a server removed meanwhile answers: one removed between the driver's listing
+# and the call, or one whose live child in this serve process another process removed.
+REMOVED = ("was removed", "no registered server")
+
+
+def call_outcome(soak: Soak, is_error: bool, text: str) -> str:
+    """A call's count name; the first texts of unexpected errors are kept for the report."""
+    if not is_error:
+        return "serve call ok"
+    if any(marker in text for marker in REMOVED):
+        return "serve call refused: removed"
+    with soak.lock:
+        if len(soak.errors) < 10:
+            soak.errors.append(text[:300])
+    return "serve call error"
+
+
+async def sweeping_start(soak: Soak) -> None:
+    """Start and stop a ``metaserver serve``: its start sweeps what killed processes left."""
+    transport = StdioTransport(
+        command=sys.executable, args=["-m", "metaserver", "serve"], env=soak.env
+    )
+    async with Client(transport) as client:
+        await client.call_tool("list_servers", {}, raise_on_error=False)
+
+
+def orphans_of(soak: Soak) -> list[str]:
+    """Entries of the version directories that no registered version uses."""
+    settings = Settings(home=soak.home)
+    versions = [v for s in soak.registry.summaries() for v in soak.registry.versions(s.name)]
+    used = {p.absolute() for record in versions for p in owned_paths(settings, record)}
+    return [
+        str(entry)
+        for parent in version_dirs(settings)
+        if parent.is_dir()
+        for entry in parent.iterdir()
+        if entry.absolute() not in used
+    ]
 
 
 def check(soak: Soak) -> dict[str, Any]:
@@ -278,20 +337,19 @@ def check(soak: Soak) -> dict[str, Any]:
     if settings.registry_path.exists():
         with sqlite3.connect(settings.registry_path) as db:
             integrity = str(db.execute("PRAGMA integrity_check").fetchone()[0])
-    used = {p.absolute() for record in versions for p in owned_paths(settings, record)}
-    orphans = [
-        str(entry)
-        for parent in version_dirs(settings)
-        if parent.is_dir()
-        for entry in parent.iterdir()
-        if entry.absolute() not in used
-    ]
+    # Left by a process killed at the end (its command's timeout), which no later process
+    # swept: the next that sweeps (here a serve's start) must take them.
+    before = orphans_of(soak)
+    if before:
+        asyncio.run(sweeping_start(soak))
     return {
         "versions": len(versions),
         "callable": len(versions) - len(failures),
         "call_failures": failures,
+        "call_errors": soak.errors,
         "integrity_check": integrity,
-        "orphans": orphans,
+        "orphans_before_last_sweep": len(before),
+        "orphans": orphans_of(soak),
     }
 
 
@@ -334,10 +392,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ran {ran} s (the last operations finish after the deadline)")
         print(f"registered versions: {result['versions']}, callable: {result['callable']}")
         print(f"integrity_check: {result['integrity_check']}")
+        print(f"orphans before a last sweep: {result['orphans_before_last_sweep']}")
         print(f"orphan directories: {len(result['orphans'])}")
-        for line in [*result["call_failures"], *result["orphans"]]:
+        for line in [*result["call_failures"], *result["orphans"], *result["call_errors"]]:
             print(f"  {line}")
     ok = not result["call_failures"] and result["integrity_check"] == "ok"
+    ok = ok and "serve call error" not in soak.counts
     return 0 if ok and not result["orphans"] else 1
 
 

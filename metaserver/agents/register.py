@@ -3,7 +3,7 @@
 Only tools that passed are registered (ARCHITECTURE.md decision 5). The version's rows are written
 in one transaction, so a crash leaves either the previous state or this version, complete. Files are
 deleted only afterwards: those of a version this one replaced (same source and commit), and those
-that killed or failed conversions of the same server left behind.
+that killed conversions of any server, or removals while a child ran, left behind.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from metaserver import GENERATOR_VERSION
 from metaserver.contracts import ConversionReport, Environment, ToolEvidence, ToolSpec, Workspace
 from metaserver.fs import tree_bytes
 from metaserver.registry import Registry, ServerRecord, ToolRecord
-from metaserver.registry.files import discard_files, sweep_unregistered
+from metaserver.registry.files import discard_files, sweep_home
 from metaserver.registry.locks import server_lock
 from metaserver.registry.records import Registration
 from metaserver.settings import Settings
@@ -88,9 +88,9 @@ def register(
         # directories that no row names (swept by the next registration), never a row
         # without its files.
         discard_files(settings, registration.replaced, registry)
-        token = server_dir.name.rpartition("-")[2]
-        for path in sweep_unregistered(settings, record.name, registry, keep=token):
-            logger.info("removed %s, which no registered version of %s uses", path, record.name)
+    # Outside the lock: what any server's killed or removed versions left, in any process.
+    for path in sweep_home(settings, registry):
+        logger.info("removed %s, which no registered version uses", path)
     return registration
 
 

@@ -17,6 +17,7 @@ from metaserver.children.launch import error_text, result_value
 from metaserver.children.tool_timeouts import tool_timeout
 from metaserver.exceptions import NotFoundError
 from metaserver.registry import Registry, ServerRecord
+from metaserver.registry.files import hold_files
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
 
@@ -37,7 +38,8 @@ async def call_tool(
     Raises:
         NotFoundError: no such server, or the server has no such tool.
     """
-    record = Registry(settings.registry_path).resolve(server)
+    registry = Registry(settings.registry_path)
+    record = registry.resolve(server)
     if tool not in {t.name for t in record.tools}:
         names = ", ".join(t.name for t in record.tools)
         raise NotFoundError(f"server {server!r} has no tool {tool!r} (it has: {names})")
@@ -52,8 +54,14 @@ async def call_tool(
         timeout=timeout,
         log_handler=_server_log,
     )
-    async with client:
-        raw = await client.call_tool_mcp(tool, arguments)
+    # The files stay while the child runs, whatever another process removes meanwhile.
+    lease = None if sandbox is None else hold_files(settings, record, registry)
+    try:
+        async with client:
+            raw = await client.call_tool_mcp(tool, arguments)
+    finally:
+        if lease is not None:
+            lease.release()
     if raw.is_error:
         return False, explain_handles(error_text(raw), arguments)
     return True, result_value(raw)

@@ -9,6 +9,12 @@ refused with a "too many servers busy" error result (:class:`PoolBusyError`). Wa
 take slots in the order they came, one start serving every waiting call of its server. The
 registry, not this pool, says what exists, so the pool holds nothing that a restart loses.
 
+A child holds a files lease on the version directories it runs from
+(:func:`metaserver.registry.files.hold_files`) until it has exited, so that a removal in
+another process leaves its files in place (issue 28: a lazily imported module was gone
+mid-call). Such a child finishes the calls it has, takes no new ones ("server ... was
+removed"), and is stopped by the reaper, which then deletes the files it held.
+
 Children are keyed by version (``name@version``, :attr:`ServerRecord.ref`): an old version and
 the newest one of a server can run side by side, and a new version gets a child of its own.
 
@@ -42,7 +48,10 @@ from mcp import MCPError
 from metaserver.children.connect import command_for, transport_for
 from metaserver.children.pipe import OversizedAnswer, PipeSession
 from metaserver.children.tool_timeouts import tool_timeout
+from metaserver.registry.files import ServerRemovedError, discard_removed, hold_files, owned_paths
+from metaserver.registry.locks import FilesLease
 from metaserver.registry.records import ServerRecord, split_ref
+from metaserver.registry.store import Registry
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
 
@@ -57,6 +66,11 @@ class ChildRequestError(RuntimeError):
 class PoolBusyError(RuntimeError):
     """Every live child has calls in flight and none went idle within the call's time limit."""
 
+
+# How often the reaper looks in the registry for live children's versions that another
+# process removed (one light query).
+_REMOVED_CHECK_SECONDS = 2.0
+_RETIRED_KEPT = 256
 
 # Slack over the per-call timeout for our own guard, in case the client's timeout never fires
 # (a child that stops reading its stdin can block the request write itself).
@@ -80,6 +94,10 @@ class _Child:
     in_flight: int = 0
     # Chosen to go next for a start that waits: takes no new calls, stops once idle.
     draining: bool = False
+    # The lease on the version directories the child runs from (a stdio child's).
+    lease: FilesLease | None = None
+    # Unregistered (by another process): takes no new calls, stops once idle.
+    removed: bool = False
 
     def same_server(self, record: ServerRecord) -> bool:
         """Whether this child serves ``record`` as registered now (a re-conversion differs)."""
@@ -120,15 +138,27 @@ class _Place:
 class ChildPool:
     """The live children of registered servers, bounded in number and idle time."""
 
-    def __init__(self, settings: Settings, sandbox: Sandbox | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sandbox: Sandbox | None = None,
+        registry: Registry | None = None,
+    ) -> None:
         """Create an empty pool; nothing starts until the first :meth:`call`.
 
         Args:
             settings: limits (``max_live_children``, ``child_idle_seconds``, ``timeouts``).
             sandbox: the backend that confines children; the configured one by default.
+            registry: where a child's version is checked to be registered before it starts
+                and while it runs (a removal by another process); unchecked without one.
         """
         self._settings = settings
         self._sandbox = sandbox
+        self._registry = registry
+        self._checked = 0.0  # when the registry was last read for removed versions
+        # Servers whose children were stopped because another process removed them, for a
+        # clear message to the calls that still name them (bounded: the newest only).
+        self._retired: OrderedDict[str, None] = OrderedDict()
         self._children: OrderedDict[str, _Child] = OrderedDict()  # least recently used first
         self._starting: dict[str, asyncio.Task[_Child]] = {}
         self._reaper: asyncio.Task[None] | None = None
@@ -145,6 +175,13 @@ class ChildPool:
     def live(self) -> list[str]:
         """Refs (``name@version``) of the running children, least recently used first."""
         return list(self._children)
+
+    def served(self, name: str) -> bool:
+        """Whether this pool runs a child of server ``name``, or stopped one because the
+        server was removed: a call naming it now was meant for a server that was removed."""
+        return name in self._retired or any(
+            child.record.name == name for child in self._children.values()
+        )
 
     def is_alive(self, ref: str) -> bool:
         """Whether the child of ``ref`` (``name@version``) runs and its connection is open."""
@@ -173,7 +210,7 @@ class ChildPool:
         timeout = tool_timeout(record, tool, self._settings.timeouts.tool_call)
         try:
             child = await self._acquire(record, self._wait_budget(timeout))
-        except PoolBusyError as exc:
+        except (PoolBusyError, ServerRemovedError) as exc:
             return error_result(str(exc))
         except Exception as exc:
             logger.warning("server %s failed to start: %s", record.ref, exc)
@@ -258,7 +295,7 @@ class ChildPool:
         timeout = self._settings.timeouts.tool_call
         try:
             child = await self._acquire(record, self._wait_budget(timeout))
-        except PoolBusyError as exc:
+        except (PoolBusyError, ServerRemovedError) as exc:
             raise ChildRequestError(str(exc)) from None
         except Exception as exc:
             logger.warning("server %s failed to start: %s", record.ref, exc)
@@ -320,9 +357,12 @@ class ChildPool:
         stopped = []
         for child in list(self._children.values()):
             if child.record.name == name and child.record.version_id not in versions:
-                stopped.append(child.record.ref)
+                stopped.append(child.record)
                 await self._stop_child(child)
-        return stopped
+        if stopped and self._registry is not None:
+            # The registration left the files these children leased: they may go now.
+            await asyncio.to_thread(discard_removed, self._settings, stopped, self._registry)
+        return [record.ref for record in stopped]
 
     async def reap_idle(self) -> list[str]:
         """Stop every child idle (no call in flight) for ``child_idle_seconds`` or longer.
@@ -342,6 +382,34 @@ class ChildPool:
                 stopped.append(child.record.ref)
                 await self._stop_child(child)
         return stopped
+
+    async def retire_removed(self) -> list[str]:
+        """Stop the children whose version is no longer registered (another process removed
+        it) once their calls have ended, then delete the files they held.
+
+        Returns:
+            The refs stopped.
+        """
+        if self._registry is None or not self._children:
+            return []
+        registered = {p.absolute() for p in await asyncio.to_thread(self._registry.paths)}
+        stopped = []
+        for child in list(self._children.values()):
+            mine = {p.absolute() for p in owned_paths(self._settings, child.record)}
+            if child.lease is None or not mine or mine & registered:
+                continue
+            child.removed = True
+            if child.in_flight == 0 and self._children.get(child.record.ref) is child:
+                logger.info("stopping server %s: it was removed", child.record.ref)
+                await self._stop_child(child)
+                stopped.append(child.record)
+                self._retired[child.record.name] = None
+                self._retired.move_to_end(child.record.name)
+                while len(self._retired) > _RETIRED_KEPT:
+                    self._retired.popitem(last=False)
+        if stopped:
+            await asyncio.to_thread(discard_removed, self._settings, stopped, self._registry)
+        return [record.ref for record in stopped]
 
     async def close(self) -> None:
         """Stop every child and the reaper. The pool stays usable: a later call restarts."""
@@ -372,6 +440,8 @@ class ChildPool:
         try:
             while True:
                 child = self._children.get(name)
+                if child is not None and child.removed and child.same_server(record):
+                    raise ServerRemovedError(record)  # (a re-converted one replaces it)
                 usable = child is not None and child.same_server(record) and not child.is_dead()
                 first = self._is_first(place)
                 if child is not None and usable and (not child.draining or first):
@@ -546,17 +616,22 @@ class ChildPool:
         endpoint = record.endpoint
         if endpoint is None or endpoint.transport != "http":
             sandbox = self._sandbox or get_sandbox(settings.sandbox)
-            # The sandbox's timeout is a start-up budget; this pool bounds the child's life.
-            command = command_for(record, sandbox, start)
-            assert command is not None
-            pipe = await asyncio.wait_for(
-                PipeSession.start(
-                    command, self._log_file(record.ref), settings.result_max_bytes, start
-                ),
-                start,
-            )
+            lease = await asyncio.to_thread(hold_files, settings, record, self._registry)
+            try:
+                # The sandbox's timeout is a start-up budget; this pool bounds the child's life.
+                command = command_for(record, sandbox, start)
+                assert command is not None
+                pipe = await asyncio.wait_for(
+                    PipeSession.start(
+                        command, self._log_file(record.ref), settings.result_max_bytes, start
+                    ),
+                    start,
+                )
+            except BaseException:
+                lease.release()
+                raise
             logger.info("started server %s", record.ref)
-            return _Child(record=record, pipe=pipe)
+            return _Child(record=record, pipe=pipe, lease=lease)
         transport = transport_for(record, None, start)
         client: Client[Any] = Client(
             transport, mode="legacy", init_timeout=settings.timeouts.server_start
@@ -584,12 +659,16 @@ class ChildPool:
             self._notify()
 
     async def _close(self, child: _Child) -> None:
-        with contextlib.suppress(Exception):
-            # Shielded: a stop interrupted half-way would leave an orphan process.
-            if child.pipe is not None:
-                await asyncio.shield(child.pipe.close())
-            elif child.client is not None:
-                await asyncio.shield(child.client.close())  # type: ignore[no-untyped-call]
+        try:
+            with contextlib.suppress(Exception):
+                # Shielded: a stop interrupted half-way would leave an orphan process.
+                if child.pipe is not None:
+                    await asyncio.shield(child.pipe.close())
+                elif child.client is not None:
+                    await asyncio.shield(child.client.close())  # type: ignore[no-untyped-call]
+        finally:
+            if child.lease is not None:
+                child.lease.release()  # the process has exited: its files may go
 
     async def _failed(
         self, child: _Child, tool: str, exc: BaseException
@@ -639,6 +718,9 @@ class ChildPool:
             await asyncio.sleep(interval)
             try:
                 await self.reap_idle()
+                if time.monotonic() - self._checked >= _REMOVED_CHECK_SECONDS:
+                    self._checked = time.monotonic()
+                    await self.retire_removed()
             except Exception:  # the reaper must outlive any single failed stop
                 logger.exception("idle reaper")
 

@@ -18,6 +18,11 @@ kernel releases when its holder dies, so a crash never leaves a lock behind:
 * **a store lock** (``<store>.lock`` beside a store directory, :func:`store_lock`): shared
   by every process adding to the store, exclusive for one removing from it, so that a sweep
   of the shared-file store never deletes an object another process is linking to.
+* **a files lease** (``locks/versions/<name>-<token>.lock``, :class:`FilesLease`): shared by
+  every process running a live child from version directories ``<name>-<token>``, exclusive
+  (never waiting, :func:`deleting`) for whoever deletes them, so that a removal in one
+  process never deletes the files another process's child runs from: it leaves them, and a
+  later sweep deletes them once the child has stopped (or its process died).
 
 ``flock`` locks belong to an open file description, so two holders in one process exclude
 each other as two processes do; a lock is never taken twice on one path by one holder.
@@ -36,10 +41,14 @@ from metaserver.settings import Settings
 
 __all__ = [
     "ConversionLease",
+    "FilesGoneError",
+    "FilesLease",
     "conversion_lock",
+    "deleting",
     "is_live",
     "server_lock",
     "store_lock",
+    "versions_leases",
 ]
 
 # How often a waiting conversion tries its source lock again: polled, so that waiting stays
@@ -145,3 +154,70 @@ def is_live(settings: Settings, token: str) -> bool:
     finally:
         os.close(fd)
     return False
+
+
+class FilesGoneError(RuntimeError):
+    """The version directories a child would run from are being deleted (a removal)."""
+
+
+def versions_leases(settings: Settings) -> Path:
+    """The directory of the files leases (``<entry>.lock`` for version entry ``<entry>``)."""
+    return _locks(settings, "versions")
+
+
+class FilesLease:
+    """A shared hold on version entries ``names`` (``<name>-<token>``) while a child runs
+    from their files; the kernel ends it when the holding process dies.
+
+    Raises:
+        FilesGoneError: a deletion of one of them holds it (:func:`deleting`).
+    """
+
+    def __init__(self, settings: Settings, names: set[str]) -> None:
+        directory = versions_leases(settings)
+        self._fds: list[int] = []
+        try:
+            for name in sorted(names):
+                fd = _open(directory / f"{name}.lock")
+                self._fds.append(fd)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise FilesGoneError(f"the files of {name} are being deleted") from None
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """End the lease (idempotent). Only once the child has exited: its files may go."""
+        fds, self._fds = self._fds, []
+        for fd in fds:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def deleting(settings: Settings, name: str) -> Iterator[bool]:
+    """Hold version entry ``name`` exclusively, never waiting, to delete its files.
+
+    Yields:
+        Whether no live child holds it (its files may be deleted while the block runs;
+        a child that would start from them meanwhile is refused, :class:`FilesGoneError`).
+        The lease file goes on the way out when held: the entry's files are gone.
+    """
+    path = versions_leases(settings) / f"{name}.lock"
+    fd = _open(path)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            # Unlinked while held: whoever opened it before fails to share it and is told
+            # the files are gone; whoever opens it later makes a new one, finds no files.
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+    finally:
+        os.close(fd)

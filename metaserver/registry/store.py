@@ -239,6 +239,15 @@ class Registry:
             row = db.execute("SELECT 1 FROM servers WHERE name = ?", (name,)).fetchone()
         return row is not None
 
+    def paths(self) -> set[Path]:
+        """Every path a registered version names (server, environment, workspace): one
+        query, without loading the records (a sweep's and a child start's check)."""
+        if not self.path.exists():
+            return set()
+        with self._connect() as db:
+            rows = db.execute("SELECT output_dir, venv, workspace FROM versions").fetchall()
+        return {Path(value) for row in rows for value in row if value}
+
     def remove(self, name: str, version: str | None = None) -> list[ServerRecord]:
         """Unregister every version of ``name``, or only ``version``; atomically.
 

@@ -12,6 +12,7 @@ Tools (the contract in docs/ARCHITECTURE.md, "Contracts"): ``convert_repo``,
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 from collections.abc import AsyncIterator
@@ -34,6 +35,7 @@ from metaserver.auth.tokens import TokenStore
 from metaserver.auth.verifier import auth_configured, build_auth
 from metaserver.children.pool import ChildPool
 from metaserver.exceptions import MetaServerError, UserError
+from metaserver.registry.files import sweep_home
 from metaserver.registry.store import Registry
 from metaserver.server.adding import add_adding_tools
 from metaserver.server.bearer_errors import BearerErrors
@@ -83,18 +85,21 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
     """:func:`build_server`, with the fast path of its proxied calls (direct tools and
     ``call_generated``) that the stdio transport answers beside FastMCP's dispatch
     (:mod:`metaserver.server.fast_calls`)."""
-    pool = ChildPool(settings)
+    registry = Registry(settings.registry_path)
+    pool = ChildPool(settings, registry=registry)
 
     @asynccontextmanager
     async def lifespan(_: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
+        # What killed processes of the home left, in a thread beside the start (issue 28).
+        sweeping = asyncio.create_task(asyncio.to_thread(_sweep, settings, registry))
         try:
             yield {}
         finally:
             state.audit.flush()  # the calls' rows still queued (auth.audit), first of all
             await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
+            await sweeping
 
-    registry = Registry(settings.registry_path)
     # Checked at start: the first `metaserver token create` needs a restart to take effect.
     try:
         auth = build_auth(settings.auth, TokenStore(registry))
@@ -293,3 +298,13 @@ async def run(
         # No uvicorn logging config: its records reach the root logger, on stderr.
         uvicorn_config={"log_config": None, "access_log": False},
     )
+
+
+def _sweep(settings: Settings, registry: Registry) -> None:
+    try:
+        deleted = sweep_home(settings, registry)
+    except (MetaServerError, OSError) as exc:  # a start never fails for a leftover
+        logger.warning("sweeping the home's leftovers failed: %s", exc)
+        return
+    if deleted:
+        logger.info("removed %d directories no registered version uses", len(deleted))

@@ -15,7 +15,7 @@ from pydantic import Field
 from metaserver.auth.context import current_principal
 from metaserver.exceptions import MetaServerError, NotFoundError
 from metaserver.input_limits import MAX_QUERY_CHARS
-from metaserver.registry.files import discard_files
+from metaserver.registry.files import discard_removed
 from metaserver.registry.records import split_ref
 from metaserver.server.fast_calls import FastCall, FastRoute, call_result
 from metaserver.server.proxied_call import proxied_result
@@ -64,6 +64,10 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
         try:
             record = resolved.resolve(server)
         except NotFoundError as exc:
+            if state.pool.served(split_ref(server)[0]):
+                # Removed while its child runs here (by another process): say so.
+                message = f"server {server!r} was removed: it is no longer registered"
+                raise state.fail(message) from None
             raise state.fail(str(exc)) from None
         spec = next((t for t in record.tools if t.name == tool), None)
         if spec is None:
@@ -129,7 +133,8 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
             await state.pool.stop(record.ref)
         if settings.expose_direct_tools:
             state.direct.sync(registry)
-        await asyncio.to_thread(discard_files, settings, removed, registry)
+        # Under the server's lock; files another process's live child runs from stay.
+        await asyncio.to_thread(discard_removed, settings, removed, registry)
         await state.notifier.notify(ctx)
         return {
             "removed": server,

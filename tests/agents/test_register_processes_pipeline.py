@@ -3,16 +3,19 @@
 Each conversion used to delete the other's directories as "unregistered leftovers", so the
 registry kept a version whose files were gone. Now a conversion of a server waits for the
 one in progress (locks under the home), cleanup spares live conversions, and the second
-conversion of the same commit keeps the first one's version id.
+conversion of the same commit keeps the first one's version id. A killed conversion's
+directories go with the next sweep, whichever server it registers.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,3 +89,46 @@ def test_two_conversions_of_one_source_at_once_leave_every_version_whole(
     assert registry.get("calcpack").output_dir != versions[0].output_dir
     pinned = _cli(home, "call", versions[0].ref, "add", '{"a": 1, "b": 2}', "--json")
     assert pinned.returncode == 0 and "3" in pinned.stdout
+
+
+def test_a_killed_conversion_leaves_nothing_once_another_server_registers(
+    tmp_path: Path,
+) -> None:
+    # Issue 28's soak: a batch killed at its timeout left 4 directories, which only the next
+    # conversion of that same name swept. Its lease died with it: any sweep takes them.
+    home = tmp_path / "home"
+    settings = Settings(home=home)
+    killed = subprocess.Popen(
+        [METASERVER, "convert", "--json", str(make_calc_repo(tmp_path / "calc"))],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=_env(home),
+        start_new_session=True,  # its tools too: nothing writes into its directories after
+    )
+    deadline = time.monotonic() + 600
+    while not _entries(settings, "calcpack-") and time.monotonic() < deadline:
+        assert killed.poll() is None, "the conversion ended before it could be killed"
+        time.sleep(0.1)
+    left = _entries(settings, "calcpack-")
+    assert left, "the conversion made no directory in time"
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait()
+
+    other = make_calc_repo(tmp_path / "other", name="otherpack", package="otherpack")
+    done = _cli(home, "convert", "--json", str(other))
+    assert done.returncode == 0, done.stderr[-2000:]
+    registry = Registry(settings.registry_path)
+    assert [s.name for s in registry.summaries()] == ["otherpack"]
+    used = {p for r in registry.versions("otherpack") for p in owned_paths(settings, r)}
+    entries = [p for parent in version_dirs(settings) if parent.is_dir() for p in parent.iterdir()]
+    assert sorted(p for p in entries if p not in used) == [], "orphans of the killed conversion"
+
+
+def _entries(settings: Settings, prefix: str) -> list[Path]:
+    return [
+        path
+        for parent in version_dirs(settings)
+        if parent.is_dir()
+        for path in parent.iterdir()
+        if path.name.lstrip(".").startswith(prefix)
+    ]

@@ -6,7 +6,7 @@ import importlib.util
 import random
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -38,3 +38,36 @@ def test_the_last_registered_server_is_kept() -> None:
     assert soak.removal_choice([], chance) is None
     assert soak.removal_choice(["only"], chance) is None
     assert soak.removal_choice(["a", "b"], chance) in {"a", "b"}
+
+
+def test_a_call_of_a_removed_server_is_counted_apart_from_a_failure(tmp_path: Path) -> None:
+    soak_module = _module()
+    soak = soak_module.Soak(tmp_path / "home", [], 0)
+    outcome = soak_module.call_outcome
+    assert outcome(soak, False, "42") == "serve call ok"
+    removed = "server 'calc' was removed: it is no longer registered"
+    assert outcome(soak, True, removed) == "serve call refused: removed"
+    assert outcome(soak, True, "no registered server named 'calc'").endswith("removed")
+    assert soak.errors == []
+    # The soak's 4 failures were of this kind: counted as errors, their text kept.
+    lost = "Error calling tool 'f': No module named 'colour.io'"
+    assert outcome(soak, True, lost) == "serve call error"
+    assert soak.errors == [lost]
+
+
+def test_a_tool_validated_with_a_handle_is_not_the_one_called() -> None:
+    soak = _module()
+
+    class Tool:
+        def __init__(self, name: str, arguments: dict[str, object]) -> None:
+            self.name, self.evidence = name, {"arguments": arguments}
+
+    record = SimpleNamespace(
+        tools=[
+            Tool("bandwidth", {"sys": {"handle": "h_abc"}}),
+            Tool("plot", {"system": "h_abc"}),
+            Tool("poles", {"length_m": 2}),
+        ]
+    )
+    # A handle lives in the process that made it: the soak's 2 call errors were of this kind.
+    assert soak.first_call(record) == ("poles", {"length_m": 2})

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from metaserver.registry.locks import ConversionLease, conversion_lock, is_live, server_lock
+from metaserver.registry.locks import (
+    ConversionLease,
+    FilesGoneError,
+    FilesLease,
+    conversion_lock,
+    deleting,
+    is_live,
+    server_lock,
+)
 from metaserver.settings import Settings
 
 # Holds a lock of the home given as argv[1] until its stdin closes; says "held" first.
@@ -111,3 +119,45 @@ async def test_a_second_conversion_of_a_name_waits_for_the_first(tmp_path: Path)
         with pytest.raises(asyncio.CancelledError):
             await blocked
     assert "c in" not in order
+
+
+def test_a_files_lease_shares_and_excludes_a_deletion(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path / "home")
+    first = FilesLease(settings, {"calc-aaaa"})
+    second = FilesLease(settings, {"calc-aaaa"})  # two children of one version: shared
+    with deleting(settings, "calc-aaaa") as free:
+        assert not free
+    first.release()
+    with deleting(settings, "calc-aaaa") as free:
+        assert not free  # the other child still runs
+    second.release()
+    second.release()
+    lease_file = settings.home / "locks" / "versions" / "calc-aaaa.lock"
+    with deleting(settings, "calc-aaaa") as free:
+        assert free
+        # While a deletion holds it, no child may start from the files.
+        with pytest.raises(FilesGoneError):
+            FilesLease(settings, {"calc-aaaa"})
+    assert not lease_file.exists()  # the files are gone, so is their lease
+
+
+@pytest.mark.integration
+def test_a_files_lease_ends_with_its_process(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path / "home")
+    script = (
+        "import sys, time\nfrom pathlib import Path\n"
+        "from metaserver.registry.locks import FilesLease\n"
+        "from metaserver.settings import Settings\n"
+        "lease = FilesLease(Settings(home=Path(sys.argv[1])), {'calc-aaaa'})\n"
+        "print('held', flush=True)\ntime.sleep(600)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(settings.home)], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "held"
+    with deleting(settings, "calc-aaaa") as free:
+        assert not free
+    child.kill()  # no cleanup ran: the kernel released the lock
+    child.wait()
+    with deleting(settings, "calc-aaaa") as free:
+        assert free

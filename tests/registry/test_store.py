@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from metaserver.exceptions import NotFoundError
-from metaserver.registry.files import discard_files, sweep_unregistered, unregister
+from metaserver.registry.files import discard_files, sweep_home, unregister
 from metaserver.registry.locks import ConversionLease
 from metaserver.registry.records import ServerRecord, ToolRecord, split_ref
 from metaserver.registry.search import search_tools
@@ -116,7 +116,7 @@ def test_the_same_commit_replaces_its_version_and_its_files(settings: Settings) 
     assert not (settings.servers_dir / "calc-aaaa").exists()
     assert (settings.servers_dir / "calc-bbbb").exists()
     assert (settings.servers_dir / "calc-cccc").exists()
-    assert sweep_unregistered(settings, "calc", registry, keep="none") == []
+    assert sweep_home(settings, registry) == []
 
 
 def test_remove_one_version_then_all(settings: Settings) -> None:
@@ -169,23 +169,28 @@ def test_files_outside_the_home_and_shared_paths_are_never_deleted(settings: Set
     assert not shared.exists() and Path(sys.prefix).exists()
 
 
-def test_unregistered_directories_of_the_name_are_swept(settings: Settings) -> None:
+def test_unregistered_directories_of_any_server_are_swept(settings: Settings) -> None:
+    # Issue 28: a killed batch's directories stayed until that name's next conversion.
     registry = Registry(settings.registry_path)
     registry.register(_version(settings, "calc", "aaaa", "c1", [_tool("add")]))
     left = [
         settings.environments_dir / "calc-dead",
         settings.environments_dir / ".calc-dead.repair",
         settings.servers_dir / "calc-dead",
+        settings.servers_dir / "calculator-dead",  # another server's leftover: swept too
+        settings.environments_dir / ".calc-aaaa.repair",  # an ended conversion's scratch
     ]
     for path in left:
         path.mkdir(parents=True)
-    (settings.servers_dir / "calculator-dead").mkdir()  # another server's: not touched
-    (settings.servers_dir / "calc-mine").mkdir()  # the registering conversion's own
-    swept = sweep_unregistered(settings, "calc", registry, keep="mine")
+    mine = ConversionLease(settings, "mine")  # the registering conversion's own: kept
+    (settings.servers_dir / "calc-mine").mkdir()
+    (settings.servers_dir / "notes").mkdir()  # no version's entry: never touched
+    swept = sweep_home(settings, registry)
     assert sorted(swept) == sorted(left)
     assert (settings.servers_dir / "calc-aaaa").exists()
-    assert (settings.servers_dir / "calculator-dead").exists()
     assert (settings.servers_dir / "calc-mine").exists()
+    assert (settings.servers_dir / "notes").exists()
+    mine.release()
 
 
 def test_a_live_conversion_of_the_name_keeps_its_directories(settings: Settings) -> None:
@@ -196,10 +201,10 @@ def test_a_live_conversion_of_the_name_keeps_its_directories(settings: Settings)
     live = [settings.servers_dir / "calc-busy", settings.environments_dir / ".calc-busy.build"]
     for path in live:
         path.mkdir(parents=True)
-    assert sweep_unregistered(settings, "calc", registry, keep="mine") == []
+    assert sweep_home(settings, registry) == []
     assert all(path.exists() for path in live)
     lease.release()  # the conversion ended without registering: its leftovers may go
-    assert sorted(sweep_unregistered(settings, "calc", registry, keep="mine")) == sorted(live)
+    assert sorted(sweep_home(settings, registry)) == sorted(live)
 
 
 # The schema of version 2, as it shipped: one row per server, tools keyed by server, and the

@@ -28,6 +28,7 @@ from metaserver.contracts import check_server_name
 from metaserver.exceptions import NameTakenError, UserError
 from metaserver.fs import remove_tree
 from metaserver.registry import Registry, ServerRecord, ToolRecord
+from metaserver.registry.locks import ConversionLease
 from metaserver.registry.records import Endpoint
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
@@ -81,14 +82,18 @@ async def add_server(
         venv=home,
         generator_version=GENERATOR_VERSION,
     )
-    (home / "work").mkdir(parents=True, exist_ok=True)
+    # Held until registered: a sweep in any process spares a directory whose lease is held.
+    lease = ConversionLease(settings, version)
     try:
+        (home / "work").mkdir(parents=True, exist_ok=True)
         listed = await _list_tools(settings, record, sandbox, reveal)
         record.tools = _tool_records(name, listed)
         registry.register(record, new_server=True)
     except BaseException:
         remove_tree(home)
         raise
+    finally:
+        lease.release()
     logger.info("added server %s (%s): %d tools", name, record.source, len(record.tools))
     return record
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 
 from metaserver.agents.environment.build import local_wheelhouse, uv_binary, uv_environment
 from metaserver.agents.environment.cache import freeze_environment, unshare_environment
@@ -67,5 +68,8 @@ async def add_packages(
         await asyncio.to_thread(freeze_environment, environment.venv)
         # The private copy shares nothing: share its files again, now that it is frozen.
         await asyncio.to_thread(share_identical_files, environment.venv, settings.shared_files)
+        # uv's scratch (its cache and home): nothing reads it again (the soak found one left
+        # beside a registered version).
+        await asyncio.to_thread(shutil.rmtree, workdir, ignore_errors=True)
     if not result.ok:
         raise EnvironmentBuildError(f"installing {', '.join(packages)} failed: {result.tail(6)}")
