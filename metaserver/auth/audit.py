@@ -169,7 +169,7 @@ class AuditLog:
         query = (
             "SELECT at, who, action, target, outcome, seconds, arguments_sha256, detail"
             " FROM audit WHERE (?1 IS NULL OR at >= ?1) AND (?2 IS NULL OR who = ?2)"
-            " ORDER BY id DESC LIMIT ?3"
+            " ORDER BY at DESC, id DESC LIMIT ?3"  # queued rows are written after later ones
         )
         values = (since, who, _MAX_ROWS)
         with self._registry.connect() as db:

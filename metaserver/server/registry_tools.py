@@ -64,7 +64,9 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
         try:
             record = resolved.resolve(server)
         except NotFoundError as exc:
-            if state.pool.served(split_ref(server)[0]):
+            name, version = split_ref(server)
+            # a version named that this pool never ran is simply not there (``calc@nope``)
+            if state.pool.served(name) and (version is None or state.pool.is_alive(server)):
                 # Removed while its child runs here (by another process): say so.
                 message = f"server {server!r} was removed: it is no longer registered"
                 raise state.fail(message) from None
