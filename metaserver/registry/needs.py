@@ -18,12 +18,12 @@ the rankings (:mod:`metaserver.registry.search`). The parts are deterministic:
   "save a powerpoint presentation file", "create a new powerpoint presentation", "add content
   to a powerpoint presentation"; a PDF is made as a document and converted. A file named
   without a folder ("titled report.pdf") is a file too when its extension is of a known kind,
-  and a file that is inserted or attached is read by the tool that inserts it (no need);
-- the general means a request implies without naming them: a calculation ("estimate its
-  value", "calculate the balance") needs a calculator, though the request names only what is
-  calculated; anything "online" or on a "website" is read in a web browser (opened, clicked,
-  read: one need each). No shop or site is listed by name: a list of names is a rule keyed to
-  the requests it was written for (ARCHITECTURE.md, decision 34).
+  and a file that is inserted or attached is read by the tool that inserts it (no need).
+
+No need is added for a means a request implies without naming it (a calculator for
+"calculate", a browser for "online"): such a table maps the words of the requests it was
+written for, and neither passed 5-fold cross validation on the development half when added
+(ARCHITECTURE.md, decision 34). The embedding carries what a word implies.
 """
 
 from __future__ import annotations
@@ -113,35 +113,6 @@ _CONVERTED = {
 }
 
 
-# The means a request implies without naming them: the words that imply one, and the need
-# searched for it. The request's own words name what is calculated or where it is found, and
-# rank the tools of that domain: the calculator was 11th for "estimate the value of 18.9 g of
-# silver" (recall@5 0.596 -> 0.612, recall@10 0.702 -> 0.718, bench/retrieval.py). The shops
-# once listed by name here were the development set's own words: without them its requests
-# for "prices at amazon" lose the browser (5 folds: recall@10 0.762 -> 0.736, two folds down).
-_IMPLIED = (
-    (
-        re.compile(r"\b(?:calculat\w*|comput(?:e|es|ed|ing)|estimat\w*)\b", re.IGNORECASE),
-        ("calculate a math expression",),
-    ),
-    (
-        # Anything "online" or on the web is read in a browser.
-        re.compile(
-            r"\b(?:online|web ?sites?|web ?pages?|browser|browse)\b",
-            re.IGNORECASE,
-        ),
-        # A browser is driven in steps, one tool each, as a document is built: "open a web
-        # page" alone found the browser's navigation, and its clicking and reading tools
-        # stayed out of the top 20 (recall@10 0.727 -> 0.744).
-        (
-            "open a web page in the browser",
-            "click an element on the page",
-            "get the content of the page",
-        ),
-    ),
-)
-
-
 def sub_needs(query: str) -> list[str]:
     """The whole request first, then its parts (no duplicates, at most :data:`MAX_NEEDS`);
     the request's own text without its files' paths, which the file needs stand for."""
@@ -150,7 +121,6 @@ def sub_needs(query: str) -> list[str]:
     needs += [part for part in (p.strip(" ,.") for p in _CLAUSES.split(text) if p) if part]
     needs = [needs[0]] + [n for n in needs[1:] if len(n.split()) >= _MIN_WORDS]
     needs += file_needs(query)
-    needs += implied_needs(query)
     # A one-sentence request is its own clause, less its full stop: one need, not two (each
     # costs an embedding and a BM25 query; the rankings did not change).
     first = {_key(need): need for need in reversed(needs)}
@@ -160,11 +130,6 @@ def sub_needs(query: str) -> list[str]:
 def _key(need: str) -> str:
     """What tells needs apart: their words, whatever their case and closing punctuation."""
     return " ".join(need.lower().strip(" ,.!?;").split())
-
-
-def implied_needs(query: str) -> list[str]:
-    """The general means that ``query`` implies without naming them (see the module)."""
-    return [need for words, means in _IMPLIED if words.search(query) for need in means]
 
 
 def file_needs(query: str) -> list[str]:
