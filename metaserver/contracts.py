@@ -201,6 +201,12 @@ class Example(BaseModel):
         description="The source shows one item of the result, which its line unpacked "
         "(``cA, cD = dwt(x)`` then ``cA``): ``expected`` is that item's value, at this place.",
     )
+    attribute: str | None = Field(
+        default=None,
+        description="The source reads this attribute of the result (``res = fit(y)`` then "
+        "``assert res.nobs == 100``): ``expected`` is its value, which the tool returns among "
+        "its handle's ``fields``.",
+    )
     line: str | None = Field(
         default=None,
         description="The repository's own line whose output is documented, when the example "
@@ -463,6 +469,11 @@ class Evidence(BaseModel):
         default=None,
         description="expected-value: ``expected`` is the value of the result's item at this "
         "place (the source unpacked the result and showed that item); null: the result's.",
+    )
+    attribute: str | None = Field(
+        default=None,
+        description="expected-value: ``expected`` is the value of this attribute of the result "
+        "(a handle's ``fields``); null: the result's own.",
     )
     check: CheckKind = "no-error"
     compared: list[JSON] = Field(

@@ -240,7 +240,8 @@ def _with_usage(
         # up (a format read from its extension), the rest is synthesised as usual.
         guessed = synthesise_example(candidate.parameters, _context(candidate))
         examples.append(guessed.model_copy(update={"arguments": {**guessed.arguments, **hints}}))
-    examples.sort(key=lambda e: not e.has_expected)
+    # A value the call returns itself proves more than one attribute of it.
+    examples.sort(key=lambda e: (not e.has_expected, e.attribute is not None))
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
 
@@ -344,6 +345,7 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
         has_expected=call.has_expected,
         wrapper=call.wrapper,
         part=call.part,
+        attribute=call.attribute,
         origin="usage",
     )
 

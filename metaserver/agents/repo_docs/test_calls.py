@@ -344,12 +344,25 @@ def _changed(statements: list[ast.stmt]) -> set[str]:
             ):
                 if not isinstance(node.ctx, ast.Load):
                     names.add(node.value.id)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if isinstance(node.func.value, ast.Name):  # ``r.sort()``: r may change
-                    names.add(node.func.value.id)
+            elif isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                    names.add(node.func.value.id)  # ``r.sort()``: r may change
+                if _function_name(node.func) not in _READERS:  # ``run(model)`` may change it
+                    given = [*node.args, *(k.value for k in node.keywords)]
+                    names.update(a.id for a in given if isinstance(a, ast.Name))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
     return names
+
+
+_READERS = (
+    _CLOSE
+    | {"approx", "isclose", "allclose", "array_equal", "assert_", "assertTrue", "assertIn"}
+    | {"len", "print", "str", "repr", "isinstance", "type", "list", "tuple", "sorted", "set"}
+    | {"float", "int", "bool", "abs", "round", "min", "max", "sum", "all", "any", "hasattr"}
+)
+"""Calls that only read the names they are given: passing a result to one of them keeps
+its binding, where any other call may change the object it is given."""
 
 
 def _forget(names: set[str], held: dict[str, Bound]) -> None:

@@ -190,3 +190,44 @@ def test_a_readme_session_shows_a_result_bound_before(tmp_path: Path) -> None:
     usage = mine_usage(tmp_path, {"dwt"})
     proven = [(c.args, c.expected, c.part) for c in usage.calls["dwt"] if c.has_expected]
     assert proven == [([[1, 2], "haar"], [2.12], 0), ([[3, 4], "haar"], [[4.95], [-0.71]], None)]
+
+
+ATTRIBUTES = """\
+from numpy.testing import assert_allclose
+from est import Model, fit, run, summary
+
+def test_fitted():
+    res = fit([1.0, 2.0, 4.0], 2)
+    assert res.nobs == 3
+    assert_allclose(res.params, [0.5, 1.5])
+
+def test_inline():
+    assert Model("ols").name == "ols"
+
+def test_passed_on():
+    m = Model("wls")
+    run(m)
+    assert m.iterations == 4
+
+def test_private():
+    s = summary([1])
+    assert s._cache == {}
+"""
+
+
+def test_an_attribute_asserted_of_a_result_is_the_value_of_that_attribute(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_est.py").write_text(ATTRIBUTES)
+    usage = mine_usage(tmp_path, {"fit", "Model", "run", "summary"})
+    proven = {
+        name: [(c.args, c.expected, c.attribute) for c in calls if c.has_expected]
+        for name, calls in usage.calls.items()
+    }
+    # the first attribute asserted of a bound result; one of the call's own result inline
+    assert proven["fit"] == [([[1.0, 2.0, 4.0], 2], 3, "nobs")]
+    assert proven["Model"] == [(["ols"], "ols", "name")]
+    # an object handed to another call may have changed; a private attribute is no API
+    assert proven["summary"] == [] and "run" not in proven
+    assert ["wls"] in [c.args for c in usage.calls["Model"] if not c.has_expected]
