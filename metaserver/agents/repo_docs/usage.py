@@ -173,12 +173,7 @@ def mine_usage(
         counted = Counter[str]()
         for source in sources:
             for name, call in _calls_in_code(source, wanted, counted):
-                found = calls.setdefault(name, [])
-                # A call with unknown arguments only lends values: a few, beside the
-                # literal calls, never in their place.
-                alike = [c for c in found if bool(c.unknown) == bool(call.unknown)]
-                if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
-                    found.append(call.model_copy(update={"source": relative}))
+                _keep(calls.setdefault(name, []), call.model_copy(update={"source": relative}))
         counts.update(counted)
         folders = {part.lower() for part in path.relative_to(root).parts[:-1]}
         if is_test_file(path.relative_to(root)):
@@ -403,6 +398,29 @@ def _files(root: Path) -> Iterator[Path]:
         if ok or (is_readme and not path.suffix):
             seen += 1
             yield path
+
+
+def _keep(found: list[UsageCall], call: UsageCall) -> None:
+    """Keep ``call`` among a name's calls when there is room: a few of each kind (a call
+    with unknown arguments only lends values, beside the literal calls, never in their
+    place). A call whose result is asserted takes the place of one that only shows the
+    same arguments, or of the last that proves nothing when the name has no room left: a
+    test suite calls ``Wavelet("db1")`` a hundred times before it asserts one."""
+    alike = [c for c in found if bool(c.unknown) == bool(call.unknown)]
+    same = [c for c in alike if (c.args, c.kwargs) == (call.args, call.kwargs)]
+    if any(_proof(c) == _proof(call) for c in same) or (same and not call.has_expected):
+        return  # nothing it shows that a call kept does not
+    if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
+        found.append(call)
+        return
+    if call.has_expected:
+        unproven = [c for c in same or alike if not c.has_expected]
+        if unproven:
+            found[found.index(unproven[-1])] = call
+
+
+def _proof(call: UsageCall) -> tuple[object, ...]:
+    return (call.has_expected, repr(call.expected), call.wrapper, call.part, call.attribute)
 
 
 def _calls_in_code(

@@ -231,3 +231,16 @@ def test_an_attribute_asserted_of_a_result_is_the_value_of_that_attribute(
     # an object handed to another call may have changed; a private attribute is no API
     assert proven["summary"] == [] and "run" not in proven
     assert ["wls"] in [c.args for c in usage.calls["Model"] if not c.has_expected]
+
+
+def test_an_asserted_call_takes_the_place_of_calls_that_prove_nothing(tmp_path: Path) -> None:
+    # ten unproven calls (two alike) come first, in the docs; the test's assertion last
+    shown = "\n".join(f"    >>> Model('m{i % 9}')" for i in range(10))
+    (tmp_path / "README.md").write_text(f"# est\n\n{shown}\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_model.py").write_text(
+        "from est import Model\n\ndef test_name():\n    assert Model('db3').name == 'db3'\n"
+    )
+    calls = mine_usage(tmp_path, {"Model"}).calls["Model"]
+    assert (calls[0].args, calls[0].expected, calls[0].attribute) == (["db3"], "db3", "name")
+    assert len(calls) == 8 and len({str(c.args) for c in calls}) == 8  # each once
