@@ -244,3 +244,9 @@ def test_an_asserted_call_takes_the_place_of_calls_that_prove_nothing(tmp_path: 
     calls = mine_usage(tmp_path, {"Model"}).calls["Model"]
     assert (calls[0].args, calls[0].expected, calls[0].attribute) == (["db3"], "db3", "name")
     assert len(calls) == 8 and len({str(c.args) for c in calls}) == 8  # each once
+
+
+def test_a_comparison_given_to_a_truth_assertion_is_asserted() -> None:
+    tree = ast.parse("assert_(f(1) == 2)\nself.assertTrue(g(1) == 3)\nassert_(h(1) > 2)\n")
+    pairs = [(ast.unparse(a), ast.unparse(b)) for a, b in asserted_pairs(tree)]
+    assert pairs == [("f(1)", "2"), ("g(1)", "3")]
