@@ -457,8 +457,10 @@ class ToolSpec(BaseModel):
 CheckKind = Literal["expected-value", "no-error", "notebook-outputs", "notebook-run"]
 # The one vocabulary of repairs: the catalogue plans them, the review model may propose them
 # (agents/llm/review.py), and agents/repair/rounds.py applies every one.
-RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
+RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop", "array_codec"]
 REPAIR_KINDS: tuple[RepairKind, ...] = ("next_example", "drop", "add_dependency", "longer_timeout")
+"""The repairs a review model may choose; ``array_codec`` is the catalogue's alone (an
+error that shows a list used as an array says which, with no judgment to make)."""
 
 
 class Evidence(BaseModel):
