@@ -41,7 +41,7 @@ from .constants import inlined
 from .doc_types import documented_type
 from .docstrings import parameter_types
 from .doctest_lines import MAX_EXAMPLES, unwrapped
-from .examples import example_item
+from .examples import changed_names, example_item, held_name
 from .guide_signatures import guide_signature
 from .guides import variable_class
 from .held import module_held
@@ -137,7 +137,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         item = example_item(arguments, wrapper, want if exact else "", None)
         if item is None:
             return None
-        item["session"] = steps
+        item["session"], item["_exact"] = steps, exact
         if held:  # the class each such parameter takes (members pops it)
             item["_held"] = held
         if item["has_expected"] and exact is True:
@@ -146,10 +146,17 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             item["_unproven"] = dict(item, expected=None, has_expected=False, wrapper=wrapper)
         return item
 
+    held = {}  # a name holding an example's result -> (that example, its item's place)
     for example, statement in session_statements(doc, namespace):
         if len(found) >= MAX_EXAMPLES:
             break
         source = example.source.strip()
+        shown = held_name(statement, held)
+        if shown is not None:  # ``line1, line2 = export_tle(sat)`` before, and now ``line1``
+            _show(*shown, example)
+            continue
+        for name in changed_names(statement):
+            held.pop(name, None)
         setting = assignment(statement)
         if setting and not example.exc_msg and _assigned(setting, builders, values, state, source):
             continue  # ``net.cap = 3``: a setup step of the built value ``net``
@@ -157,6 +164,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             # ``resp = frequency_response(sys)``: a call of ours whose result is kept, not
             # shown; then the name holds what the line built (or nothing we can replay).
             item = example_of(statement.value, "", source)
+            _hold(statement, item, held)
             step = None
             if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 step = _build(statement.value, namespace, package, values, source)
@@ -210,8 +218,48 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     # The same calls with no value to expect, after all others: for when the line the
     # replay does not repeat mattered (beyond the budget, which counts the calls).
     found += [e.pop("_unproven") for e in list(found) if "_unproven" in e]
+    for item in found:
+        item.pop("_exact", None)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def _hold(statement, item, held):
+    """Hold the names an assignment binds to the result of ``item``'s call (each name its
+    item's place when the line unpacks it), for a later line that shows one; a name bound
+    anew holds nothing of before."""
+    for target in statement.targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                held.pop(node.id, None)
+    if item is None or item["has_expected"] or len(statement.targets) != 1:
+        return
+    target = statement.targets[0]
+    if isinstance(target, ast.Name):
+        held[target.id] = (item, None)
+    elif isinstance(target, (ast.Tuple, ast.List)) and all(
+        isinstance(e, ast.Name) for e in target.elts
+    ):
+        for place, element in enumerate(target.elts):
+            held[element.id] = (item, place)
+
+
+def _show(item, part, attribute, example):
+    """What a line shows of a held result (``line1``, ``res.nobs``) as ``item``'s expected
+    value, at that place or of that attribute, when its arguments are the ones the session
+    built (exactly, or ``STALE``: then with the same call unproven after it). Never the
+    repository's own line: the value comes from a later one."""
+    exact = item.get("_exact")
+    if item["has_expected"] or exact not in (True, STALE):
+        return
+    value = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+    if value is None or not value["has_expected"]:
+        return
+    if exact is STALE:
+        item["_unproven"] = {k: v for k, v in item.items() if k != "_exact"}
+    item.update(expected=value["expected"], has_expected=True, wrapper=value["wrapper"], part=part)
+    if attribute is not None:
+        item["attribute"] = attribute
 
 
 def unpacked_names(statement):

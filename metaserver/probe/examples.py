@@ -197,8 +197,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
             literals.note(statement)  # ``from pkg.testing import data_path``: data_paths.py
             imports.update((a.asname or a.name).partition(".")[0] for a in statement.names)
             continue
-        shown_name = _held_name(statement, held)
-        for name in _assigned(statement) | _changed(statement):
+        shown_name = held_name(statement, held)
+        for name in _assigned(statement) | changed_names(statement):
             held.pop(name, None)
         variables |= _assigned(statement)
         literals.note(statement)
@@ -266,7 +266,7 @@ def _hold(statement, names, literals, signature, exposed, variables, held, ours)
     return item
 
 
-def _held_name(statement, held):
+def held_name(statement, held):
     """What a line that shows a held name alone (``cA``), or a public attribute of a held
     result (``fit.nobs``), shows the value of: (example, place, attribute), or None."""
     if not isinstance(statement, ast.Expr):
@@ -282,7 +282,7 @@ def _held_name(statement, held):
     return item, part, attribute
 
 
-def _changed(statement):
+def changed_names(statement):
     """The names whose objects a line may change (``r.sort()``, ``r[0] = 1``)."""
     names = set()
     for node in ast.walk(statement):

@@ -519,3 +519,46 @@ def test_a_class_method_builds_the_class_and_a_changed_value_is_expected_unblame
     # never as the repository's own line; the same call without it comes after
     assert changed["expected"] == 2.5 and "line" not in changed
     assert not unproven["has_expected"] and unproven["session"] == changed["session"]
+
+
+SHOWN_SOURCE = '''
+class Orbit:
+    def __init__(self, period):
+        self.period = period
+
+
+def halves(orbit):
+    """Each half of the period.
+
+    >>> orbit = Orbit(3.0)
+    >>> first, second = halves(orbit)
+    >>> first
+    1.5
+    >>> res = halves(Orbit(5.0))
+    >>> res = halves(Orbit(7.0))
+    >>> res
+    (3.5, 3.5)
+    """
+    return orbit.period / 2, orbit.period / 2
+'''
+
+
+def test_a_held_result_of_a_built_argument_shows_its_value_later(tmp_path: Path) -> None:
+    path = tmp_path / "shownfx.py"
+    path.write_text(SHOWN_SOURCE)
+    spec = importlib.util.spec_from_file_location("shownfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["shownfx"] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        func = loaded.halves
+        signature = inspect.signature(func)
+        found = value_examples(func, loaded, func.__doc__, signature, {"orbit"}, "shownfx")
+    finally:
+        del sys.modules["shownfx"]
+    shown = [(e["expected"], e.get("part"), e.get("line")) for e in found]
+    # the item a later line shows, at its place; a name bound again holds the later call's
+    assert shown == [(1.5, 0, None), ([3.5, 3.5], None, None), (None, None, None)]
+    assert [s["arguments"] for s in found[1]["session"]] == [{"period": 7.0}]
+    assert all("_exact" not in e for e in found)
