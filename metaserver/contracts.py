@@ -201,6 +201,12 @@ class Example(BaseModel):
         description="The source shows one item of the result, which its line unpacked "
         "(``cA, cD = dwt(x)`` then ``cA``): ``expected`` is that item's value, at this place.",
     )
+    attribute: str | None = Field(
+        default=None,
+        description="The source reads this attribute of the result (``res = fit(y)`` then "
+        "``assert res.nobs == 100``): ``expected`` is its value, which the tool returns among "
+        "its handle's ``fields``.",
+    )
     line: str | None = Field(
         default=None,
         description="The repository's own line whose output is documented, when the example "
@@ -451,8 +457,10 @@ class ToolSpec(BaseModel):
 CheckKind = Literal["expected-value", "no-error", "notebook-outputs", "notebook-run"]
 # The one vocabulary of repairs: the catalogue plans them, the review model may propose them
 # (agents/llm/review.py), and agents/repair/rounds.py applies every one.
-RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop"]
+RepairKind = Literal["add_dependency", "longer_timeout", "next_example", "drop", "array_codec"]
 REPAIR_KINDS: tuple[RepairKind, ...] = ("next_example", "drop", "add_dependency", "longer_timeout")
+"""The repairs a review model may choose; ``array_codec`` is the catalogue's alone (an
+error that shows a list used as an array says which, with no judgment to make)."""
 
 
 class Evidence(BaseModel):
@@ -463,6 +471,11 @@ class Evidence(BaseModel):
         default=None,
         description="expected-value: ``expected`` is the value of the result's item at this "
         "place (the source unpacked the result and showed that item); null: the result's.",
+    )
+    attribute: str | None = Field(
+        default=None,
+        description="expected-value: ``expected`` is the value of this attribute of the result "
+        "(a handle's ``fields``); null: the result's own.",
     )
     check: CheckKind = "no-error"
     compared: list[JSON] = Field(

@@ -290,8 +290,12 @@ def words_schema(type_text):
     optional"), or None when a word is not a plain JSON type's."""
     if not type_text:
         return None
-    kinds = []
+    kinds, choices = [], []
     for part in re.split(r"\s+or\s+|\|", _plain(type_text)):
+        named = _choices(part.strip())  # numpydoc's ``{'scale', 'auto'} or float``
+        if named is not None:
+            choices += [value for value in named if value not in choices]
+            continue
         word = re.split(r"\s+of\b|\s*\[|\s*\(", part.strip())[0].strip().lower()
         word = word.removeprefix("python ").strip()
         kind = _TYPE_WORDS.get(word)
@@ -299,11 +303,35 @@ def words_schema(type_text):
             return None
         if kind not in kinds:
             kinds.append(kind)
-    if not kinds:
+    options = ([{"enum": choices}] if choices else []) + [{"type": kind} for kind in kinds]
+    if not options:
         return None
-    if len(kinds) == 1:
-        return {"type": kinds[0]}
-    return {"anyOf": [{"type": kind} for kind in kinds]}  # as render.python_type reads it
+    # as render.python_type reads it
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def _choices(text):
+    """The values a type's ``{'a', 'b'}`` (or one quoted ``'auto'``) allows, in the order
+    written; None when the text is no such literal."""
+    if not (text.startswith("{") and text.endswith("}")) and not re.fullmatch(
+        r"'[^']*'|\"[^\"]*\"", text
+    ):
+        return None
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    items = node.elts if isinstance(node, ast.Set) else [node]
+    values = []
+    for item in items:
+        if not isinstance(item, ast.Constant) or not isinstance(
+            item.value, (str, int, float, type(None))
+        ):
+            return None
+        if isinstance(item.value, bool) or item.value in values:
+            return None
+        values.append(item.value)
+    return values
 
 
 def _plain(type_text):

@@ -41,7 +41,8 @@ from .constants import inlined
 from .doc_types import documented_type
 from .docstrings import parameter_types
 from .doctest_lines import MAX_EXAMPLES, unwrapped
-from .examples import example_item
+from .examples import changed_names, example_item, held_name
+from .guide_signatures import guide_signature
 from .guides import variable_class
 from .held import module_held
 from .json_values import Unsupported, json_safe
@@ -49,6 +50,7 @@ from .schemas import class_schema
 from .session_names import PACKAGE, resolve
 from .session_reading import session_statements
 from .setup_steps import method_signature, setup_step
+from .signatures import text_signature
 from .stdlib_values import StdlibValue, stdlib_value
 from .symbols import TEXT_CODEC, plain_symbols, symbol_class, symbol_text
 from .text import shown_as_text
@@ -135,17 +137,26 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         item = example_item(arguments, wrapper, want if exact else "", None)
         if item is None:
             return None
-        item["session"] = steps
+        item["session"], item["_exact"] = steps, exact
         if held:  # the class each such parameter takes (members pops it)
             item["_held"] = held
-        if item["has_expected"]:
+        if item["has_expected"] and exact is True:
             item["line"] = source
+        elif item["has_expected"]:  # and the same call without it, should the line matter
+            item["_unproven"] = dict(item, expected=None, has_expected=False, wrapper=wrapper)
         return item
 
+    held = {}  # a name holding an example's result -> (that example, its item's place)
     for example, statement in session_statements(doc, namespace):
         if len(found) >= MAX_EXAMPLES:
             break
         source = example.source.strip()
+        shown = held_name(statement, held)
+        if shown is not None:  # ``line1, line2 = export_tle(sat)`` before, and now ``line1``
+            _show(*shown, example)
+            continue
+        for name in changed_names(statement):
+            held.pop(name, None)
         setting = assignment(statement)
         if setting and not example.exc_msg and _assigned(setting, builders, values, state, source):
             continue  # ``net.cap = 3``: a setup step of the built value ``net``
@@ -153,6 +164,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             # ``resp = frequency_response(sys)``: a call of ours whose result is kept, not
             # shown; then the name holds what the line built (or nothing we can replay).
             item = example_of(statement.value, "", source)
+            _hold(statement, item, held)
             step = None
             if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 step = _build(statement.value, namespace, package, values, source)
@@ -203,8 +215,51 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
             continue
         if item is not None:
             found.append(item)
+    # The same calls with no value to expect, after all others: for when the line the
+    # replay does not repeat mattered (beyond the budget, which counts the calls).
+    found += [e.pop("_unproven") for e in list(found) if "_unproven" in e]
+    for item in found:
+        item.pop("_exact", None)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def _hold(statement, item, held):
+    """Hold the names an assignment binds to the result of ``item``'s call (each name its
+    item's place when the line unpacks it), for a later line that shows one; a name bound
+    anew holds nothing of before."""
+    for target in statement.targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                held.pop(node.id, None)
+    if item is None or item["has_expected"] or len(statement.targets) != 1:
+        return
+    target = statement.targets[0]
+    if isinstance(target, ast.Name):
+        held[target.id] = (item, None)
+    elif isinstance(target, (ast.Tuple, ast.List)) and all(
+        isinstance(e, ast.Name) for e in target.elts
+    ):
+        for place, element in enumerate(target.elts):
+            held[element.id] = (item, place)
+
+
+def _show(item, part, attribute, example):
+    """What a line shows of a held result (``line1``, ``res.nobs``) as ``item``'s expected
+    value, at that place or of that attribute, when its arguments are the ones the session
+    built (exactly, or ``STALE``: then with the same call unproven after it). Never the
+    repository's own line: the value comes from a later one."""
+    exact = item.get("_exact")
+    if item["has_expected"] or exact not in (True, STALE):
+        return
+    value = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+    if value is None or not value["has_expected"]:
+        return
+    if exact is STALE:
+        item["_unproven"] = {k: v for k, v in item.items() if k != "_exact"}
+    item.update(expected=value["expected"], has_expected=True, wrapper=value["wrapper"], part=part)
+    if attribute is not None:
+        item["attribute"] = attribute
 
 
 def unpacked_names(statement):
@@ -301,16 +356,33 @@ def _build(node, namespace, package, values, source):
     if not isinstance(node, ast.Call):
         return None
     callable_ = resolve(node.func, namespace)
-    if callable_ is None or not _own(callable_, package):
+    if isinstance(node.func, ast.Attribute) and (
+        not callable(callable_) or inspect.ismethoddescriptor(callable_)
+    ):  # a class method read from the class's namespace: bound to the class it names
+        cls = resolve(node.func.value, namespace)
+        callable_ = getattr(cls, node.func.attr, None) if inspect.isclass(cls) else None
+    # ``Satrec.twoline2rv(s, t)``, ``Table.read(path)``: a class method of the package's
+    # class builds its instance; script names the step by the class's target and the name.
+    owner = getattr(callable_, "__self__", None)
+    factory = inspect.isclass(owner) and _own(owner, package)
+    if callable_ is None or not (factory or _own(callable_, package)):
         return None
     try:
         signature = inspect.signature(callable_)
-    except (TypeError, ValueError):
-        return None
+    except (TypeError, ValueError):  # a compiled class method: its docstring, or the guides
+        spelled = getattr(callable_, "__name__", "")
+        signature = text_signature(callable_, spelled) if factory else None
+        if signature is None and factory:
+            signature = guide_signature(spelled)
+        if signature is None:
+            return None
     bound = _arguments(node, signature, namespace, package, {}, source, depth=1)
     if bound is None or bound[1] or not bound[3]:
         return None
-    return {"line": source, "_id": id(callable_), "member": None, "arguments": bound[0]}
+    step = {"line": source, "_id": id(callable_), "member": None, "arguments": bound[0]}
+    if factory:
+        step.update(_id=id(owner), factory=callable_.__name__)
+    return step
 
 
 def _own(obj, package):
@@ -351,11 +423,11 @@ def _arguments(
             continue
         if isinstance(value, _Built):
             steps += _with_setups(value, name, at=len(steps))
-            exact = exact and value.exact
+            exact = _least(exact, value.exact or STALE)
             continue
         if isinstance(value, _Items):  # ``covariance_matrix([u, v])``: the list, item by item
             steps += [dict(step, into=name, item=i) for i, step in enumerate(value.steps)]
-            exact = exact and value.exact
+            exact = _least(exact, value.exact)
             continue
         if isinstance(value, _Unbound):
             cls = (classes or {}).get(name)
@@ -382,13 +454,26 @@ def _arguments(
         ):  # ``sqrt(ufloat(0, 1))`` with ``sqrt(*args)``: items of the list, in order
             for i, v in enumerate(value):
                 steps += _with_setups(v, name, i, len(steps))
-            exact = exact and all(v.exact for v in value)
+            exact = _least(exact, all(v.exact for v in value) or STALE)
             continue
         try:
             arguments[name] = json_safe(value)
         except Unsupported:
             return None  # a placeholder inside *args or a container: not replayable
     return arguments, steps, held, exact
+
+
+STALE = "stale"
+"""An argument built as the session first built it, which a later line the replay does not
+repeat may have changed (``satellite.sgp4(jd, fr)``, then ``sat_epoch_datetime(satellite)``):
+its documented output is expected, as what validation compares, never as the repository's
+own line (no replay of it can blame the repository)."""
+
+
+def _least(exact, other):
+    """The lesser of two exactnesses: True, then ``STALE``, then False."""
+    order = {True: 2, STALE: 1, False: 0}
+    return exact if order[exact] <= order[other] else other
 
 
 def _parses_text(cls):

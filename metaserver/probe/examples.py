@@ -197,16 +197,16 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
             literals.note(statement)  # ``from pkg.testing import data_path``: data_paths.py
             imports.update((a.asname or a.name).partition(".")[0] for a in statement.names)
             continue
-        shown_name = _held_name(statement, held)
-        for name in _assigned(statement) | _changed(statement):
+        shown_name = held_name(statement, held)
+        for name in _assigned(statement) | changed_names(statement):
             held.pop(name, None)
         variables |= _assigned(statement)
         literals.note(statement)
-        if shown_name is not None:  # ``cA, cD = dwt(x)`` before, and now ``cA``
-            item, part = shown_name
+        if shown_name is not None:  # ``cA, cD = dwt(x)`` before, and now ``cA`` (or ``r.n``)
+            item, part, attribute = shown_name
             shown = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
             if shown is not None and shown["has_expected"] and not item["has_expected"]:
-                item.update(shown, part=part)
+                item.update(shown, part=part, attribute=attribute)
             continue
         if not isinstance(statement, ast.Expr):
             # an assignment shows nothing, but its call is an example all the same
@@ -266,18 +266,23 @@ def _hold(statement, names, literals, signature, exposed, variables, held, ours)
     return item
 
 
-def _held_name(statement, held):
-    """What a line that shows a held name alone (``cA``) shows the value of, or None."""
-    if (
-        isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Name)
-        and statement.value.id in held
-    ):
-        return held[statement.value.id]
-    return None
+def held_name(statement, held):
+    """What a line that shows a held name alone (``cA``), or a public attribute of a held
+    result (``fit.nobs``), shows the value of: (example, place, attribute), or None."""
+    if not isinstance(statement, ast.Expr):
+        return None
+    node, attribute = statement.value, None
+    if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
+        node, attribute = node.value, node.attr
+    if not isinstance(node, ast.Name) or node.id not in held:
+        return None
+    item, part = held[node.id]
+    if attribute is not None and part is not None:
+        return None  # an attribute of one unpacked item: no value the tool returns
+    return item, part, attribute
 
 
-def _changed(statement):
+def changed_names(statement):
     """The names whose objects a line may change (``r.sort()``, ``r[0] = 1``)."""
     names = set()
     for node in ast.walk(statement):

@@ -342,6 +342,10 @@ def _name_examples(candidate, seen):
             if "_id" in step:
                 listed = seen.get(step.pop("_id")) or {}
                 step["target"] = listed.get("target")
+                factory = step.pop("factory", None)
+                if factory:  # a class method that builds the class's instance
+                    constructor = listed.get("kind") == "constructor" and listed.get("target")
+                    step["target"] = f"{listed['target']}.{factory}" if constructor else None
                 if step.get("typed") and listed.get("kind") != "constructor":
                     step["target"] = None  # built by the class's own constructor only
                 if listed.get("kind") == "method":  # a class listed by a method alone

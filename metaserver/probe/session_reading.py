@@ -55,7 +55,7 @@ def session_statements(doc, namespace, until=None):
     if until is not None:
         end = _last_call(key, statements, until)
         # and the lines right after it that show a name alone (``e, r = sat.sgp4(t)``,
-        # then ``e``): what the call's result holds (sessions._show_pending)
+        # then ``e``), or its attribute: what the call's result holds (sessions._show_pending)
         while end < len(statements) and _shows_a_name(statements[end][1]):
             end += 1
         statements = statements[:end]
@@ -70,7 +70,13 @@ _CALLED = {}
 
 
 def _shows_a_name(statement):
-    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Name)
+    """A line that shows a name alone, or a public attribute of one (``res.nobs``)."""
+    if not isinstance(statement, ast.Expr):
+        return False
+    node = statement.value
+    if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _last_call(key, statements, method):

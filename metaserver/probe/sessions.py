@@ -22,7 +22,7 @@ from .assign import assignment, set_up
 from .built_arguments import object_arguments, unpacked_names
 from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
-from .examples import example_item
+from .examples import example_item, held_name
 from .guide_signatures import guide_signature
 from .held import held_arguments
 from .returns import (
@@ -221,21 +221,23 @@ def _hold(statement, assigned, item, pending):
 
 def _show_pending(statement, example, pending):
     """Whether the line shows a name that holds an example's result: then its output is
-    that example's expected value (of the item at its place), unless it has one. A line
-    that binds or may change such a name ends what it holds."""
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Name):
-        held = pending.get(statement.value.id)
-        if held is not None:
-            item, part = held
-            shown = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
-            if shown is not None and shown["has_expected"] and not item["has_expected"]:
-                item.update(
-                    expected=shown["expected"],
-                    wrapper=shown["wrapper"],
-                    has_expected=True,
-                    part=part,
-                )
-            return True
+    that example's expected value (of the item at its place, or of the attribute it reads:
+    ``res = model.fit(y)`` then ``res.nobs``), unless it has one. A line that binds or may
+    change such a name ends what it holds."""
+    held = held_name(statement, pending)
+    if held is not None:
+        item, part, attribute = held
+        shown = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+        if shown is not None and shown["has_expected"] and not item["has_expected"]:
+            item.update(
+                expected=shown["expected"],
+                wrapper=shown["wrapper"],
+                has_expected=True,
+                part=part,
+            )
+            if attribute is not None:
+                item["attribute"] = attribute
+        return True
     for node in ast.walk(statement):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             pending.pop(node.id, None)

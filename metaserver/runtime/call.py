@@ -15,6 +15,7 @@ from typing import Any
 
 from .codecs import cap_result, from_json, to_json
 from .decode import decode
+from .fields import with_fields
 from .handles import HandleTable
 
 __all__ = ["DEFAULT_MAX_BYTES", "KEEP_OWN", "invoke", "resolve", "setter", "split_arguments"]
@@ -35,6 +36,7 @@ def invoke(
     codecs: dict[str, str] | None = None,
     keep: bool | str = False,
     unset: list[str] | None = None,
+    shows: list[str] | None = None,
 ) -> Any:
     """Call ``func`` with decoded ``arguments`` and return its capped JSON-safe result.
 
@@ -54,6 +56,11 @@ def invoke(
 
     A parameter in ``unset`` has a default with no JSON form (a sentinel): given as None
     (its tool's default), it is not passed, so the callable's own default applies.
+
+    ``shows`` names attributes of the result that the library's documentation and tests read
+    (``res = fit(...)`` then ``res.params``): a result kept as a handle carries their JSON
+    values as ``fields``, so a client sees what a scientist reads of it without another call,
+    and validation can compare them with the values the repository asserts.
     """
     if unset:
         arguments = {k: v for k, v in arguments.items() if not (v is None and k in unset)}
@@ -63,7 +70,8 @@ def invoke(
     # then reads it as a (broken, or forged) JSON-RPC message.
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            return _invoke(func, positional, arguments, handles, max_bytes, codecs or {}, keep)
+            result = _invoke(func, positional, arguments, handles, max_bytes, codecs or {}, keep)
+            return with_fields(result, shows or [], handles, max_bytes)
     finally:  # a thread's print between two calls: out now, while descriptor 1 is stderr
         with contextlib.suppress(Exception):
             sys.stdout.flush()

@@ -37,8 +37,9 @@ from .protocols import NO_PROTOCOL, encode_protocol
 
 __all__ = ["HANDLE_KEYS", "cap_result", "dumps_compact", "from_json", "json_size_ok", "to_json"]
 
-HANDLE_KEYS = frozenset({"handle", "type", "repr", "text"})
-"""The keys of a handle descriptor (``text`` only when its ``str`` differs from its repr)."""
+HANDLE_KEYS = frozenset({"handle", "type", "repr", "text", "fields"})
+"""The keys of a handle descriptor (``text`` only when its ``str`` differs from its repr;
+``fields`` only for a tool whose documentation reads attributes of its result: call.py)."""
 PREVIEW_CHARS = 1000
 
 _SEQUENCES = (list, tuple, collections.deque, KeysView, ValuesView, ItemsView)

@@ -81,6 +81,13 @@ def test_untyped_parameters_say_what_they_take() -> None:
         "anyOf": [{"type": "integer"}, {"type": "array"}]
     }
     assert words_schema("Foo or int") is None
+    # numpydoc's choices, beside the types the rest allows: never the default's type alone
+    assert words_schema("{'scale', 'auto'} or float, default='scale'") == {
+        "anyOf": [{"enum": ["scale", "auto"]}, {"type": "number"}]
+    }
+    assert words_schema("{'l1', 'l2', None}, default='l2'") == {"enum": ["l1", "l2", None]}
+    assert words_schema("bool or 'auto'") == {"anyOf": [{"enum": ["auto"]}, {"type": "boolean"}]}
+    assert words_schema("{'a', f(x)}") is None
     refined = refined_parameter(EMPTY, None, 0.5, {"default": 0.5}, None, "pkg")
     assert refined == ({"default": 0.5, "type": "number"}, None, None)
     assert refined_parameter(EMPTY, None, EMPTY, {}, None, "pkg") == (

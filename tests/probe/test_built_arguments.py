@@ -130,10 +130,11 @@ def test_names_bound_to_literals_are_put_back_into_the_calls(module: ModuleType)
     assert (literal["arguments"], literal["expected"]) == ({"a": 1, "b": 2}, 3)
 
 
-def test_a_value_changed_after_it_was_built_gives_no_expected_value(module: ModuleType) -> None:
+def test_a_value_changed_after_it_was_built_is_expected_never_blamed(module: ModuleType) -> None:
     # ``G = Graph()``, ``G.add_edge(...)``, then the documented call: the steps rebuild the
-    # object as first built, so the shown output is no value to expect of the replay (and
-    # no evidence against the repository when it differs).
+    # object as first built, so the shown output is a value validation compares, never the
+    # repository's own line (no evidence against it when it differs); the same call with no
+    # value to expect comes after it, for when the line the replay skips mattered.
     text = (
         ">>> here = Dot(0, 0)\n>>> far(here, Dot(3, 4))\n5.0\n"
         ">>> here.x = 3\n>>> far(here, Dot(3, 4))\n4.0\n"
@@ -142,14 +143,15 @@ def test_a_value_changed_after_it_was_built_gives_no_expected_value(module: Modu
     )
     signature = inspect.signature(module.far)
     found = value_examples(module.far, module, text, signature, {"a", "b", "scale"}, "valuefx")
-    expected = [(f["line"] if f["has_expected"] else None, f["expected"]) for f in found]
+    expected = [(f.get("line"), f["expected"]) for f in found]
     # ``here.x = 3`` unbinds ``here`` (an assignment to it): that call is no example at all
     assert expected == [
         ("far(here, Dot(3, 4))", 5.0),
+        (None, 0.0),  # after ``there.shift(2)``
         ("far(there, Dot(3, 3))", 0.0),  # ``there`` rebuilt: exact again
-        (None, None),  # after ``there.shift(2)``
+        (None, None),  # after ``there.shift(2)``, proving nothing
     ]
-    assert found[2]["session"][0]["line"] == "there = Dot(1, 1)"
+    assert found[1]["session"][0]["line"] == found[3]["session"][0]["line"] == "there = Dot(1, 1)"
     # each still builds its objects (the tool is tried), only without the documented value
     assert all(len(f["session"]) == 2 for f in found)
 
@@ -387,13 +389,15 @@ def test_setup_calls_of_a_built_argument_become_its_setup_steps(net: ModuleType)
     assert first["session"][1]["arguments"] == {"a": "A", "b": "B", "weight": 4}
     assert first["session"][1]["_id"] == id(net.Net)  # named by script
     # A setup call given a built object (not a literal), or a private method: a change the
-    # replay cannot repeat, so no documented value is claimed.
-    rest = {tuple(e["arguments"].values()): e for e in found[1:]}
-    assert not rest[("A", "B")]["has_expected"]
-    assert not rest[("A", "A")]["has_expected"]
-    # ``**labels`` is no parameter of a tool: that setup cannot be repeated (the first
-    # ``tag`` could, but the value is already lost).
-    assert not rest[("B", "B")]["has_expected"]
+    # replay cannot repeat, so the documented value is one to compare, never the
+    # repository's line, and the same call follows with none. ``**labels`` is no parameter
+    # of a tool: that setup cannot be repeated either.
+    rest: dict[tuple[object, ...], list[tuple[object, object]]] = {}
+    for e in found[1:]:
+        rest.setdefault(tuple(e["arguments"].values()), []).append((e.get("line"), e["expected"]))
+    assert rest[("A", "B")] == [(None, ["A", "B"]), (None, None)]
+    assert rest[("A", "A")] == [(None, ["A"]), (None, None)]
+    assert rest[("B", "B")] == [(None, ["B", "B"]), (None, None)]
     assert all(s.get("on") is None for e in found[1:] for s in e["session"][:1])
 
 
@@ -458,3 +462,103 @@ def test_names_a_line_unpacks_are_items_of_its_result(tmp_path: Path) -> None:
         ("tail", 1, {"values": [1, 2, 3, 4]}),
     ]
     assert all(s["_id"] == id(loaded.split) for s in example["session"])
+
+
+FACTORY_SOURCE = '''
+class Orbit:
+    def __init__(self, period):
+        self.period = period
+        self.age = 0
+
+    @classmethod
+    def from_text(cls, text):
+        return cls(float(text))
+
+    def advance(self, days):
+        self.age += days
+        return self.age
+
+
+def period_of(orbit):
+    """The period.
+
+    >>> orbit = Orbit.from_text("2.5")
+    >>> period_of(orbit)
+    2.5
+    >>> orbit.advance(3)
+    3
+    >>> period_of(orbit)
+    2.5
+    """
+    return orbit.period
+'''
+
+
+def test_a_class_method_builds_the_class_and_a_changed_value_is_expected_unblamed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "factoryfx.py"
+    path.write_text(FACTORY_SOURCE)
+    spec = importlib.util.spec_from_file_location("factoryfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["factoryfx"] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        func = loaded.period_of
+        signature = inspect.signature(func)
+        found = value_examples(func, loaded, func.__doc__, signature, {"orbit"}, "factoryfx")
+    finally:
+        del sys.modules["factoryfx"]
+    # named by the class it builds and the method's name (script makes it the tool target)
+    steps = [(s["_id"], s.get("factory"), s["arguments"]) for s in found[0]["session"]]
+    assert steps == [(id(loaded.Orbit), "from_text", {"text": "2.5"})]
+    exact, changed, unproven = found
+    assert (exact["expected"], exact["line"]) == (2.5, "period_of(orbit)")
+    # after orbit.advance(3), which the replay does not repeat: its output is expected,
+    # never as the repository's own line; the same call without it comes after
+    assert changed["expected"] == 2.5 and "line" not in changed
+    assert not unproven["has_expected"] and unproven["session"] == changed["session"]
+
+
+SHOWN_SOURCE = '''
+class Orbit:
+    def __init__(self, period):
+        self.period = period
+
+
+def halves(orbit):
+    """Each half of the period.
+
+    >>> orbit = Orbit(3.0)
+    >>> first, second = halves(orbit)
+    >>> first
+    1.5
+    >>> res = halves(Orbit(5.0))
+    >>> res = halves(Orbit(7.0))
+    >>> res
+    (3.5, 3.5)
+    """
+    return orbit.period / 2, orbit.period / 2
+'''
+
+
+def test_a_held_result_of_a_built_argument_shows_its_value_later(tmp_path: Path) -> None:
+    path = tmp_path / "shownfx.py"
+    path.write_text(SHOWN_SOURCE)
+    spec = importlib.util.spec_from_file_location("shownfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["shownfx"] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        func = loaded.halves
+        signature = inspect.signature(func)
+        found = value_examples(func, loaded, func.__doc__, signature, {"orbit"}, "shownfx")
+    finally:
+        del sys.modules["shownfx"]
+    shown = [(e["expected"], e.get("part"), e.get("line")) for e in found]
+    # the item a later line shows, at its place; a name bound again holds the later call's
+    assert shown == [(1.5, 0, None), ([3.5, 3.5], None, None), (None, None, None)]
+    assert [s["arguments"] for s in found[1]["session"]] == [{"period": 7.0}]
+    assert all("_exact" not in e for e in found)

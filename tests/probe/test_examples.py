@@ -50,3 +50,35 @@ def test_a_result_the_session_changed_shows_nothing_of_the_call() -> None:
     assert not changed["has_expected"]
     # no example of a shown name is the repository's line unchanged (no replay blames it)
     assert all("line" not in e for e in _found())
+
+
+def fit(values: list[float]) -> object:
+    """Fit a level.
+
+    >>> res = fit([1.0, 3.0])
+    >>> res.level
+    2.0
+    >>> res.level
+    5.0
+    >>> low, high = fit([4.0, 6.0])
+    >>> low.level
+    1.0
+    >>> other = fit([2.0])
+    >>> other._cache
+    {}
+    """
+    return object()
+
+
+def test_an_attribute_shown_of_a_held_result_is_that_attributes_value() -> None:
+    signature = inspect.signature(fit)
+    found = examples_for(fit, {"fit"}, inspect.getdoc(fit), signature, {"values"})
+    proven = [(e["arguments"], e["expected"], e.get("attribute")) for e in found]
+    # the first line that shows it is the value; an unpacked item's attribute, or a private
+    # one, is no value the tool returns
+    assert proven == [
+        ({"values": [1.0, 3.0]}, 2.0, "level"),
+        ({"values": [4.0, 6.0]}, None, None),
+        ({"values": [2.0]}, None, None),
+    ]
+    assert all("line" not in e for e in found)

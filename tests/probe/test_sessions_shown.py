@@ -15,6 +15,11 @@ from metaserver.probe.members import describe_class
 from metaserver.probe.script import name_steps
 
 SOURCE = """
+class Status:
+    def __init__(self, code):
+        self.code = code
+
+
 class Orbit:
     def __init__(self, line):
         self.line = line
@@ -24,6 +29,9 @@ class Orbit:
 
     def period(self):
         return 90.5
+
+    def status(self):
+        return Status(7)
 """
 
 GUIDE = """
@@ -35,6 +43,9 @@ GUIDE = """
 >>> p = 3
 >>> p
 3
+>>> s = sat.status()
+>>> s.code
+7
 """
 
 
@@ -63,3 +74,10 @@ def test_an_unpacked_result_shown_later_is_the_methods_expected_item(module: Mod
 def test_a_name_bound_again_shows_nothing_of_the_call(module: ModuleType) -> None:
     [example] = examples(module, "period")
     assert not example["has_expected"]
+
+
+def test_an_attribute_shown_of_a_held_result_is_its_expected_value(module: ModuleType) -> None:
+    [example] = examples(module, "status")
+    expected = (example["has_expected"], example["expected"], example.get("attribute"))
+    assert expected == (True, 7, "code")
+    assert "line" not in example

@@ -240,9 +240,34 @@ def _with_usage(
         # up (a format read from its extension), the rest is synthesised as usual.
         guessed = synthesise_example(candidate.parameters, _context(candidate))
         examples.append(guessed.model_copy(update={"arguments": {**guessed.arguments, **hints}}))
-    examples.sort(key=lambda e: not e.has_expected)
+    examples = [_with_shipped_files(candidate, e, usage.data_files) for e in examples]
+    # A value the call returns itself proves more than one attribute of it.
+    examples.sort(key=lambda e: (not e.has_expected, e.attribute is not None))
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
+
+
+def _with_shipped_files(candidate: Candidate, example: Example, data_files: list[str]) -> Example:
+    """``example`` with each file it names by a path the repository does not hold
+    (``dcmread("CT_small.dcm")``, the docs' own folder left out) given as the one data file
+    the package ships under that name (``src/pydicom/data/test_files/CT_small.dcm``)."""
+    files = {p.name for p in candidate.parameters if (p.codec or "").lstrip("?") in _FILE_CODECS}
+    if not files or not data_files:
+        return example
+    arguments = dict(example.arguments)
+    for name in files:
+        given = arguments.get(name)
+        if not isinstance(given, str) or given in data_files or "://" in given:
+            continue
+        named = [path for path in data_files if path.rpartition("/")[2] == given.rpartition("/")[2]]
+        if len(named) == 1:
+            arguments[name] = named[0]
+    if arguments == example.arguments:
+        return example
+    return example.model_copy(update={"arguments": arguments})
+
+
+_FILE_CODECS = {"file", "path"}
 
 
 def _shipped_file(candidate: Candidate, data_files: list[str]) -> dict[str, JSON]:
@@ -344,6 +369,7 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
         has_expected=call.has_expected,
         wrapper=call.wrapper,
         part=call.part,
+        attribute=call.attribute,
         origin="usage",
     )
 

@@ -20,15 +20,18 @@ __all__ = ["MAX_DATA_BYTES", "MAX_FILE_BYTES", "copy_data_files", "example_files
 MAX_FILE_BYTES = 5_000_000
 MAX_DATA_BYTES = 50_000_000
 WORK_SCHEME = "work://"
+_READ = {"file", "path"}
+"""The codecs of parameters that name a file: a path one may read as well as write."""
 
 
 def example_files(specs: list[ToolSpec], root: Path) -> list[str]:
-    """The repository-relative paths that examples pass to ``file`` parameters and that are
-    regular files inside ``root`` (no link, nothing outside it), in first-seen order."""
+    """The repository-relative paths that examples pass to ``file`` and ``path``
+    parameters and that are regular files inside ``root`` (no link, nothing outside it), in
+    first-seen order."""
     found: dict[str, None] = {}
     resolved_root = root.resolve()
     for spec in specs:
-        names = {p.name for p in spec.parameters if (p.codec or "").lstrip("?") == "file"}
+        names = {p.name for p in spec.parameters if (p.codec or "").lstrip("?") in _READ}
         for example in spec.examples if names else []:
             for name in names:
                 relative = _relative(example.arguments.get(name))

@@ -181,6 +181,9 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
     unset = [p.name for p in spec.parameters if p.unset_default]
     if unset:
         extra += f"        unset={unset!r},\n"
+    shows = shown_attributes(spec)
+    if shows:  # its docs read these attributes of its result: a handle carries them
+        extra += f"        shows={shows!r},\n"
     # A setter (the docs' ``m.scale = Scale(2)``) sets the attribute its receiver has, where
     # its target names no callable to import.
     func = f"_setter({spec.assigns!r})" if spec.assigns else f"_target({spec.target!r})"
@@ -196,6 +199,12 @@ def render_tool(spec: ToolSpec, root: Path | None = None) -> str:
         f"{extra}"
         f"    )\n"
     )
+
+
+def shown_attributes(spec: ToolSpec) -> list[str]:
+    """The attributes of its result that a tool's examples read (``r.nobs``), in order."""
+    names = (e.attribute for e in spec.examples if e.attribute and e.attribute.isidentifier())
+    return list(dict.fromkeys(names))
 
 
 _SCRIPT_IMPORT = f"from {RUNTIME_PACKAGE}.scripts import run_script as _run_script  # noqa: E402\n"

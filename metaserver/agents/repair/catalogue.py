@@ -5,7 +5,10 @@
     import_error (No module X)  add_dependency: install X's distribution, re-validate (for
                                 a notebook, with the other modules it imports)
     timeout                     longer_timeout: once, four times the budget; then drop
-    api_inference_error         next_example: another example (docs, README, variants)
+    api_inference_error         array_codec: a list used as an array ('list' object has
+                                no attribute 'ndim'): the numpy codec for the list
+                                arguments, the same call again (once per tool)
+                                next_example: another example (docs, README, variants)
     repo_internal_bug           drop: the repository's own example disagrees (a bug)
     anything else / exhausted   drop
 
@@ -51,7 +54,8 @@ class Repair(BaseModel):
     # (a tutorial imports plotting and helper packages its library does not declare, one
     # more per round otherwise) and left out if that install fails.
     companions: list[str] = []
-    examples: list[Example] = []  # next_example: tried in order, in one round
+    examples: list[Example] = []  # next_example, array_codec: tried in order, in one round
+    parameters: list[str] = []  # array_codec: the parameters given the numpy codec
     timeout: float | None = None  # longer_timeout: seconds; None means TIMEOUT_FACTOR times
 
 
@@ -62,6 +66,7 @@ class RepairState(BaseModel):
     extended: set[str] = set()
     tried_examples: dict[str, list[str]] = {}
     diagnosed: set[str] = set()
+    arrayed: set[str] = set()
 
 
 def plan_repairs(
@@ -105,6 +110,10 @@ def _repair_for(
                 )
     if result.failure_type == "timeout" and spec.name not in state.extended:
         return Repair(tool=spec.name, kind="longer_timeout", reason="one longer timeout")
+    if result.failure_type == "api_inference_error" and spec.name not in state.arrayed:
+        arrays = _arrays(spec, result, error)
+        if arrays:
+            return arrays
     if result.failure_type == "api_inference_error":
         untried = [
             e for e in alternative_examples(spec, workspace) if _key(e.arguments) not in tried
@@ -119,6 +128,50 @@ def _repair_for(
                 reason=f"retry with another example ({batch[0].origin})",
             )
     return Repair(tool=spec.name, kind="drop", reason=error or "failed validation")
+
+
+# A list where the callable wanted an array: an array's attribute, or numpy's indexing.
+_LIST_AS_ARRAY = re.compile(
+    r"'list' object has no attribute '(?:ndim|shape|dtype|astype|reshape|T|size|flatten|"
+    r"ravel|squeeze|transpose|dot|real|imag|tolist|sum|mean|std|min|max|any|all|copy)'"
+    r"|list indices must be integers or slices, not tuple"
+)
+
+
+def _arrays(spec: ToolSpec, result: ToolEvidence, error: str) -> Repair | None:
+    """``array_codec`` when the error shows a list used as an array and the failed call
+    passed lists of numbers to parameters without a codec: those arrive as arrays next
+    (the numpy codec), in the same call; None otherwise."""
+    if result.evidence is None or not _LIST_AS_ARRAY.search(error):
+        return None
+    given = result.evidence.arguments
+    names = [
+        p.name
+        for p in spec.parameters
+        if p.codec is None and p.name in given and _numbers(given[p.name])
+    ]
+    if not names:
+        return None
+    same = [e for e in spec.examples if e.arguments == given] or [Example(arguments=given)]
+    return Repair(
+        tool=spec.name,
+        kind="array_codec",
+        parameters=names,
+        examples=same[:1],
+        reason=f"a list used as an array: {', '.join(names)} as numpy arrays",
+    )
+
+
+def _numbers(value: JSON, depth: int = 0) -> bool:
+    """Whether ``value`` is a (nested) list of numbers, as an array's JSON form is."""
+    if not isinstance(value, list) or not value or depth > 8:
+        return False
+    return all(
+        _numbers(item, depth + 1)
+        if isinstance(item, list)
+        else isinstance(item, (int, float)) and not isinstance(item, bool)
+        for item in value
+    )
 
 
 def notebook_imports(spec: ToolSpec, workspace: Path) -> set[str]:

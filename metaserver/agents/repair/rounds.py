@@ -155,8 +155,17 @@ async def apply_repairs(
             spec.timeout = max(repair.timeout or current * TIMEOUT_FACTOR, current)
         elif repair.kind == "next_example":
             attempts[spec.name] = repair.examples
-    if any(r.kind == "longer_timeout" for r in repairs):
+        elif repair.kind == "array_codec":
+            state.arrayed.add(spec.name)
+            spec.parameters = [
+                p.model_copy(update={"codec": "numpy"}) if p.name in repair.parameters else p
+                for p in spec.parameters
+            ]
+            spec.codecs = sorted({*spec.codecs, "numpy"})
+            attempts[spec.name] = repair.examples
+    if any(r.kind in ("longer_timeout", "array_codec") for r in repairs):
         # A script or notebook tool times its own run with the budget written in server.py:
-        # a longer budget for the client's call alone timed out at the old one again.
+        # a longer budget for the client's call alone timed out at the old one again; a
+        # codec is written there too.
         draft.render(specs)
     return attempts

@@ -82,10 +82,11 @@ def is_test_file(relative: PurePath) -> bool:
 def asserted_pairs(tree: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
     """(one side, other side) of each equality a test asserts: ``assert a == b``,
     ``assert a == pytest.approx(b)`` (``b`` unwrapped), ``self.assertEqual(a, b)``,
-    ``assert_allclose(a, b)`` and their kin with a tolerance no looser than ours."""
+    ``assert_allclose(a, b)`` and their kin with a tolerance no looser than ours, and a
+    comparison a truth assertion is given (``assert_(a == b)``, ``self.assertTrue(a == b)``)."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
-            test = node.test
+        test = _tested(node)
+        if test is not None:
             if len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
                 left, right = _approximated(test.left), _approximated(test.comparators[0])
                 if left is not None and right is not None:
@@ -94,6 +95,24 @@ def asserted_pairs(tree: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
             name = _function_name(node.func)
             if name in _CLOSE and tolerance_ok(node):
                 yield node.args[0], node.args[1]
+
+
+_TRUTH = {"assert_", "assertTrue", "assert_true"}
+"""Assertions that their one argument is true: given a comparison, it is asserted."""
+
+
+def _tested(node: ast.AST) -> ast.Compare | None:
+    """The comparison an ``assert`` statement, or a truth assertion's call, asserts."""
+    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+        return node.test
+    if (
+        isinstance(node, ast.Call)
+        and _function_name(node.func) in _TRUTH
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Compare)
+    ):
+        return node.args[0]
+    return None
 
 
 def tolerance_ok(call: ast.Call) -> bool:
@@ -344,12 +363,25 @@ def _changed(statements: list[ast.stmt]) -> set[str]:
             ):
                 if not isinstance(node.ctx, ast.Load):
                     names.add(node.value.id)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if isinstance(node.func.value, ast.Name):  # ``r.sort()``: r may change
-                    names.add(node.func.value.id)
+            elif isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                    names.add(node.func.value.id)  # ``r.sort()``: r may change
+                if _function_name(node.func) not in _READERS:  # ``run(model)`` may change it
+                    given = [*node.args, *(k.value for k in node.keywords)]
+                    names.update(a.id for a in given if isinstance(a, ast.Name))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
     return names
+
+
+_READERS = (
+    _CLOSE
+    | {"approx", "isclose", "allclose", "array_equal", "assert_", "assertTrue", "assertIn"}
+    | {"len", "print", "str", "repr", "isinstance", "type", "list", "tuple", "sorted", "set"}
+    | {"float", "int", "bool", "abs", "round", "min", "max", "sum", "all", "any", "hasattr"}
+)
+"""Calls that only read the names they are given: passing a result to one of them keeps
+its binding, where any other call may change the object it is given."""
 
 
 def _forget(names: set[str], held: dict[str, Bound]) -> None:

@@ -80,6 +80,11 @@ class UsageCall(BaseModel):
         description="``expected`` is the value of the result's item at this place (the code "
         "unpacked the result and asserted that item).",
     )
+    attribute: str | None = Field(
+        default=None,
+        description="``expected`` is the value of this attribute of the result (the code "
+        "asserted ``r.attribute`` of the call's result ``r``).",
+    )
     source: str = ""
     sets: list[str] = Field(
         default_factory=list,
@@ -168,12 +173,7 @@ def mine_usage(
         counted = Counter[str]()
         for source in sources:
             for name, call in _calls_in_code(source, wanted, counted):
-                found = calls.setdefault(name, [])
-                # A call with unknown arguments only lends values: a few, beside the
-                # literal calls, never in their place.
-                alike = [c for c in found if bool(c.unknown) == bool(call.unknown)]
-                if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
-                    found.append(call.model_copy(update={"source": relative}))
+                _keep(calls.setdefault(name, []), call.model_copy(update={"source": relative}))
         counts.update(counted)
         folders = {part.lower() for part in path.relative_to(root).parts[:-1]}
         if is_test_file(path.relative_to(root)):
@@ -400,6 +400,29 @@ def _files(root: Path) -> Iterator[Path]:
             yield path
 
 
+def _keep(found: list[UsageCall], call: UsageCall) -> None:
+    """Keep ``call`` among a name's calls when there is room: a few of each kind (a call
+    with unknown arguments only lends values, beside the literal calls, never in their
+    place). A call whose result is asserted takes the place of one that only shows the
+    same arguments, or of the last that proves nothing when the name has no room left: a
+    test suite calls ``Wavelet("db1")`` a hundred times before it asserts one."""
+    alike = [c for c in found if bool(c.unknown) == bool(call.unknown)]
+    same = [c for c in alike if (c.args, c.kwargs) == (call.args, call.kwargs)]
+    if any(_proof(c) == _proof(call) for c in same) or (same and not call.has_expected):
+        return  # nothing it shows that a call kept does not
+    if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
+        found.append(call)
+        return
+    if call.has_expected:
+        unproven = [c for c in same or alike if not c.has_expected]
+        if unproven:
+            found[found.index(unproven[-1])] = call
+
+
+def _proof(call: UsageCall) -> tuple[object, ...]:
+    return (call.has_expected, repr(call.expected), call.wrapper, call.part, call.attribute)
+
+
 def _calls_in_code(
     source: str, wanted: set[str], counts: Counter[str]
 ) -> Iterator[tuple[str, UsageCall]]:
@@ -412,9 +435,10 @@ def _calls_in_code(
         return
     if isinstance(tree, ast.Module):
         tree = inline_literals(tree)  # ``x = [1, 2]`` then ``f(x)``: the call of f([1, 2])
-    asserted = {
-        id(call): (value, wrapper, part) for call, value, wrapper, part in _assertions(tree)
-    }
+    asserted: dict[int, _Asserted] = {}
+    for found in _assertions(tree):  # the call's own value first, then an attribute's
+        if found.attribute is None or id(found.call) not in asserted:
+            asserted[id(found.call)] = found
     failing = _expected_to_fail(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or id(node) in failing:
@@ -436,9 +460,9 @@ def _calls_in_code(
             continue
         call = UsageCall(args=args, kwargs=kwargs, sets=_set_places(node))
         if id(node) in asserted:
-            value, wrapper, part = asserted[id(node)]
-            call.expected, call.has_expected, call.wrapper = value, True, wrapper
-            call.part = part
+            found = asserted[id(node)]
+            call.expected, call.has_expected, call.wrapper = found.value, True, found.wrapper
+            call.part, call.attribute = found.part, found.attribute
         yield name, call
 
 
@@ -483,20 +507,38 @@ def _called_name(node: ast.Call) -> str | None:
     return None
 
 
-def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None, int | None]]:
-    """(call, value, wrapper, part) for ``assert f(...) == literal`` (either side,
+class _Asserted(NamedTuple):
+    """A call whose result (its item at ``part``, or its ``attribute``) a test asserted."""
+
+    call: ast.Call
+    value: JSON
+    wrapper: str | None
+    part: int | None = None
+    attribute: str | None = None
+
+
+def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
+    """The calls whose results are asserted: ``assert f(...) == literal`` (either side,
     ``pytest.approx`` too), ``self.assertEqual(f(...), literal)``, ``assert_allclose(f(...),
-    literal)`` and their kin (``test_calls.asserted_pairs``), and for those that compare a
+    literal)`` and their kin (``test_calls.asserted_pairs``), and those that compare a
     name holding the call's result (``test_calls.bound_results``). A result the code
     unpacked (``cA, cD = dwt(x)``) whose every item is asserted is compared whole; else its
-    first asserted item, at its place (``part``)."""
+    first asserted item, at its place (``part``). A public attribute of the result
+    (``r = fit(y)`` then ``assert r.nobs == 100``, or ``assert fit(y).nobs == 100``) is the
+    call's ``attribute``: the first one asserted."""
     bound = bound_results(tree)
     items: dict[int, tuple[Bound, dict[int, JSON]]] = {}
+    read: set[int] = set()  # calls with an attribute asserted already
     for pair in asserted_pairs(tree):
         for call_side, value_side in (pair, pair[::-1]):
+            attribute = None
+            if isinstance(call_side, ast.Attribute) and not call_side.attr.startswith("_"):
+                attribute, call_side = call_side.attr, call_side.value
             held = bound.get(id(call_side)) if isinstance(call_side, ast.Name) else None
+            if attribute is not None and held is not None and held.part is not None:
+                continue  # an attribute of one unpacked item: not a value the tool returns
             call, wrapper = (held.call, None) if held is not None else _unwrap(call_side)
-            if call is None:
+            if call is None or (attribute is not None and wrapper is not None):
                 continue
             try:
                 value = literal_value(value_side)
@@ -510,18 +552,22 @@ def _assertions(tree: ast.AST) -> Iterator[tuple[ast.Call, JSON, str | None, int
                 shown = _json(sorted(value) if wrapper == "set" else value)
             except (_NotLiteral, TypeError):
                 continue
-            if held is not None and held.part is not None:
+            if attribute is not None:
+                if id(call) not in read:
+                    read.add(id(call))
+                    yield _Asserted(call, shown, wrapper, attribute=attribute)
+            elif held is not None and held.part is not None:
                 if wrapper is None:
                     items.setdefault(id(held.call), (held, {}))[1].setdefault(held.part, shown)
             else:
-                yield call, shown, wrapper, None
+                yield _Asserted(call, shown, wrapper)
             break
     for held, values in items.values():
         if len(values) == held.size:
-            yield held.call, [values[place] for place in range(held.size)], None, None
+            yield _Asserted(held.call, [values[place] for place in range(held.size)], None)
         else:
             place = min(values)
-            yield held.call, values[place], None, place
+            yield _Asserted(held.call, values[place], None, part=place)
 
 
 def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:

@@ -25,8 +25,10 @@ REAL_KEYS = frozenset({"number", "text"})
 BLANKLINE = "<BLANKLINE>"
 """How a doctest writes an empty line of output (doctest.BLANKLINE_MARKER)."""
 HANDLE_KEYS = frozenset({"handle", "type", "repr"})
-"""A handle's keys; it may also carry ``text``, its ``str`` when that is not its repr."""
+"""A handle's keys; it may also carry ``text``, its ``str`` when that is not its repr, and
+``fields``, the attributes its tool's documentation reads (runtime/fields.py)."""
 HANDLE_TEXT = "text"
+HANDLE_FIELDS = "fields"
 
 
 def normalise(value: JSON) -> JSON:
@@ -107,8 +109,28 @@ def _plain(value: object) -> JSON:
     return value  # type: ignore[return-value]
 
 
+def attribute_of(result: JSON, attribute: str | None) -> tuple[bool, JSON]:
+    """(read, value): the attribute a source read of a result (``r.nobs``), from a handle's
+    ``fields`` or a record's keys (a named tuple or dataclass travels as an object of its
+    fields); ``(False, None)`` when the result carries no such value (an array travels as
+    its list, which has no ``shape``), ``(True, result)`` for no attribute."""
+    if attribute is None:
+        return True, result
+    if _is_handle(result):
+        fields = result.get(HANDLE_FIELDS)  # type: ignore[union-attr]
+        if isinstance(fields, dict) and attribute in fields:
+            return True, fields[attribute]
+        return False, None
+    if isinstance(result, dict) and attribute in result and set(result) != REAL_KEYS:
+        return True, result[attribute]
+    return False, None
+
+
 def _is_handle(result: JSON) -> bool:
-    return isinstance(result, dict) and HANDLE_KEYS <= set(result) <= HANDLE_KEYS | {HANDLE_TEXT}
+    return isinstance(result, dict) and HANDLE_KEYS <= set(result) <= HANDLE_KEYS | {
+        HANDLE_TEXT,
+        HANDLE_FIELDS,
+    }
 
 
 def _matches_text(result: JSON, text: str) -> bool:

@@ -6,7 +6,9 @@ about the repository's code:
 - what changes from run to run or install to install: durations (``fit took 1.52 s``,
   ``12.3 ms ± 1 ms per loop``), version strings (``pkg 1.4.2``), dates and clock times,
   memory addresses, the names of temporary files (``/work/tmp3bdcw0td.dcm``: ``tempfile``'s
-  eight random characters). ``masked`` replaces each with a placeholder on both sides, so it is not
+  eight random characters), where a package is installed (``/venv/lib/python3.11/site-
+  packages/pkg/data/ct.dcm`` against the docs' ``/path/to/pkg/data/ct.dcm``: the last two
+  parts are compared). ``masked`` replaces each with a placeholder on both sides, so it is not
   compared at all (``plain_reprs`` only the addresses: a doctest's value is a function's);
 - a dependency's formatting: numpy 2 prints ``array([1., 2.])`` where a notebook run with
   numpy 1, or a list, showed ``[1.0, 2.0]``; a class's repr names the module that defines it
@@ -39,6 +41,12 @@ _VERSION = re.compile(
 # ``tempfile``'s names: ``tmp`` and eight of its random characters (a file or a folder), one
 # a digit at least, so that a name an example chose (``tmp_results``) stays compared.
 _TEMPORARY = re.compile(r"\btmp(?=[a-z_]{0,7}\d)[a-z0-9_]{8}\b")
+# A path of three folders or more, from the root, home, or a placeholder the docs wrote
+# (``[path/to]/pkg/data/ct.dcm``, ``/path/to/pkg/...``): where the package is installed
+# is the install's; its last two parts (the data file and its folder) are the code's.
+_PATH = re.compile(
+    r"(?:(?<![\w.\]])~|\[[^\]\s/]*(?:/[^\]\s/]*)*\]|(?<![\w.:/\]~]))(?:/[\w.@+-]+){3,}"
+)
 # ``<pkg._core.Model object at ...>``: the class by its own name, not its module's path.
 _CLASS_PATH = re.compile(r"<(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*[\s>:(])")
 _ARRAY_CALL = re.compile(r"\b(?:np\.|numpy\.)?array\(")
@@ -55,7 +63,12 @@ def masked(text: str) -> str:
     text = _DATE_TIME.sub("<moment>", text)
     text = _VERSION.sub("<version>", text)
     text = _TEMPORARY.sub("<temporary>", text)
+    text = _PATH.sub(_path_tail, text)
     return _DURATION.sub("<duration>", text)
+
+
+def _path_tail(match: re.Match[str]) -> str:
+    return "<path>/" + "/".join(match.group(0).rsplit("/", 2)[-2:])
 
 
 def plain_reprs(text: str) -> str:

@@ -509,3 +509,25 @@ def test_a_readme_without_code_grows_the_budget_by_what_its_tests_call() -> None
     tested = Usage(tested={n: 1 for n in names[:16]})
     assert tool_budget(code, tested, 12, 66) == 16 + 6
     assert tool_budget(code, Usage(), 12, 66) == 12  # the namespace alone grows nothing
+
+
+def test_a_file_named_by_a_path_not_in_the_repository_is_the_shipped_file_of_that_name() -> None:
+    from metaserver.agents.repo_docs.usage import Usage
+
+    reader = param("fp", {"type": "string"}).model_copy(update={"codec": "path"})
+    shipped = ["src/pkg/data/test_files/ct.dcm", "src/pkg/data/a/mr.dcm", "src/pkg/data/b/mr.dcm"]
+    examples = [
+        Example(arguments={"fp": "ct.dcm"}),  # the docs' own folder left out
+        Example(arguments={"fp": "mr.dcm"}),  # two shipped files of that name: neither
+        Example(arguments={"fp": "http://host/ct.dcm"}),
+    ]
+    (spec,) = design(
+        report(candidate("read", examples=examples, parameters=[reader])),
+        5,
+        Usage(documented=["read"], data_files=shipped),
+    )
+    assert [e.arguments["fp"] for e in spec.examples] == [
+        "src/pkg/data/test_files/ct.dcm",
+        "mr.dcm",
+        "http://host/ct.dcm",
+    ]

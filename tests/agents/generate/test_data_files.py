@@ -28,6 +28,7 @@ def test_only_regular_files_inside_the_repository(tmp_path: Path) -> None:
     values = ["data/a.txt", "work://data/a.txt", "data/link.txt", "../secret", "/etc/hostname"]
     assert example_files([spec(*values)], root) == ["data/a.txt"]
     assert example_files([spec("data/a.txt", codec=None)], root) == []
+    assert example_files([spec("data/a.txt", codec="path")], root) == ["data/a.txt"]
 
 
 def test_copies_are_read_only_bounded_and_renderable_twice(tmp_path: Path) -> None:

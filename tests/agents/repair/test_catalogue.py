@@ -143,3 +143,40 @@ def test_a_handle_only_receiver_without_a_session_is_never_made_up(tmp_path: Pat
     examples = alternative_examples(_method([]), tmp_path)
     # a made-up handle id fails every call: there is nothing to try
     assert examples == []
+
+
+def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -> None:
+    from metaserver.contracts import Evidence
+
+    spec = ToolSpec(
+        name="smooth",
+        description="Smooth a signal.",
+        target="pkg:smooth",
+        parameters=[
+            _param("signal", {}),
+            _param("names", {}),
+            _param("width", {"type": "integer"}),
+        ],
+        examples=[Example(arguments={"signal": [[1, 2], [3, 4]], "names": ["a"], "width": 2})],
+    )
+    given = spec.examples[0].arguments
+    failed = ToolEvidence(
+        name="smooth",
+        target="pkg:smooth",
+        status="failed",
+        error="Error calling tool 'smooth': 'list' object has no attribute 'ndim'",
+        failure_type="api_inference_error",
+        evidence=Evidence(arguments=given),
+    )
+    state = RepairState()
+    (repair,) = plan_repairs([spec], {"smooth": failed}, state, tmp_path)
+    # the lists of numbers only (never text, never a number), retried as they were
+    assert (repair.kind, repair.parameters) == ("array_codec", ["signal"])
+    assert [e.arguments for e in repair.examples] == [given]
+    state.arrayed.add("smooth")  # what the round that applies it records
+    (again,) = plan_repairs([spec], {"smooth": failed}, state, tmp_path)
+    assert again.kind != "array_codec"
+    other = failed.model_copy(update={"error": "'list' object has no attribute 'rstrip'"})
+    assert plan_repairs([spec], {"smooth": other}, RepairState(), tmp_path)[0].kind != (
+        "array_codec"
+    )

@@ -190,3 +190,63 @@ def test_a_readme_session_shows_a_result_bound_before(tmp_path: Path) -> None:
     usage = mine_usage(tmp_path, {"dwt"})
     proven = [(c.args, c.expected, c.part) for c in usage.calls["dwt"] if c.has_expected]
     assert proven == [([[1, 2], "haar"], [2.12], 0), ([[3, 4], "haar"], [[4.95], [-0.71]], None)]
+
+
+ATTRIBUTES = """\
+from numpy.testing import assert_allclose
+from est import Model, fit, run, summary
+
+def test_fitted():
+    res = fit([1.0, 2.0, 4.0], 2)
+    assert res.nobs == 3
+    assert_allclose(res.params, [0.5, 1.5])
+
+def test_inline():
+    assert Model("ols").name == "ols"
+
+def test_passed_on():
+    m = Model("wls")
+    run(m)
+    assert m.iterations == 4
+
+def test_private():
+    s = summary([1])
+    assert s._cache == {}
+"""
+
+
+def test_an_attribute_asserted_of_a_result_is_the_value_of_that_attribute(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_est.py").write_text(ATTRIBUTES)
+    usage = mine_usage(tmp_path, {"fit", "Model", "run", "summary"})
+    proven = {
+        name: [(c.args, c.expected, c.attribute) for c in calls if c.has_expected]
+        for name, calls in usage.calls.items()
+    }
+    # the first attribute asserted of a bound result; one of the call's own result inline
+    assert proven["fit"] == [([[1.0, 2.0, 4.0], 2], 3, "nobs")]
+    assert proven["Model"] == [(["ols"], "ols", "name")]
+    # an object handed to another call may have changed; a private attribute is no API
+    assert proven["summary"] == [] and "run" not in proven
+    assert ["wls"] in [c.args for c in usage.calls["Model"] if not c.has_expected]
+
+
+def test_an_asserted_call_takes_the_place_of_calls_that_prove_nothing(tmp_path: Path) -> None:
+    # ten unproven calls (two alike) come first, in the docs; the test's assertion last
+    shown = "\n".join(f"    >>> Model('m{i % 9}')" for i in range(10))
+    (tmp_path / "README.md").write_text(f"# est\n\n{shown}\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_model.py").write_text(
+        "from est import Model\n\ndef test_name():\n    assert Model('db3').name == 'db3'\n"
+    )
+    calls = mine_usage(tmp_path, {"Model"}).calls["Model"]
+    assert (calls[0].args, calls[0].expected, calls[0].attribute) == (["db3"], "db3", "name")
+    assert len(calls) == 8 and len({str(c.args) for c in calls}) == 8  # each once
+
+
+def test_a_comparison_given_to_a_truth_assertion_is_asserted() -> None:
+    tree = ast.parse("assert_(f(1) == 2)\nself.assertTrue(g(1) == 3)\nassert_(h(1) > 2)\n")
+    pairs = [(ast.unparse(a), ast.unparse(b)) for a, b in asserted_pairs(tree)]
+    assert pairs == [("f(1)", "2"), ("g(1)", "3")]

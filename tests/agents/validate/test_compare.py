@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from metaserver.agents.validate.compare import item_of, matches, normalise
+from metaserver.agents.validate.compare import attribute_of, item_of, matches, normalise
 from metaserver.agents.validate.reprs import repr_value
 from metaserver.contracts import JSON
 from metaserver.probe.reprs import repr_shaped
@@ -301,3 +301,14 @@ def test_the_item_a_source_unpacked_is_compared_at_its_place() -> None:
     handle = {"handle": "h1", "type": "Pair", "repr": "Pair(1, 2)"}
     assert item_of(handle, 0) is None  # an object without a JSON form has no items to take
     assert matches(item_of([[2.12, 4.95], [-0.71]], 1), [-0.71])
+
+
+def test_an_attribute_is_read_from_a_handles_fields_or_a_records_keys() -> None:
+    handle: JSON = {"handle": "h_1", "type": "m.Fit", "repr": "<Fit>", "fields": {"nobs": 3}}
+    assert attribute_of(handle, "nobs") == (True, 3)
+    assert attribute_of(handle, "params") == (False, None)  # not shown: nothing to compare
+    assert attribute_of({"handle": "h_1", "type": "m.Fit", "repr": "<Fit>"}, "nobs")[0] is False
+    assert attribute_of({"low": 1, "high": 2}, "high") == (True, 2)  # a named tuple's field
+    assert attribute_of([1, 2, 3], "shape") == (False, None)  # an array travels as its list
+    assert attribute_of({"number": 1.5, "text": "1.5"}, "text") == (False, None)  # a real
+    assert attribute_of([1, 2], None) == (True, [1, 2])

@@ -33,6 +33,11 @@ def test_an_array_repr_is_the_list_it_shows(text: str, shown: str) -> None:
         ("run on 2026-12-01 12:03:04", "run on 2025-01-30 08:00:00"),
         ("<pkg._core.Model object at 0x7f12ab34>", "<pkg.Model object at 0x55aa0100>"),
         ("Writing dataset to: /work/tmp3bdcw0td.dcm", "Writing dataset to: /work/tmp7o3_mfnk.dcm"),
+        (
+            "PosixPath('/path/to/pkg/data/test_files/ct.dcm')",
+            "PosixPath('/venv/lib/python3.11/site-packages/pkg/data/test_files/ct.dcm')",
+        ),
+        ("'[path/to]/pkg/data/test_files/ct.dcm'", "'/home/u/src/pkg/data/test_files/ct.dcm'"),
     ],
 )
 def test_what_changes_between_runs_is_not_compared(first: str, second: str) -> None:
@@ -47,6 +52,9 @@ def test_what_changes_between_runs_is_not_compared(first: str, second: str) -> N
         ("3 items", "4 items"),
         ("<Model>", "<Fit>"),
         ("tmp_results.csv", "tmp_summary.csv"),  # a name the example chose
+        ("/venv/pkg/data/ct.dcm", "/venv/pkg/data/mr.dcm"),  # the file is the code's
+        ("http://host/a/b/c", "http://host/x/b/c"),  # an address, not an install
+        ("ratio 1/2/3/4", "ratio 1/2/3/5"),
     ],
 )
 def test_values_stay_compared(first: str, second: str) -> None:

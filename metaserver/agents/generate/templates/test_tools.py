@@ -135,10 +135,11 @@ def same(value, expected):
         # A handle's id is new in each server process: the object is its type and repr
         # (a constructor's number matched its documented value by that repr), but for the
         # memory address a repr may show, new in each process too.
+        # The attributes its docs read (``fields``) are values: compared as such.
         return all(
             ADDRESS.sub("0x?", str(value.get(key))) == ADDRESS.sub("0x?", str(expected.get(key)))
             for key in ("type", "repr")
-        )
+        ) and same(value.get("fields"), expected.get("fields"))
     if isinstance(expected, dict) and isinstance(value, dict):
         keys = expected.keys()
         return value.keys() == keys and all(same(value[k], expected[k]) for k in keys)
