@@ -498,7 +498,10 @@ class Evidence(BaseModel):
     other_run: JSON = Field(
         default=None,
         description="notebook-run: the run with other parameters (``arguments``; ``passed``: it "
-        "finished and showed the same kinds of outputs; ``differences``); null: none to vary.",
+        "finished and showed the same kinds of outputs; ``differences``; when it did not, "
+        "``fixed``: the parameters that fail moved alone, values the tutorial fixes elsewhere, "
+        "and ``varies``: those that run moved alone; the tool stands on its faithful runs); "
+        "null: none to vary.",
     )
     unseeded: bool = Field(
         default=False,

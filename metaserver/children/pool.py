@@ -346,17 +346,26 @@ class ChildPool:
         return bool(children)
 
     async def retain(self, name: str, versions: set[str]) -> list[str]:
-        """Stop the children of ``name`` whose version is not in ``versions``.
+        """Stop the children of ``name`` whose version is not in ``versions``, or whose files
+        the registry no longer names.
 
         Used after a registration or removal: a replaced or removed version's files are
-        about to go, so its child must not serve them.
+        about to go, so its child must not serve them. A version id alone does not say so: a
+        re-conversion in another process keeps the id with new files (decision 28).
 
         Returns:
             The refs stopped.
         """
+        registered = None
+        if self._registry is not None:
+            registered = {p.absolute() for p in await asyncio.to_thread(self._registry.paths)}
         stopped = []
         for child in list(self._children.values()):
-            if child.record.name == name and child.record.version_id not in versions:
+            if child.record.name != name:
+                continue
+            if child.record.version_id not in versions or (
+                registered is not None and self._files_gone(child, registered)
+            ):
                 stopped.append(child.record)
                 await self._stop_child(child)
         if stopped and self._registry is not None:
@@ -395,8 +404,7 @@ class ChildPool:
         registered = {p.absolute() for p in await asyncio.to_thread(self._registry.paths)}
         stopped = []
         for child in list(self._children.values()):
-            mine = {p.absolute() for p in owned_paths(self._settings, child.record)}
-            if child.lease is None or not mine or mine & registered:
+            if not self._files_gone(child, registered):
                 continue
             child.removed = True
             if child.in_flight == 0 and self._children.get(child.record.ref) is child:
@@ -410,6 +418,11 @@ class ChildPool:
         if stopped:
             await asyncio.to_thread(discard_removed, self._settings, stopped, self._registry)
         return [record.ref for record in stopped]
+
+    def _files_gone(self, child: _Child, registered: set[Path]) -> bool:
+        """Whether ``child`` runs from leased version files no registered version names."""
+        mine = {p.absolute() for p in owned_paths(self._settings, child.record)}
+        return child.lease is not None and bool(mine) and not mine & registered
 
     async def close(self) -> None:
         """Stop every child and the reaper. The pool stays usable: a later call restarts."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,10 +12,17 @@ from typing import Any
 
 import mcp_types
 import pytest
-from fake_children import fake_record, fast_settings, kill_and_wait, server_pids
+from fake_children import (
+    fake_record,
+    fast_settings,
+    kill_and_wait,
+    register_fake,
+    server_pids,
+)
 
 from metaserver.children.pool import ChildPool
 from metaserver.children.tool_timeouts import tool_timeout
+from metaserver.registry import Registry
 from metaserver.settings import Settings, TimeoutSettings
 
 pytestmark = pytest.mark.integration
@@ -225,6 +233,36 @@ async def test_versions_of_one_server_have_children_of_their_own(pool_for: Any) 
     assert _value(await pool.call(new, "instance", {})) == _value(ids[1])
     assert await pool.stop("alpha") is True
     assert pool.live() == []
+
+
+async def test_retain_stops_a_child_whose_files_another_process_replaced(
+    tmp_path: Path,
+) -> None:
+    # Issue 28: a re-conversion in another process keeps the version id and registers new
+    # files; the child of the old files keeps its version id, so only the registry's paths
+    # say that its files are no longer a registered version's.
+    settings = fast_settings(tmp_path / "home")
+    registry = Registry(settings.registry_path)
+    old = register_fake(settings, "alpha", version="v1")
+    pool = ChildPool(settings, registry=registry)
+    try:
+        first = _value(await pool.call(old, "instance", {}))
+        assert pool.live() == ["alpha@v1"] and server_pids(old.output_dir) != []
+        replacing = settings.servers_dir / "alpha-v1-again"
+        shutil.copytree(old.output_dir, replacing)
+        new = registry.register(old.model_copy(update={"output_dir": replacing})).record
+        assert new.version_id == "v1" and registry.paths() >= {replacing}
+        assert old.output_dir not in registry.paths()
+
+        assert await pool.retain("alpha", {"v1"}) == ["alpha@v1"]
+        assert server_pids(old.output_dir) == []
+        assert not old.output_dir.exists()  # its files went with its child
+        # The version's new files serve the next call, in a child of their own.
+        assert _value(await pool.call(new, "instance", {})) != first
+        assert server_pids(replacing) != []
+        assert await pool.retain("alpha", {"v1"}) == []  # registered files: kept running
+    finally:
+        await pool.close()
 
 
 async def test_busy_children_are_never_evicted_to_make_room(pool_for: Any) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from metaserver.registry.files import (
     unregister,
     version_dirs,
 )
-from metaserver.registry.locks import deleting
+from metaserver.registry.locks import ConversionLease, deleting
 from metaserver.registry.records import ServerRecord
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
@@ -85,3 +87,52 @@ def test_a_child_start_is_refused_while_its_files_are_deleted(tmp_path: Path) ->
     # Without a registry (a pool of unregistered test servers), only the lease is taken.
     registry.remove("calc")
     hold_files(settings, record, None).release()
+
+
+KILLED_REPAIR = """
+import os, sys, time
+from pathlib import Path
+from metaserver.registry.locks import ConversionLease
+from metaserver.settings import Settings
+
+settings = Settings(home=Path(sys.argv[1]))
+lease = ConversionLease(settings, "dead1")
+scratch = settings.environments_dir / ".calc-dead1.repair"
+(scratch / "cache" / "archive").mkdir(parents=True)
+(scratch / "cache" / "archive" / "x.py").write_text("")
+os.chmod(scratch / "cache" / "archive", 0o555)  # read-only, as an install's cache leaves it
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.integration
+def test_a_killed_conversions_repair_scratch_goes_with_the_next_sweep(tmp_path: Path) -> None:
+    # Issue 28: a conversion killed during a repair install leaves its ``.repair`` scratch
+    # (uv's cache and home); its lease died with it, so the next sweep removes it, while a
+    # live conversion's scratch and a registered version stay.
+    settings = Settings(home=tmp_path / "home")
+    kept = _registered(settings, "calc", "aaaa")
+    live = ConversionLease(settings, "live1")
+    mine = settings.environments_dir / ".calc-live1.repair"
+    (mine / "cache").mkdir(parents=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_REPAIR, str(settings.home)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        scratch = settings.environments_dir / ".calc-dead1.repair"
+        # While its process lives, the scratch is a live conversion's: no sweep takes it.
+        assert sweep_home(settings, Registry(settings.registry_path)) == []
+        assert scratch.is_dir()
+    finally:
+        child.kill()
+        child.wait()
+    swept = sweep_home(settings, Registry(settings.registry_path))
+    assert swept == [scratch] and not scratch.exists()
+    assert mine.is_dir() and kept.output_dir.is_dir() and kept.venv is not None
+    assert kept.venv.is_dir()
+    live.release()
+    assert sweep_home(settings, Registry(settings.registry_path)) == [mine]

@@ -92,7 +92,11 @@ async def _probe(
     workspace: Workspace, environment: Environment, settings: Settings, sandbox: Sandbox
 ) -> CodeReport:
     """The probe's report, as it wrote it."""
-    workdir = Path(tempfile.mkdtemp(prefix="probe-", dir=environment.venv.parent))
+    # The conversion's own scratch (``.<name>-<token>.probe-*``, registry/files.entry_of):
+    # another process's sweep keeps it while this conversion lives. As ``probe-<random>`` it
+    # read as a dead conversion's entry and was deleted under a running probe (the soak).
+    venv = environment.venv
+    workdir = Path(tempfile.mkdtemp(prefix=f".{venv.name}.probe-", dir=venv.parent))
     try:
         output = workdir / "report.json"
         argv = [str(environment.python_path), "-I", str(PROBE), "--output", str(output)]

@@ -9,6 +9,11 @@ proven by a second run with the same arguments reproducing that reference (compa
 and by a run with other parameters that must finish and show the same kinds of outputs.
 Two runs with the same arguments that disagree show unseeded randomness: that is reported
 (``Evidence.unseeded``), never passed, since no reference can be made of it.
+
+A run with other parameters that fails while the faithful runs agree says the tutorial fixes
+a value elsewhere (corner's ``nsamples`` must stay a multiple of 5 for a later ``reshape``):
+each moved parameter is then tried alone (``lone_variations``), those that fail alone are
+recorded as ``fixed``, and the tool stands on its faithful runs (ARCHITECTURE.md decision 32).
 """
 
 from __future__ import annotations
@@ -17,7 +22,18 @@ from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.contracts import JSON, Parameter
 from metaserver.runtime.phash import SAME_FIGURE, hamming
 
-__all__ = ["other_kinds", "reference_outputs", "reproduction", "varied_arguments"]
+__all__ = [
+    "MAX_LONE_RUNS",
+    "lone_variations",
+    "other_kinds",
+    "reference_outputs",
+    "reproduction",
+    "varied_arguments",
+]
+
+# Each lone run costs a tutorial's run; a tutorial with more moved numbers is recorded on
+# the first ones only (the rest are neither fixed nor varied).
+MAX_LONE_RUNS = 4
 
 
 def reference_outputs(result: JSON) -> list[JSON]:
@@ -90,6 +106,15 @@ def varied_arguments(parameters: list[Parameter], arguments: dict[str, JSON]) ->
         elif isinstance(value, float) and value != 0.0:
             varied[parameter.name] = float(f"{value * 1.1:.6g}")
     return varied
+
+
+def lone_variations(
+    arguments: dict[str, JSON], varied: dict[str, JSON]
+) -> list[tuple[str, dict[str, JSON]]]:
+    """Each parameter ``varied`` moves, with ``arguments`` where only that one is moved, in
+    parameter order and at most ``MAX_LONE_RUNS``."""
+    moved = [name for name in varied if varied[name] != arguments.get(name)]
+    return [(name, {**arguments, name: varied[name]}) for name in moved[:MAX_LONE_RUNS]]
 
 
 def other_kinds(first: JSON, other: JSON) -> list[str]:

@@ -13,6 +13,9 @@ from metaserver.agents.analysis.analyse import missing_modules, probe_package
 from metaserver.agents.environment.build import build_environment
 from metaserver.contracts import CodeReport, Environment, SkippedCallable, Source, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
+from metaserver.registry.files import entry_of, sweep_home
+from metaserver.registry.locks import ConversionLease
+from metaserver.registry.store import Registry
 from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
 
@@ -75,7 +78,7 @@ def test_probe_leaves_no_scratch_files(
     calc: tuple[Workspace, Environment, Settings], calc_report: CodeReport
 ) -> None:
     _, environment, _ = calc
-    assert not list(environment.venv.parent.glob("probe-*"))
+    assert not list(environment.venv.parent.glob(f".{environment.venv.name}.probe-*"))
 
 
 def plain_environment(tmp_path: Path) -> Environment:
@@ -196,3 +199,33 @@ def test_missing_modules_are_those_a_package_itself_could_not_import() -> None:
         ],
     )
     assert missing_modules(report) == ["six"]
+
+
+async def test_a_sweep_by_another_process_leaves_a_running_probe_its_directory(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Issue 28 (the soak: a probe "could not write /work/report.json"): the probe's scratch
+    # beside the environment was named ``probe-<random>``, which reads as a server entry of
+    # a dead conversion, so another conversion's sweep deleted it while the probe ran. It is
+    # the conversion's own scratch now (``.<name>-<token>.probe-*``): kept while it lives.
+    space, _ = shared_calc(tmp_path_factory)
+    settings = Settings(home=tmp_path / "home")
+    sandbox = get_sandbox(settings.sandbox)
+    venv = settings.environments_dir / "calcpack-sweep1"
+    lease = ConversionLease(settings, "sweep1")  # as the converting process holds it
+    try:
+        environment = await build_environment(space, venv, settings, sandbox)
+        probing = asyncio.create_task(probe_package(space, environment, settings, sandbox))
+        scratch: list[Path] = []
+        while not scratch and not probing.done():
+            scratch = [p for p in settings.environments_dir.iterdir() if "probe" in p.name]
+            await asyncio.sleep(0.01)
+        assert scratch, "the probe ended before its directory was seen"
+        registry = Registry(settings.registry_path)
+        assert await asyncio.to_thread(sweep_home, settings, registry) == []
+        assert entry_of(scratch[0].name) == ("calcpack", "sweep1")
+        report = await probing
+        assert CALC_FUNCTIONS <= {c.name for c in report.candidates}
+        assert not any("probe" in p.name for p in settings.environments_dir.iterdir())
+    finally:
+        lease.release()

@@ -1,10 +1,18 @@
-"""Which requirements the add_dependency repair installs: names and version specifiers only."""
+"""Which requirements the add_dependency repair installs (names and version specifiers only),
+and the scratch an install leaves (none)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from metaserver.agents.environment.dependencies import is_requirement
+from metaserver.agents.environment.build import build_environment
+from metaserver.agents.environment.dependencies import add_packages, is_requirement
+from metaserver.contracts import Source, Workspace
+from metaserver.exceptions import EnvironmentBuildError
+from metaserver.sandbox import get_sandbox
+from metaserver.settings import Settings
 
 
 @pytest.mark.parametrize(
@@ -29,3 +37,29 @@ def test_names_with_specifiers_are_accepted(text: str) -> None:
 )
 def test_urls_paths_options_and_markers_are_refused(text: str) -> None:
     assert not is_requirement(text)
+
+
+@pytest.mark.integration
+async def test_an_install_leaves_no_repair_scratch_whether_it_works_or_fails(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # Issue 28: the repair install's scratch (uv's cache and home, ``.<venv>.repair``) goes
+    # when the install ends, installed or failed; none is left beside a registered version.
+    tree = tmp_path / "plain"
+    tree.mkdir()
+    (tree / "requirements.txt").write_text("# nothing beyond the standard library\n")
+    (tree / "plainmod.py").write_text("def double(x: int) -> int:\n    return 2 * x\n")
+    source = Source(kind="local", location=str(tree), original=str(tree))
+    venv = settings.environments_dir / "plain-abc1"
+    sandbox = get_sandbox(settings.sandbox)
+    environment = await build_environment(
+        Workspace(source=source, path=tree), venv, settings, sandbox
+    )
+    scratch = venv.parent / ".plain-abc1.repair"
+
+    await add_packages(environment, ["pytest"], settings, sandbox)  # present: uv says so
+    assert not scratch.exists()
+    with pytest.raises(EnvironmentBuildError, match="metaserver-no-such-dist-xyz"):
+        await add_packages(environment, ["metaserver-no-such-dist-xyz"], settings, sandbox)
+    assert not scratch.exists()
+    assert sorted(p.name for p in settings.environments_dir.iterdir()) == ["plain-abc1"]

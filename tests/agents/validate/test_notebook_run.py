@@ -4,6 +4,8 @@ parameters."""
 from __future__ import annotations
 
 from metaserver.agents.validate.notebook_run import (
+    MAX_LONE_RUNS,
+    lone_variations,
     other_kinds,
     reference_outputs,
     reproduction,
@@ -68,4 +70,18 @@ def test_other_kinds_of_outputs_are_differences_but_other_values_are_not() -> No
     assert other_kinds(run("1", "a\n"), run("2", "", figure=None)) == [
         "cell 2: no printed output",
         "saved figure out/chart.png: not written",
+    ]
+
+
+def test_each_moved_parameter_is_tried_alone() -> None:
+    arguments: dict[str, JSON] = {"ndim": 2, "nsamples": 50, "label": "x"}
+    varied: dict[str, JSON] = {"ndim": 3, "nsamples": 51, "label": "x"}
+    assert lone_variations(arguments, varied) == [
+        ("ndim", {"ndim": 3, "nsamples": 50, "label": "x"}),
+        ("nsamples", {"ndim": 2, "nsamples": 51, "label": "x"}),
+    ]
+    many = {f"p{i}": i for i in range(MAX_LONE_RUNS + 2)}
+    moved = {name: value + 1 for name, value in many.items()}
+    assert [name for name, _ in lone_variations(dict(many), dict(moved))] == [
+        f"p{i}" for i in range(MAX_LONE_RUNS)
     ]
