@@ -116,6 +116,7 @@ def add_page(mcp: FastMCP[Any], state: MetaState) -> None:
         # Imported here: the ranking brings numpy, which a start need not wait for (issue 31).
         from metaserver.registry.search import search_tools
 
+        state.search.searched()
         with timed_search():
             hits = await asyncio.to_thread(search_tools, registry, query, None, _SEARCH_LIMIT)
         return _fragment(search_view(query, hits, home))
