@@ -21,6 +21,7 @@ from typing import Any
 import mcp_types
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool, ToolResult
+from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.versions import VersionSpec
 from pydantic import PrivateAttr
 
@@ -156,6 +157,12 @@ class DirectTools(Provider):
 
     async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
         return self._tool(name)
+
+    async def get_tasks(self) -> Sequence[FastMCPComponent]:
+        # None of these runs as a background task (a child answers inline), and the default
+        # lists every component when the tasks extension starts: every record read at each
+        # start, before the first answer (issue 31).
+        return []
 
     def _tool(self, name: str) -> GeneratedTool | None:
         tool = self._tools.get(name)

@@ -25,6 +25,7 @@ from fastmcp.prompts import Message, Prompt, PromptResult
 from fastmcp.prompts.base import PromptArgument
 from fastmcp.resources import Resource, ResourceContent, ResourceResult, ResourceTemplate
 from fastmcp.server.providers import Provider
+from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.versions import VersionSpec
 from pydantic import AnyUrl, PrivateAttr
 
@@ -157,6 +158,12 @@ class DirectDocuments(Provider):
         self.before_use()
         found = self._prompts.get(name)
         return found if found is not None and current_principal().sees(found.server) else None
+
+    async def get_tasks(self) -> Sequence[FastMCPComponent]:
+        # None of these runs as a background task (a child answers inline), and the default
+        # lists every component when the tasks extension starts: every record read at each
+        # start, before the first answer (issue 31).
+        return []
 
     def mount(self, record: ServerRecord) -> None:
         """Pass ``record``'s documents through, replacing those of an earlier version.

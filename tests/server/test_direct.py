@@ -14,6 +14,7 @@ from fake_children import TOOLS, fake_record, fast_settings, register_fake
 from metaserver.children.pool import ChildPool
 from metaserver.registry.store import Registry
 from metaserver.server.direct import DirectTools
+from metaserver.server.documents import DirectDocuments
 from metaserver.settings import Settings
 
 TESTS = Path(__file__).resolve().parent.parent
@@ -105,3 +106,17 @@ async def test_another_process_registering_and_removing_is_seen(tmp_path: Path) 
     assert after - {f"extra_{tool}" for tool in TOOLS} == {
         name for name in before if not name.startswith("srv05_")
     }
+
+
+async def test_the_tasks_extensions_start_reads_no_record(tmp_path: Path) -> None:
+    settings, registry = _home(tmp_path)
+    pool = ChildPool(settings, registry=registry)
+    documents = DirectDocuments(pool, settings.home)
+    direct = DirectTools(pool, settings.home, reserved=set(), documents=documents)
+    direct.sync(registry)
+    registry.remove("srv07")  # a record read now would find it gone and unmount it
+    assert await direct.get_tasks() == []
+    assert await documents.get_tasks() == []
+    assert "srv07" in direct.mounted()  # nothing was read
+    await documents.list_resources()  # a listing of documents reads every record
+    assert "srv07" not in direct.mounted()
