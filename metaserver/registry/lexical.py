@@ -106,7 +106,8 @@ class LexicalIndex:
         # One entry per (term, row): the weighted count of the term's occurrences in the row.
         term = np.repeat(np.arange(len(terms)), [row[1] for row in vocabulary])
         key = term * (len(ids) + 1) + rows
-        first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        # No occurrence at all (no searchable words): no entry, not one at index 0.
+        first = np.flatnonzero(np.concatenate(([len(key) > 0], key[1:] != key[:-1])))
         counts = np.add.reduceat(occurrence, first) if len(first) else np.zeros(0)
         per_term = np.bincount(term[first], minlength=len(terms))
         return cls(

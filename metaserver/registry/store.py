@@ -232,6 +232,25 @@ class Registry:
             ).fetchall()
         return {name: created_at for name, created_at in rows}
 
+    def tool_names(self) -> dict[str, tuple[float, list[str]]]:
+        """{server: (when its newest version was registered, its tools' names in order)}: one
+        query, no record read (what a start mounts direct tools from)."""
+        if not self.path.exists():
+            return {}
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT s.name, v.created_at, t.name FROM servers AS s"
+                " JOIN versions AS v ON v.server = s.name AND v.version = s.latest"
+                " LEFT JOIN tools AS t ON t.server = v.server AND t.version = v.version"
+                " ORDER BY s.name, t.name"
+            ).fetchall()
+        found: dict[str, tuple[float, list[str]]] = {}
+        for server, created_at, tool in rows:
+            names = found.setdefault(server, (created_at, []))[1]
+            if tool is not None:
+                names.append(tool)
+        return found
+
     def exists(self, name: str) -> bool:
         if not self.path.exists():
             return False

@@ -92,9 +92,12 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
     async def lifespan(_: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
         # What killed processes of the home left, in a thread beside the start (issue 28).
         sweeping = asyncio.create_task(asyncio.to_thread(_sweep, settings, registry))
+        # The search index reread after each registration, once this process searches.
+        warming = asyncio.create_task(state.search.run())
         try:
             yield {}
         finally:
+            warming.cancel()
             state.audit.flush()  # the calls' rows still queued (auth.audit), first of all
             await state.jobs.close()  # a stopped server's conversions leave nothing behind
             await pool.close()
@@ -137,7 +140,7 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
     add_conversion_tools(mcp, state, as_task=enable_tasks(mcp))
     generated_route = add_registry_tools(mcp, state)
     add_adding_tools(mcp, state)
-    add_find_tools(mcp, state.registry, state.direct)
+    add_find_tools(mcp, state.registry, state.direct, state.search.searched)
     watch_children(lambda: len(pool.live()))
     # The registry page and /metrics (HTTP only; imported here: stdio never serves them).
     from metaserver.web import add_page

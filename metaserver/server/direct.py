@@ -21,10 +21,12 @@ from typing import Any
 import mcp_types
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool, ToolResult
+from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.versions import VersionSpec
 from pydantic import PrivateAttr
 
 from metaserver.children.pool import ChildPool
+from metaserver.exceptions import NotFoundError
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.store import Registry
 from metaserver.server.documents import DirectDocuments
@@ -122,12 +124,22 @@ class DirectTools(Provider):
         self._home = home
         self._reserved = reserved
         self._documents = documents
-        # What is mounted, by direct name; each FastMCP Tool is built on its first use (a
-        # call, a listing): 20,000 of them cost seconds of a start that lists none (issue 31).
-        self._specs: dict[str, tuple[ServerRecord, ToolRecord]] = {}
+        # What is mounted: direct name -> (server, tool). Each FastMCP Tool is built on its
+        # first use (a call, a listing): 20,000 of them cost seconds of a start that lists
+        # none (issue 31).
+        self._specs: dict[str, tuple[str, str]] = {}
         self._tools: dict[str, GeneratedTool] = {}
         # server name -> (its registration time, the names mounted for it)
         self._mounted: dict[str, tuple[float, list[str]]] = {}
+        # The mounted servers' records. A start mounts by name only (one light query): the
+        # records of 20,000 tools (their schemas, evidence, requests parsed and validated)
+        # took 1.9 s of it; a server's is read on its first use, all of them for a listing
+        # of tools, resources or prompts (issue 31).
+        self._records: dict[str, ServerRecord] = {}
+        self._unread: set[str] = set()
+        self._registry: Registry | None = None
+        if documents is not None:
+            documents.before_use = self.read_all
 
     async def _list_tools(self) -> Sequence[Tool]:
         if len(self._specs) > self._list_limit:
@@ -140,27 +152,71 @@ class DirectTools(Provider):
                     self._list_limit,
                 )
             return []
-        return [self._tool(name) for name in self._specs]
+        self.read_all()
+        return [tool for name in list(self._specs) if (tool := self._tool(name)) is not None]
 
     async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
-        return self._tool(name) if name in self._specs else None
+        return self._tool(name)
 
-    def _tool(self, name: str) -> GeneratedTool:
+    async def get_tasks(self) -> Sequence[FastMCPComponent]:
+        # None of these runs as a background task (a child answers inline), and the default
+        # lists every component when the tasks extension starts: every record read at each
+        # start, before the first answer (issue 31).
+        return []
+
+    def _tool(self, name: str) -> GeneratedTool | None:
         tool = self._tools.get(name)
         if tool is None:
-            record, spec = self._specs[name]
+            mounted = self._specs.get(name)
+            if mounted is None:
+                return None
+            record = self._record(mounted[0])
+            spec = None if record is None else _named(record, mounted[1])
+            if record is None or spec is None or name not in self._specs:
+                return None  # removed, or re-registered without it, since it was mounted
             tool = self._tools[name] = GeneratedTool.build(self._pool, record, spec, self._home)
         return tool
 
+    def _record(self, server: str) -> ServerRecord | None:
+        """The record of mounted ``server``, read now if it was mounted by name only."""
+        if server in self._unread and self._registry is not None:
+            try:
+                self._read(server, self._registry.get(server))
+            except NotFoundError:
+                self.unmount(server)
+        return self._records.get(server)
+
+    def _read(self, server: str, record: ServerRecord) -> None:
+        self._unread.discard(server)
+        if self._mounted.get(server, (None,))[0] == record.created_at:
+            self._records[server] = record
+            if self._documents is not None:
+                self._documents.mount(record)
+        else:  # registered anew since: mounted as it is now
+            self.mount(record)
+
+    def read_all(self) -> None:
+        """Read the records of every server mounted by name only (one registry read)."""
+        if not self._unread or self._registry is None:
+            return
+        records = {record.name: record for record in self._registry.list_servers()}
+        for server in list(self._unread):
+            record = records.get(server)
+            if record is None:
+                self.unmount(server)
+            else:
+                self._read(server, record)
+
     def fast_call(self, name: str) -> FastCall | None:
         """The fast-path answer of direct tool ``name``; None when none is mounted."""
-        return self._tool(name).answer if name in self._specs else None
+        tool = self._tool(name) if name in self._specs else None
+        return None if tool is None else tool.answer
 
     def server_of(self, name: str) -> str | None:
         """The server whose direct tool is called ``name``, None for any other name."""
         # Asked on every call (the guard's target): one lookup, not a scan of every server.
         mounted = self._specs.get(name)
-        return mounted[0].name if mounted is not None else None
+        return mounted[0] if mounted is not None else None
 
     def mounted(self) -> dict[str, list[str]]:
         """Mounted tool names by server."""
@@ -175,23 +231,30 @@ class DirectTools(Provider):
         Returns:
             The names mounted.
         """
-        self.unmount(record.name)
+        names = self._mount_names(record.name, record.created_at, [t.name for t in record.tools])
+        self._records[record.name] = record
+        if self._documents is not None:
+            self._documents.mount(record)
+        return names
+
+    def _mount_names(self, server: str, created_at: float, tools: list[str]) -> list[str]:
+        self.unmount(server)
         names: list[str] = []
-        for tool in record.tools:
-            name = direct_name(record.name, tool.name)
+        for tool in tools:
+            name = direct_name(server, tool)
             if not _TOOL_NAME.match(name) or name in self._reserved or name in self._specs:
                 logger.warning("not exposing %s directly: the name is invalid or taken", name)
                 continue
-            self._specs[name] = (record, tool)
+            self._specs[name] = (server, tool)
             names.append(name)
-        self._mounted[record.name] = (record.created_at, names)
-        if self._documents is not None:
-            self._documents.mount(record)
+        self._mounted[server] = (created_at, names)
         return names
 
     def unmount(self, server: str) -> list[str]:
         """Remove ``server``'s direct tools; returns the names removed."""
         _, names = self._mounted.pop(server, (0.0, []))
+        self._records.pop(server, None)
+        self._unread.discard(server)
         for name in names:
             self._specs.pop(name, None)
             self._tools.pop(name, None)
@@ -205,6 +268,7 @@ class DirectTools(Provider):
         Servers registered or removed by another process (``metaserver convert``) appear or
         disappear here without a restart. Only changed servers are read in full.
         """
+        self._registry = registry
         current = registry.registration_times()
         changed = False
         for server in [s for s in self._mounted if s not in current]:
@@ -215,10 +279,20 @@ class DirectTools(Provider):
             for name, created_at in current.items()
             if name not in self._mounted or self._mounted[name][0] != created_at
         ]
-        # Many changed (a start): one read of every server, not one connection per server.
-        newest = {r.name: r for r in registry.list_servers()} if len(stale) > 8 else {}
+        if len(stale) > 8:
+            # Many changed (a start): their tools' names in one light read, the records on
+            # first use (the first tools/list of a start waits for no schema).
+            tools = registry.tool_names()
+            for name in stale:
+                if name in tools:
+                    self._mount_names(name, tools[name][0], tools[name][1])
+                    self._unread.add(name)
+            return True
         for name in stale:
-            record = newest.get(name)
-            self.mount(record if record is not None else registry.get(name))
+            self.mount(registry.get(name))
             changed = True
         return changed
+
+
+def _named(record: ServerRecord, tool: str) -> ToolRecord | None:
+    return next((spec for spec in record.tools if spec.name == tool), None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,6 +25,7 @@ from fastmcp.prompts import Message, Prompt, PromptResult
 from fastmcp.prompts.base import PromptArgument
 from fastmcp.resources import Resource, ResourceContent, ResourceResult, ResourceTemplate
 from fastmcp.server.providers import Provider
+from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.versions import VersionSpec
 from pydantic import AnyUrl, PrivateAttr
 
@@ -127,28 +128,42 @@ class DirectDocuments(Provider):
         self._templates: dict[str, ChildTemplate] = {}
         self._prompts: dict[str, ChildPrompt] = {}
         self._mounted: dict[str, tuple[list[str], list[str], list[str]]] = {}
+        # Called before each listing or lookup: a start mounts servers by name only and reads
+        # their records (so their documents) when first needed (DirectTools.read_all).
+        self.before_use: Callable[[], None] = _nothing
 
     # A principal limited to some servers (metaserver.auth) neither lists nor reads the
     # documents of the others: to it they do not exist.
     async def _list_resources(self) -> Sequence[Resource]:
+        self.before_use()
         sees = current_principal().sees
         return [r for r in self._resources.values() if sees(r.server)]
 
     async def _get_resource(self, uri: str, version: VersionSpec | None = None) -> Resource | None:
+        self.before_use()
         found = self._resources.get(uri)
         return found if found is not None and current_principal().sees(found.server) else None
 
     async def _list_resource_templates(self) -> Sequence[ResourceTemplate]:
+        self.before_use()
         sees = current_principal().sees
         return [t for t in self._templates.values() if sees(t.server)]
 
     async def _list_prompts(self) -> Sequence[Prompt]:
+        self.before_use()
         sees = current_principal().sees
         return [p for p in self._prompts.values() if sees(p.server)]
 
     async def _get_prompt(self, name: str, version: VersionSpec | None = None) -> Prompt | None:
+        self.before_use()
         found = self._prompts.get(name)
         return found if found is not None and current_principal().sees(found.server) else None
+
+    async def get_tasks(self) -> Sequence[FastMCPComponent]:
+        # None of these runs as a background task (a child answers inline), and the default
+        # lists every component when the tasks extension starts: every record read at each
+        # start, before the first answer (issue 31).
+        return []
 
     def mount(self, record: ServerRecord) -> None:
         """Pass ``record``'s documents through, replacing those of an earlier version.
@@ -213,6 +228,10 @@ class DirectDocuments(Provider):
             self._templates.pop(pattern, None)
         for name in names:
             self._prompts.pop(name, None)
+
+
+def _nothing() -> None:
+    return None
 
 
 def _names_server(uri: str, server: str) -> bool:

@@ -9,6 +9,7 @@ that is mounted, and always ``call_generated(server, tool, arguments)``.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
@@ -23,9 +24,15 @@ from metaserver.telemetry.metrics import timed_search
 FIND_TOOLS = "find_tools"
 
 
-def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -> None:
+def add_find_tools(
+    mcp: FastMCP[Any],
+    registry: Registry,
+    direct: DirectTools,
+    searched: Callable[[], None] | None = None,
+) -> None:
     """Register ``find_tools`` on ``mcp`` (a name the meta-server reserves from generated
-    tools); ``direct`` says which direct tools are mounted."""
+    tools); ``direct`` says which direct tools are mounted; ``searched`` is told of each
+    search (:class:`~metaserver.server.warm_search.SearchWarmer` keeps the index warm)."""
 
     @mcp.tool(name=FIND_TOOLS)
     async def find_tools(
@@ -42,10 +49,12 @@ def add_find_tools(mcp: FastMCP[Any], registry: Registry, direct: DirectTools) -
         """The registered tools best suited to a task, best first, each with its full input
         schema and how to call it: ``direct_tool`` (when mounted) or ``call_generated`` with
         the given server and tool."""
-        # Imported on the first search (or by the warm-up after start), not at start: the
+        # Imported on the first search (or by the warm-up, server/warm_search.py): the
         # ranking brings numpy and the search models (issue 31).
         from metaserver.registry.search import search_tools
 
+        if searched is not None:
+            searched()
         principal = current_principal()
         wide = limit if principal.servers is None else 1000  # then only its own servers
         with timed_search():

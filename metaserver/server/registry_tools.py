@@ -46,10 +46,12 @@ def add_registry_tools(mcp: FastMCP[Any], state: MetaState) -> FastRoute:
         limit: Annotated[int, Field(ge=1, le=1000)] = 20,
     ) -> list[dict[str, Any]]:
         """Registered tools, ranked by relevance to the query when one is given."""
-        # Imported on the first search (or by the warm-up after start), not at start: the
+        # Imported on the first search (or by the warm-up, server/warm_search.py): the
         # ranking brings numpy and the search models (issue 31).
         from metaserver.registry.search import search_tools
 
+        if query:
+            state.search.searched()  # from now on the index is reread at each change
         principal = current_principal()
         # A principal limited to some servers: search them all, then keep its own.
         wide = limit if principal.servers is None else 1000

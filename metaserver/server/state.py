@@ -15,6 +15,7 @@ from metaserver.server.direct import DirectTools
 from metaserver.server.jobs import JobTable
 from metaserver.server.notify import ListChangedNotifier
 from metaserver.server.public import public_message
+from metaserver.server.warm_search import SearchWarmer
 from metaserver.settings import Settings
 
 META_TOOLS = frozenset(
@@ -45,10 +46,12 @@ class MetaState:
     conversions: asyncio.Semaphore = field(init=False)
     jobs: JobTable = field(default_factory=JobTable)
     audit: AuditLog = field(init=False)
+    search: SearchWarmer = field(init=False)
 
     def __post_init__(self) -> None:
         self.conversions = asyncio.Semaphore(self.settings.max_concurrent_conversions)
         self.audit = AuditLog(self.registry, self.settings.auth.audit_retention_days)
+        self.search = SearchWarmer(self.registry.path)
 
     def fail(self, message: str) -> ToolError:
         """The error a client sees: no host path of the home in it."""

@@ -4,13 +4,15 @@ evidence and try-it form), and ranked search."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metaserver.fs import tree_bytes
 from metaserver.registry.records import ServerRecord, ServerSummary, ToolRecord
-from metaserver.registry.search import ToolHit
 from metaserver.web.forms import try_form
 from metaserver.web.markup import code, link, page_count, pager, part, shown, table, when
+
+if TYPE_CHECKING:  # the ranking brings numpy: imported on the first search (issue 31)
+    from metaserver.registry.search import ToolHit
 
 PAGE_SIZE = 50
 

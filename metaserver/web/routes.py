@@ -20,7 +20,6 @@ from starlette.responses import HTMLResponse, Response
 from metaserver.auth.quotas import QuotaExceeded
 from metaserver.exceptions import NotFoundError, UserError
 from metaserver.input_limits import MAX_QUERY_CHARS, load_json
-from metaserver.registry.search import search_tools
 from metaserver.server.conversion_tools import start_conversion
 from metaserver.server.proxied_call import check_arguments
 from metaserver.server.state import MetaState
@@ -114,6 +113,10 @@ def add_page(mcp: FastMCP[Any], state: MetaState) -> None:
         query = request.query_params.get("q", "").strip()[:MAX_QUERY_CHARS]
         if not query:
             return _fragment('<p class="empty">Type what you need done.</p>')
+        # Imported here: the ranking brings numpy, which a start need not wait for (issue 31).
+        from metaserver.registry.search import search_tools
+
+        state.search.searched()
         with timed_search():
             hits = await asyncio.to_thread(search_tools, registry, query, None, _SEARCH_LIMIT)
         return _fragment(search_view(query, hits, home))

@@ -95,6 +95,26 @@ def test_ranks_as_fts5_bm25(settings: Settings) -> None:
     db.close()
 
 
+def test_an_index_of_no_tools_is_read_empty(settings: Settings) -> None:
+    registry = Registry(settings.registry_path)
+    registry.register(
+        ServerRecord(
+            name="bare",
+            source="test:bare",
+            output_dir=settings.servers_dir / "bare",
+            python_path=Path("/usr/bin/python3"),
+            venv=Path("/usr"),
+            generator_version="test",
+            tools=[],
+        )
+    )
+    db = _connect(registry.path)
+    index = LexicalIndex.read(db, BM25_WEIGHTS, 0)  # raised IndexError (no occurrence)
+    assert len(index.ids) == 0 and index.terms == []
+    assert bm25_ranked(db, "anything", None, 10, index) == []
+    db.close()
+
+
 def test_query_words_are_the_tokenizers_terms() -> None:
     terms = QueryTerms()
     assert terms.prefixes(["running", "conversions", "Café"]) == ["run", "convers", "cafe"]

@@ -97,6 +97,25 @@ def test_a_newer_commit_adds_a_version_and_the_old_one_stays(settings: Settings)
     assert split_ref("calc@aaaa") == ("calc", "aaaa") and split_ref("calc") == ("calc", None)
 
 
+def test_tool_names_are_the_newest_versions_names_without_a_record_read(
+    settings: Settings,
+) -> None:
+    registry = Registry(settings.registry_path)
+    assert registry.tool_names() == {}  # no registry file yet
+    registry.register(_version(settings, "calc", "aaaa", "c1", [_tool("add")]))
+    newest = registry.register(
+        _version(settings, "calc", "bbbb", "c2", [_tool("mean"), _tool("add", "new")])
+    ).record
+    empty = registry.register(_version(settings, "bare", "cccc", "c3", [])).record
+    assert registry.tool_names() == {
+        "bare": (empty.created_at, []),
+        "calc": (newest.created_at, ["add", "mean"]),  # in name order, as records list them
+    }
+    assert {name: when for name, (when, _) in registry.tool_names().items()} == (
+        registry.registration_times()
+    )
+
+
 def test_the_same_commit_replaces_its_version_and_its_files(settings: Settings) -> None:
     registry = Registry(settings.registry_path)
     registry.register(_version(settings, "calc", "aaaa", "c1", [_tool("add")]))
