@@ -2,7 +2,7 @@
 
 ``res = arch_model(y).fit()`` then ``res.params``; ``w = Wavelet("db1")`` then
 ``w.dec_lo``: a tool whose documentation or tests read such attributes of its result
-returns them beside the handle, as ``fields`` (docs/ARCHITECTURE.md decision 41). The
+returns them beside the handle, as ``fields`` (docs/ARCHITECTURE.md decision 39). The
 client sees what a scientist reads of the object, and validation compares them with the
 values the repository asserts. Only the standard library: copied into generated servers.
 """
