@@ -91,6 +91,11 @@ class UsageCall(BaseModel):
         description="The arguments written as set literals (positions as digits, or "
         "keywords): their JSON lists are decoded as sets (codec ``set``).",
     )
+    method: bool = Field(
+        default=False,
+        description="Called as a method of a value the code bound (``sys.frequency_response(w)``"
+        ", ``Model().fit(x)``), not through a module: no call of a function of that name.",
+    )
     unknown: list[str] = Field(
         default_factory=list,
         description="The arguments that are no literals (positions as digits, or keywords; "
@@ -413,8 +418,10 @@ def _keep(found: list[UsageCall], call: UsageCall) -> None:
     if len(alike) < (MAX_PARTIAL_CALLS if call.unknown else MAX_CALLS_PER_NAME):
         found.append(call)
         return
-    if call.has_expected:
-        unproven = [c for c in same or alike if not c.has_expected]
+    if call.has_expected:  # a method's call never takes the place of a function's
+        unproven = [
+            c for c in same or alike if not c.has_expected and (c.method or not call.method)
+        ]
         if unproven:
             found[found.index(unproven[-1])] = call
 
@@ -440,12 +447,14 @@ def _calls_in_code(
         if found.attribute is None or id(found.call) not in asserted:
             asserted[id(found.call)] = found
     failing = _expected_to_fail(tree)
+    values = _bound_values(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or id(node) in failing:
             continue
         name = _called_name(node)
         if name not in wanted:
             continue
+        method = _on_value(node, values)
         counts[name] += 1
         if any(k.arg is None for k in node.keywords) or any(
             isinstance(a, ast.Starred) for a in node.args
@@ -456,14 +465,42 @@ def _calls_in_code(
         kwargs = {str(k.arg): _literal_or_none(k.value, str(k.arg), unknown) for k in node.keywords}
         if unknown:
             if len(unknown) < len(args) + len(kwargs):  # some literal to learn from
-                yield name, UsageCall(args=args, kwargs=kwargs, unknown=unknown)
+                yield name, UsageCall(args=args, kwargs=kwargs, unknown=unknown, method=method)
             continue
-        call = UsageCall(args=args, kwargs=kwargs, sets=_set_places(node))
+        call = UsageCall(args=args, kwargs=kwargs, sets=_set_places(node), method=method)
         if id(node) in asserted:
             found = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = found.value, True, found.wrapper
             call.part, call.attribute = found.part, found.attribute
         yield name, call
+
+
+def _bound_values(tree: ast.AST) -> set[str]:
+    """The names the code binds to values (assignments, loop targets, parameters), not
+    those only its imports bind (``import control as ct``: ``ct.tf`` is the function)."""
+    imported: set[str] = set()
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imported.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return bound - imported
+
+
+def _on_value(node: ast.Call, values: set[str]) -> bool:
+    """Whether a call is a method of a value: its receiver is an expression that makes one
+    (``Model().fit(x)``), or a name (or its attribute) the code bound to one."""
+    if not isinstance(node.func, ast.Attribute):
+        return False
+    base = node.func.value
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if isinstance(base, ast.Name):
+        return base.id in values
+    return not isinstance(base, _LITERAL_RECEIVERS)
 
 
 _RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "warns"}

@@ -531,3 +531,20 @@ def test_a_file_named_by_a_path_not_in_the_repository_is_the_shipped_file_of_tha
         "mr.dcm",
         "http://host/ct.dcm",
     ]
+
+
+def test_a_method_call_of_that_name_is_no_example_of_a_function() -> None:
+    from metaserver.agents.repo_docs.usage import Usage, UsageCall
+
+    omega = param("omega", {"type": "array"})
+    usage = Usage(
+        documented=["response"],
+        calls={
+            "response": [
+                UsageCall(kwargs={"omega": [0.1]}, expected=[0.9], has_expected=True, method=True),
+                UsageCall(kwargs={"omega": [0.2]}),
+            ]
+        },
+    )
+    (spec,) = design(report(candidate("response", parameters=[omega])), 5, usage)
+    assert [e.arguments for e in spec.examples] == [{"omega": [0.2]}]

@@ -250,3 +250,19 @@ def test_a_comparison_given_to_a_truth_assertion_is_asserted() -> None:
     tree = ast.parse("assert_(f(1) == 2)\nself.assertTrue(g(1) == 3)\nassert_(h(1) > 2)\n")
     pairs = [(ast.unparse(a), ast.unparse(b)) for a, b in asserted_pairs(tree)]
     assert pairs == [("f(1)", "2"), ("g(1)", "3")]
+
+
+def test_a_method_of_a_value_is_no_call_of_the_function_of_that_name(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_sys.py").write_text(
+        "import control as ct\nfrom control import tf\n\n"
+        "def test_response():\n    sys = tf([1], [1, 1])\n"
+        "    assert sys.response([0.1]) == [0.9]\n    assert ct.response(3, [0.1]) == [0.8]\n"
+        "    assert tf([1], [2]).response([1.0]) == [0.5]\n"
+    )
+    calls = mine_usage(tmp_path, {"response"}).calls["response"]
+    assert [(c.args, c.method) for c in calls] == [
+        ([[0.1]], True),
+        ([3, [0.1]], False),  # through the module its import names
+        ([[1.0]], True),
+    ]
