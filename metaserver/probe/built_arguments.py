@@ -41,7 +41,7 @@ from .constants import inlined
 from .doc_types import documented_type
 from .docstrings import parameter_types
 from .doctest_lines import MAX_EXAMPLES, unwrapped
-from .examples import changed_names, example_item, held_name
+from .examples import changed_names, example_item, held_name, hold_names
 from .guide_signatures import guide_signature
 from .guides import variable_class
 from .held import module_held
@@ -234,14 +234,7 @@ def _hold(statement, item, held):
                 held.pop(node.id, None)
     if item is None or item["has_expected"] or len(statement.targets) != 1:
         return
-    target = statement.targets[0]
-    if isinstance(target, ast.Name):
-        held[target.id] = (item, None)
-    elif isinstance(target, (ast.Tuple, ast.List)) and all(
-        isinstance(e, ast.Name) for e in target.elts
-    ):
-        for place, element in enumerate(target.elts):
-            held[element.id] = (item, place)
+    hold_names(statement.targets[0], item, held)
 
 
 def _show(item, part, attribute, example):

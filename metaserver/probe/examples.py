@@ -255,7 +255,13 @@ def _hold(statement, names, literals, signature, exposed, variables, held, ours)
     if arguments is None:
         return None
     item = example_item(arguments, None, "", None)
-    target = statement.targets[0]
+    hold_names(statement.targets[0], item, held)
+    return item
+
+
+def hold_names(target, item, held):
+    """Hold the names ``target`` binds to ``item``'s result: a name the whole of it, each
+    name of an unpacking its item's place."""
     if isinstance(target, ast.Name):
         held[target.id] = (item, None)
     elif isinstance(target, (ast.Tuple, ast.List)) and all(
@@ -263,7 +269,6 @@ def _hold(statement, names, literals, signature, exposed, variables, held, ours)
     ):
         for place, element in enumerate(target.elts):
             held[element.id] = (item, place)
-    return item
 
 
 def held_name(statement, held):

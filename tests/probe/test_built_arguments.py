@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -464,6 +465,25 @@ def test_names_a_line_unpacks_are_items_of_its_result(tmp_path: Path) -> None:
     assert all(s["_id"] == id(loaded.split) for s in example["session"])
 
 
+def _examples_of(
+    tmp_path: Path, name: str, source: str, function: str, exposed: set[str]
+) -> tuple[ModuleType, list[dict[str, Any]]]:
+    """``value_examples`` of ``function`` in a module ``name`` written from ``source``."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[name] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+        func = getattr(loaded, function)
+        signature = inspect.signature(func)
+        return loaded, value_examples(func, loaded, func.__doc__, signature, exposed, name)
+    finally:
+        del sys.modules[name]
+
+
 FACTORY_SOURCE = '''
 class Orbit:
     def __init__(self, period):
@@ -497,19 +517,7 @@ def period_of(orbit):
 def test_a_class_method_builds_the_class_and_a_changed_value_is_expected_unblamed(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "factoryfx.py"
-    path.write_text(FACTORY_SOURCE)
-    spec = importlib.util.spec_from_file_location("factoryfx", path)
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules["factoryfx"] = loaded
-    try:
-        spec.loader.exec_module(loaded)
-        func = loaded.period_of
-        signature = inspect.signature(func)
-        found = value_examples(func, loaded, func.__doc__, signature, {"orbit"}, "factoryfx")
-    finally:
-        del sys.modules["factoryfx"]
+    loaded, found = _examples_of(tmp_path, "factoryfx", FACTORY_SOURCE, "period_of", {"orbit"})
     # named by the class it builds and the method's name (script makes it the tool target)
     steps = [(s["_id"], s.get("factory"), s["arguments"]) for s in found[0]["session"]]
     assert steps == [(id(loaded.Orbit), "from_text", {"text": "2.5"})]
@@ -544,19 +552,7 @@ def halves(orbit):
 
 
 def test_a_held_result_of_a_built_argument_shows_its_value_later(tmp_path: Path) -> None:
-    path = tmp_path / "shownfx.py"
-    path.write_text(SHOWN_SOURCE)
-    spec = importlib.util.spec_from_file_location("shownfx", path)
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules["shownfx"] = loaded
-    try:
-        spec.loader.exec_module(loaded)
-        func = loaded.halves
-        signature = inspect.signature(func)
-        found = value_examples(func, loaded, func.__doc__, signature, {"orbit"}, "shownfx")
-    finally:
-        del sys.modules["shownfx"]
+    _, found = _examples_of(tmp_path, "shownfx", SHOWN_SOURCE, "halves", {"orbit"})
     shown = [(e["expected"], e.get("part"), e.get("line")) for e in found]
     # the item a later line shows, at its place; a name bound again holds the later call's
     assert shown == [(1.5, 0, None), ([3.5, 3.5], None, None), (None, None, None)]
