@@ -7,7 +7,10 @@ by own time, and how much of the run the server's CPU was busy (its process time
 wall time: a server that waits on worker threads is idle while calls queue).
 
     uv run python bench/proxy_profile.py [--path direct|generated] [--calls 300]
-        [--concurrency 10]
+        [--concurrency 10] [--no-profile]
+
+With ``--no-profile`` only the server's CPU a call is printed, measured without cProfile's
+cost (what a change to the fast path saves).
 """
 
 from __future__ import annotations
@@ -52,11 +55,18 @@ main()
 
 def cpu_seconds(pid: int) -> float:
     """User and system CPU seconds of process ``pid`` so far (all its threads)."""
+    user, system = cpu_split(pid)
+    return user + system
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of process ``pid`` so far (all its threads)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
-async def main(path: str, calls: int, top: int, concurrency: int) -> None:
+async def main(path: str, calls: int, top: int, concurrency: int, profile: bool) -> None:
     home = Path(tempfile.mkdtemp(prefix="metaserver-profile-"))
     register_fake(Settings(home=home), "bench")
     out = home / "serve.prof"
@@ -83,11 +93,21 @@ async def main(path: str, calls: int, top: int, concurrency: int) -> None:
             async with semaphore:
                 await call()
 
-        os.kill(pid, signal.SIGUSR2)
+        if profile:
+            os.kill(pid, signal.SIGUSR2)
         await asyncio.sleep(0.2)
-        cpu, started = cpu_seconds(pid), time.perf_counter()
+        split, started = cpu_split(pid), time.perf_counter()
+        cpu = sum(split)
         await asyncio.gather(*(one() for _ in range(calls)))
         wall, cpu = time.perf_counter() - started, cpu_seconds(pid) - cpu
+        if not profile:
+            user, system = (b - a for a, b in zip(split, cpu_split(pid), strict=True))
+            print(
+                f"{calls} calls at concurrency {concurrency}: {calls / wall:.0f} calls/s;"
+                f" server CPU {cpu / calls * 1000:.3f} ms a call (user"
+                f" {user / calls * 1000:.3f}, system {system / calls * 1000:.3f}; not profiled)"
+            )
+            return
         os.kill(pid, signal.SIGUSR1)
         for _ in range(100):
             if out.exists() and out.stat().st_size:
@@ -109,5 +129,8 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument(
+        "--no-profile", action="store_true", help="only the server's CPU a call, unprofiled"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.path, args.calls, args.top, args.concurrency))
+    asyncio.run(main(args.path, args.calls, args.top, args.concurrency, not args.no_profile))

@@ -152,7 +152,10 @@ class PipeSession:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         try:
             await self._send(message)
-            return await asyncio.wait_for(asyncio.shield(answer), timeout)
+            # A timeout scope, not ``wait_for``: on Python 3.11 that wraps the wait in a task
+            # of its own and a shield, three more turns of the loop a call (issue 31).
+            async with asyncio.timeout(timeout):
+                return await answer
         except TimeoutError:
             with contextlib.suppress(Exception):
                 await self._send(

@@ -217,9 +217,9 @@ class ChildPool:
             return error_result(f"server {record.ref!r} could not start: {_describe(exc)}")
         failure: BaseException | None = None
         try:
-            result, size = await asyncio.wait_for(
-                _call_tool(child, tool, arguments, timeout), timeout + _GUARD_SLACK
-            )
+            # A scope, not ``wait_for`` (a task of its own a call on Python 3.11, issue 31).
+            async with asyncio.timeout(timeout + _GUARD_SLACK):
+                result, size = await _call_tool(child, tool, arguments, timeout)
         except Exception as exc:
             failure = exc
         finally:
