@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from metaserver.registry.release import release_freed_memory
+
 # FTS5's bm25() constants.
 _K1 = 1.2
 _B = 0.75
@@ -244,6 +246,7 @@ def _build(path: Path, weights: Sequence[float]) -> None:
             db.close()
         with _LOCK:
             _CACHE[path] = index
+        release_freed_memory()  # the text of occurrences and its arrays, read once
     except (sqlite3.Error, ValueError, OSError):
         pass  # search keeps asking SQLite, which ranks the same
     finally:

@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from metaserver.registry.embeddings import MODEL_ID, Vectors, blob_rows, from_blobs, tool_vectors
+from metaserver.registry.embeddings import DIMENSION, MODEL_ID, Vectors, blob_rows, tool_vectors
+from metaserver.registry.release import release_freed_memory
 
 # How many tools, per tool asked for, the first step passes to the exact score.
 CANDIDATES = 3
@@ -140,20 +141,14 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
             return cached
         if _fill_missing(db):
             generation = _generation(db)
-        rows = db.execute(
-            "SELECT t.id, t.server, t.embedding" + _SEARCHABLE + " WHERE t.embedding_model = ?"
-            " AND length(t.embedding) > 0",
-            (MODEL_ID,),
-        ).fetchall()
-        counts = np.array([blob_rows(row[2]) for row in rows], dtype=np.int64)
+        ids, servers, counts, matrix = _stored(db)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        matrix = from_blobs([row[2] for row in rows])
         centroids = np.ascontiguousarray(sampled_means(matrix, starts, counts), dtype=np.float32)
         basis = principal_basis(path, centroids)
         vectors = ToolVectors(
             generation=generation,
-            ids=np.array([row[0] for row in rows], dtype=np.int64),
-            servers=np.array([row[1] for row in rows], dtype=np.str_),
+            ids=np.array(ids, dtype=np.int64),
+            servers=np.array(servers, dtype=np.str_),
             starts=starts,
             counts=counts,
             matrix=matrix,
@@ -162,7 +157,35 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
             reduced=None if basis is None else np.ascontiguousarray(centroids @ basis.T),
         )
         _CACHE[path] = vectors
-        return vectors
+    release_freed_memory()  # the blobs read, the means' copies
+    return vectors
+
+
+def _stored(
+    db: sqlite3.Connection,
+) -> tuple[list[int], list[str], npt.NDArray[np.int64], Vectors]:
+    """The searchable tools' ids, servers, row counts and stored vectors (one matrix).
+
+    The blobs are copied into one buffer as the rows are read, each freed in turn: holding
+    them all (``fetchall``) and then joining them held the matrix three times over, and the
+    allocator kept the freed copies (issue 31).
+    """
+    ids: list[int] = []
+    servers: list[str] = []
+    counts: list[int] = []
+    buffer = bytearray()
+    for tool_id, server, blob in db.execute(
+        "SELECT t.id, t.server, t.embedding" + _SEARCHABLE + " WHERE t.embedding_model = ?"
+        " AND length(t.embedding) > 0",
+        (MODEL_ID,),
+    ):
+        rows = blob_rows(blob)
+        ids.append(tool_id)
+        servers.append(server)
+        counts.append(rows)
+        buffer += memoryview(blob)[: rows * 4 * DIMENSION]  # whole rows (blob_rows)
+    matrix = np.frombuffer(buffer, dtype="<f4").reshape(-1, DIMENSION)
+    return ids, servers, np.array(counts, dtype=np.int64), matrix
 
 
 def principal_basis(path: Path, centroids: Vectors) -> Vectors | None:

@@ -1,0 +1,44 @@
+"""release_freed_memory: freed heap pages go back to the system (glibc), and the call is
+harmless where there is no malloc_trim."""
+
+from __future__ import annotations
+
+import ctypes.util
+from pathlib import Path
+
+import pytest
+
+from metaserver.registry.release import malloc_trim, release_freed_memory
+
+
+def _anonymous_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    raise AssertionError("no RssAnon in /proc/self/status")
+
+
+@pytest.mark.skipif(malloc_trim() is None, reason="no glibc malloc_trim on this system")
+def test_freed_small_blocks_are_given_back() -> None:
+    release_freed_memory()
+    before = _anonymous_kib()
+    # 60 MB in blocks small enough for the heap (not mmap), then all freed but the last:
+    # the heap cannot shrink past it, so without a trim the freed pages stay resident.
+    blocks = [bytes(4096) for _ in range(15_000)]
+    keep = bytes(4096)
+    held = _anonymous_kib()
+    assert held - before > 40_000
+    del blocks
+    release_freed_memory()
+    assert _anonymous_kib() - before < (held - before) / 2
+    assert len(keep) == 4096
+
+
+def test_without_malloc_trim_it_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    malloc_trim.cache_clear()
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    try:
+        release_freed_memory()  # no error, nothing to call
+        assert malloc_trim() is None
+    finally:
+        malloc_trim.cache_clear()
