@@ -7,17 +7,20 @@ of its best row's cosine and its rows' average: the best row finds a tool that o
 phrasings fits, the average keeps a tool whose texts all fit ahead of one that a single stray
 phrase does (measured: ARCHITECTURE.md, decision 17).
 
-The average part is linear, so each tool's mean row is kept too (``centroids``), and search
+The average part is linear, so each tool's mean row is kept too (``centroids``; under
+:data:`REDUCE_FROM` tools only, see below), and search
 runs in two steps: every need against every tool's mean (one matrix product over one row per
 tool: the rows of all of them would triple the memory read per search, which is what a
 brute-force search costs on a loaded machine), then the exact score over the rows of the
 best :data:`CANDIDATES` times the depth asked for. From :data:`REDUCE_FROM` tools on, the
 first step reads the means projected on their first :data:`REDUCED` principal directions
 instead (a third of the memory; at 20,000 tools 3.6 -> 1.3 ms of CPU per need, the same
-tools found). No vector index is needed at 20,000 tools (bench/registry_scale.py). Reading
-the vectors from SQLite takes longer than that, so the matrix is kept per registry file and
-read again only when the registry's ``search_state`` generation (bumped by triggers on every
-change, :mod:`metaserver.registry.schema`) moved, whichever process made the change.
+tools found), and the means themselves are not kept: the exact score computes its
+candidates' from their rows. No vector index is needed at 20,000 tools
+(bench/registry_scale.py). Reading the vectors from SQLite takes longer than that, so the
+matrix is kept per registry file and read again only when the registry's ``search_state``
+generation (bumped by triggers on every change, :mod:`metaserver.registry.schema`) moved,
+whichever process made the change.
 
 Tools without vectors, or with vectors of another model or recipe (a registry from before,
 or registered while no model was installed), get them here, once, written back in one
@@ -59,11 +62,20 @@ class ToolVectors:
     starts: npt.NDArray[np.int64]
     counts: npt.NDArray[np.int64]
     matrix: Vectors
-    centroids: Vectors
+    # Each tool's mean row; None for a large registry, whose first pass reads ``reduced``:
+    # its candidates' means are computed from their rows, the same floats (sampled_means
+    # reduces each tool's rows alone), and 20,000 tools' means are 31 MB (issue 31).
+    centroids: Vectors | None
     # The centroids in the span of their first principal directions (``reduced = centroids @
     # basis.T``), for the first pass of a large registry; None for a small one.
     basis: Vectors | None = None
     reduced: Vectors | None = None
+
+    def means(self, tools: npt.NDArray[np.int64]) -> Vectors:
+        """The mean rows of tools ``tools`` (row indices into ``ids``)."""
+        if self.centroids is not None:
+            return self.centroids[tools]
+        return sampled_means(self.matrix, self.starts[tools], self.counts[tools])
 
     def similarity(self, tools: npt.NDArray[np.int64], query: Vectors) -> Vectors:
         """The similarity of tools ``tools`` (row indices into ``ids``) to the unit vector
@@ -73,7 +85,7 @@ class ToolVectors:
         begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rows = np.repeat(self.starts[tools] - begins, counts) + np.arange(counts.sum())
         best = np.maximum.reduceat(dot_rows(self.matrix[rows], query), begins)
-        return np.asarray(0.5 * (best + dot_rows(self.centroids[tools], query)), dtype=np.float32)
+        return np.asarray(0.5 * (best + dot_rows(self.means(tools), query)), dtype=np.float32)
 
     def nearest(
         self, queries: Vectors, server: str | None, depth: int, floor: float
@@ -87,6 +99,7 @@ class ToolVectors:
                 [dot_rows(self.reduced, dot_rows(self.basis, query)) for query in queries], axis=1
             )
         else:
+            assert self.centroids is not None  # kept whenever there is no reduced pass
             coarse = np.stack([dot_rows(self.centroids, query) for query in queries], axis=1)
         if server is not None:
             coarse[self.servers != server] = -2.0
@@ -141,24 +154,36 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
             return cached
         if _fill_missing(db):
             generation = _generation(db)
-        ids, servers, counts, matrix = _stored(db)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        centroids = np.ascontiguousarray(sampled_means(matrix, starts, counts), dtype=np.float32)
-        basis = principal_basis(path, centroids)
-        vectors = ToolVectors(
-            generation=generation,
-            ids=np.array(ids, dtype=np.int64),
-            servers=np.array(servers, dtype=np.str_),
-            starts=starts,
-            counts=counts,
-            matrix=matrix,
-            centroids=centroids,
-            basis=basis,
-            reduced=None if basis is None else np.ascontiguousarray(centroids @ basis.T),
-        )
+        vectors = assemble(path, generation, *_stored(db))
         _CACHE[path] = vectors
     release_freed_memory()  # the blobs read, the means' copies
     return vectors
+
+
+def assemble(
+    path: Path,
+    generation: int,
+    ids: list[int],
+    servers: list[str],
+    counts: npt.NDArray[np.int64],
+    matrix: Vectors,
+) -> ToolVectors:
+    """The searchable vectors of the registry at ``path`` from its tools' ids, servers, row
+    counts and rows: the means, and for a large registry the reduced means in their place."""
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    centroids = np.ascontiguousarray(sampled_means(matrix, starts, counts), dtype=np.float32)
+    basis = principal_basis(path, centroids)
+    return ToolVectors(
+        generation=generation,
+        ids=np.array(ids, dtype=np.int64),
+        servers=np.array(servers, dtype=np.str_),
+        starts=starts,
+        counts=counts,
+        matrix=matrix,
+        centroids=centroids if basis is None else None,
+        basis=basis,
+        reduced=None if basis is None else np.ascontiguousarray(centroids @ basis.T),
+    )
 
 
 def _stored(

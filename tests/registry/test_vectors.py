@@ -13,6 +13,7 @@ from metaserver.registry.vectors import (
     REDUCE_FROM,
     REDUCED,
     ToolVectors,
+    assemble,
     dot_rows,
     principal_basis,
     principal_directions,
@@ -138,3 +139,39 @@ def test_the_basis_is_kept_while_the_registry_keeps_its_size(tmp_path: Path) -> 
     assert principal_basis(path, grown) is first  # a server added: the same directions
     tripled = rng.standard_normal((3 * REDUCE_FROM, DIMENSION)).astype(np.float32)
     assert principal_basis(path, tripled) is not first
+
+
+def test_without_kept_means_the_ranking_and_scores_are_the_same() -> None:
+    """A large registry keeps no means (its first pass reads the reduced ones): the exact
+    score computes its candidates' from their rows, to the same floats."""
+    kept = _low_rank(3000, 60)
+    computed = replace(kept, centroids=None)
+    tools = np.arange(0, 3000, 7)
+    assert kept.centroids is not None
+    assert np.array_equal(computed.means(tools), kept.centroids[tools])
+    rng = np.random.default_rng(9)
+    queries = _unit(kept.matrix[[3, 1500]] + 0.3 * rng.standard_normal((2, DIMENSION)))
+    queries = queries.astype(np.float32)
+    assert np.array_equal(
+        computed.similarity(tools, queries[0]), kept.similarity(tools, queries[0])
+    )
+    assert computed.nearest(queries, None, 20, -1.0) == kept.nearest(queries, None, 20, -1.0)
+
+
+def test_a_large_registry_keeps_no_means(tmp_path: Path) -> None:
+    """From REDUCE_FROM tools on, the vectors hold the reduced means, not the full ones;
+    under it the full means and no reduced pass."""
+    rng = np.random.default_rng(6)
+    for tools in (REDUCE_FROM - 1, REDUCE_FROM):
+        counts = rng.integers(1, 4, size=tools).astype(np.int64)
+        matrix = _unit(rng.standard_normal((int(counts.sum()), DIMENSION)).astype(np.float32))
+        ids = list(range(tools))
+        made = assemble(tmp_path / f"{tools}.sqlite3", 1, ids, ["s"] * tools, counts, matrix)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        means = sampled_means(matrix, starts, counts)
+        if tools < REDUCE_FROM:
+            assert made.reduced is None and np.array_equal(made.centroids, means)  # type: ignore[arg-type]
+        else:
+            assert made.centroids is None and made.basis is not None
+            assert np.array_equal(made.reduced, means @ made.basis.T)  # type: ignore[arg-type]
+            assert np.array_equal(made.means(np.arange(tools)), means)
