@@ -14,6 +14,7 @@ import shutil
 
 from metaserver.agents.environment.build import local_wheelhouse, uv_binary, uv_environment
 from metaserver.agents.environment.cache import freeze_environment, unshare_environment
+from metaserver.agents.environment.download_size import measure_download, over_bound
 from metaserver.agents.environment.host_paths import drop_local_origins
 from metaserver.agents.environment.shared_files import share_identical_files
 from metaserver.contracts import Environment
@@ -41,13 +42,29 @@ async def add_packages(
 ) -> None:
     """Install ``packages`` (requirements: a name, maybe version specifiers) into ``environment``.
 
+    Its download is measured first (``download_size.py``): past
+    ``settings.repair_install_max_mb`` nothing is installed, since one tutorial's optional
+    import must not cost a conversion gigabytes and its time budget.
+
     Raises:
-        EnvironmentBuildError: one is not a plain requirement, or the install failed.
+        EnvironmentBuildError: one is not a plain requirement, the download is past the
+            bound, or the install failed.
     """
     for package in packages:
         if not is_requirement(package):
             raise EnvironmentBuildError(f"refusing to install {package!r}: not a plain requirement")
     workdir = environment.venv.parent / f".{environment.venv.name}.repair"
+    if settings.repair_install_max_mb > 0:
+        try:
+            download = await measure_download(environment, packages, settings, sandbox, workdir)
+        finally:
+            await asyncio.to_thread(shutil.rmtree, workdir, ignore_errors=True)
+        if over_bound(download, settings.repair_install_max_mb) and download is not None:
+            raise EnvironmentBuildError(
+                f"not installing {', '.join(packages)}: it would download "
+                f"{download.describe()}, past METASERVER_REPAIR_INSTALL_MAX_MB="
+                f"{settings.repair_install_max_mb}"
+            )
     policy = Policy(
         workdir=workdir,
         timeout=settings.timeouts.environment,

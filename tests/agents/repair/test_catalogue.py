@@ -103,6 +103,31 @@ def test_a_library_asking_for_its_optional_dependency_gets_it(tmp_path: Path) ->
     assert (repair.kind, repair.package, repair.companions) == ("add_dependency", "h5py", [])
 
 
+def test_a_tutorial_that_timed_out_is_dropped_not_given_four_times_its_time(
+    tmp_path: Path,
+) -> None:
+    # Issue 30: PyDMD's tutorial timed out at 120 s, was given 480 s, timed out again; its
+    # conversion ran past 1800 s. A tutorial's run already has half the tutorials' budget.
+    tour = _notebook_spec("import time\ntime.sleep(1000)").model_copy(update={"timeout": 120.0})
+    late = _failed(tour, "tour timed out after 120 s").model_copy(
+        update={"failure_type": "timeout"}
+    )
+    function = ToolSpec(
+        name="slow", description="A function.", target="pkg:slow", parameters=[], timeout=30.0
+    )
+    slow = ToolEvidence(
+        name="slow", target="pkg:slow", status="failed", error="timed out", failure_type="timeout"
+    )
+
+    tutorial, other = plan_repairs(
+        [tour, function], {"tour": late, "slow": slow}, RepairState(), tmp_path
+    )
+
+    assert tutorial.kind == "drop"
+    assert "past the tutorials' time budget" in tutorial.reason and "120 s" in tutorial.reason
+    assert other.kind == "longer_timeout"  # a function still gets its one longer try
+
+
 def test_the_handle_arm_is_never_guessed() -> None:
     built = {"type": "object", "properties": {"start": {"type": "number"}}, "required": []}
     handle = {
