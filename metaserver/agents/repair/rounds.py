@@ -20,7 +20,7 @@ from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairSta
 from metaserver.agents.repair.diagnosis import ask_review_model
 from metaserver.agents.validate.calls import validate
 from metaserver.contracts import Example, ToolEvidence, ToolSpec
-from metaserver.exceptions import MetaServerError
+from metaserver.exceptions import DownloadTooLarge, MetaServerError
 
 logger = logging.getLogger(__name__)
 # uv's resolver: "Because mpl-toolkits was not found in the package registry and you ...".
@@ -116,6 +116,53 @@ def without_unknown(packages: list[str], error: str) -> list[str]:
     return [p for p in packages if canonicalize_name(_NAME_END.split(p)[0]) not in missing]
 
 
+async def install_requirements(
+    draft: Draft, requirements: list[str], companions: list[str], state: RepairState
+) -> None:
+    """Install what the failed tools lack, each install within the repair's download bound.
+
+    With a notebook's other imports first; if one of those cannot be installed (an import
+    name that is no distribution), the missing modules alone; if those together are past
+    the bound, each alone, so that one heavy requirement (a tutorial's import that pulls in
+    torch) costs the others nothing. A failure is logged: the tools that needed it fail
+    again in the next round and say why."""
+    state.installed.update(requirements)
+    tries = [requirements + companions, requirements] if companions else [requirements]
+    while tries:
+        packages = tries.pop(0)
+        try:
+            await _install(draft, packages)
+        except DownloadTooLarge as exc:
+            logger.warning("repair: %s", exc)
+            if packages == requirements and len(requirements) > 1:
+                for requirement in requirements:
+                    try:
+                        await _install(draft, [requirement])
+                    except MetaServerError as alone:
+                        logger.warning("repair: %s", alone)
+                    else:
+                        state.installed.add(requirement)
+                return
+        except MetaServerError as exc:
+            logger.warning("repair: %s", exc)
+            # An import name that no distribution has (a namespace another one ships, such
+            # as a plotting library's toolkits) fails every try it is in: the others are
+            # tried without it.
+            known = without_unknown(packages, str(exc))
+            if known and known != packages and known not in tries:
+                tries.insert(0, known)
+        else:
+            state.installed.update(packages)
+            return
+
+
+async def _install(draft: Draft, packages: list[str]) -> None:
+    bound = draft.settings.repair_install_max_mb
+    await add_packages(
+        draft.environment, packages, draft.settings, draft.sandbox, max_download_mb=bound
+    )
+
+
 async def apply_repairs(
     draft: Draft, repairs: list[Repair], specs: list[ToolSpec], state: RepairState
 ) -> dict[str, list[Example]]:
@@ -125,26 +172,7 @@ async def apply_repairs(
     requirements = sorted({r.package for r in needed if r.package})
     companions = sorted({c for r in needed for c in r.companions} - set(requirements))
     if requirements:
-        state.installed.update(requirements)
-        # With a notebook's other imports first; if one of those cannot be installed (an
-        # import name that is no distribution), the missing module alone.
-        tries = [requirements + companions, requirements] if companions else [requirements]
-        while tries:
-            packages = tries.pop(0)
-            try:
-                await add_packages(draft.environment, packages, settings, draft.sandbox)
-            except MetaServerError as exc:
-                # The tools that needed it fail again in this round and say why.
-                logger.warning("repair: %s", exc)
-                # An import name that no distribution has (a namespace another one ships,
-                # such as a plotting library's toolkits) fails every try it is in: the
-                # others are tried without it.
-                known = without_unknown(packages, str(exc))
-                if known and known != packages and known not in tries:
-                    tries.insert(0, known)
-            else:
-                state.installed.update(packages)
-                break
+        await install_requirements(draft, requirements, companions, state)
     attempts: dict[str, list[Example]] = {}
     for repair in repairs:
         logger.info("repair %s: %s", repair.tool, repair.reason)
