@@ -69,6 +69,8 @@ class RepairState(BaseModel):
     tried_examples: dict[str, list[str]] = {}
     diagnosed: set[str] = set()
     arrayed: set[str] = set()
+    # Requirements not installed because their download was past the bound, and why.
+    refused: dict[str, str] = {}
 
 
 def plan_repairs(
@@ -109,6 +111,10 @@ def _repair_for(
                     package=package,
                     companions=sorted(companions),
                     reason=f"module {top!r} is missing: install {package}",
+                )
+            if package in state.refused:
+                return Repair(
+                    tool=spec.name, kind="drop", reason=f"{error}: {state.refused[package]}"
                 )
     if result.failure_type == "timeout" and spec.notebook is not None:
         # A tutorial's run already has TUTORIAL_TIMEOUT, half the time all tutorials share

@@ -55,6 +55,7 @@ async def validate_and_repair(
         repairs = [r for r in planned if r.kind != "drop"]
         dropped = [r.tool for r in planned if r.kind == "drop" and r.tool not in replaced]
         replaced.update(dropped)
+        results.update(explained_drops(planned, results))
         fresh = reserve[: len(dropped)]
         del reserve[: len(fresh)]
         if not repairs and not fresh:
@@ -76,6 +77,23 @@ async def validate_and_repair(
         results.update({e.name: e for e in again})
         report.rounds += 1
     return needing_failed_tools([results[spec.name] for spec in specs])
+
+
+def explained_drops(
+    planned: list[Repair], results: dict[str, ToolEvidence]
+) -> dict[str, ToolEvidence]:
+    """The evidence of each dropped tool whose drop says more than its error (a tutorial's
+    run past the tutorials' budget, a module whose install was past the download bound),
+    with that reason as its error: the report then says why, not only what failed."""
+    explained = {}
+    for repair in planned:
+        evidence = results.get(repair.tool)
+        if repair.kind != "drop" or evidence is None or evidence.status != "failed":
+            continue
+        error = evidence.error or ""
+        if repair.reason.startswith(error) and repair.reason != error:
+            explained[repair.tool] = evidence.model_copy(update={"error": repair.reason})
+    return explained
 
 
 def needing_failed_tools(evidence: list[ToolEvidence]) -> list[ToolEvidence]:
@@ -134,10 +152,15 @@ async def install_requirements(
             await _install(draft, packages)
         except DownloadTooLarge as exc:
             logger.warning("repair: %s", exc)
+            if len(packages) == 1:
+                state.refused[packages[0]] = str(exc)
             if packages == requirements and len(requirements) > 1:
                 for requirement in requirements:
                     try:
                         await _install(draft, [requirement])
+                    except DownloadTooLarge as alone:
+                        logger.warning("repair: %s", alone)
+                        state.refused[requirement] = str(alone)
                     except MetaServerError as alone:
                         logger.warning("repair: %s", alone)
                     else:

@@ -128,6 +128,19 @@ def test_a_tutorial_that_timed_out_is_dropped_not_given_four_times_its_time(
     assert other.kind == "longer_timeout"  # a function still gets its one longer try
 
 
+def test_a_module_whose_install_was_refused_drops_its_tool_with_that_reason(
+    tmp_path: Path,
+) -> None:
+    tour = _notebook_spec("import ezyrb")
+    error = "cell 1 raised ModuleNotFoundError: No module named 'ezyrb'"
+    state = RepairState(installed={"ezyrb"}, refused={"ezyrb": "it would download 3165 MB"})
+
+    (repair,) = plan_repairs([tour], {"tour": _failed(tour, error)}, state, tmp_path)
+
+    assert repair.kind == "drop"
+    assert repair.reason == f"{error}: it would download 3165 MB"
+
+
 def test_the_handle_arm_is_never_guessed() -> None:
     built = {"type": "object", "properties": {"start": {"type": "number"}}, "required": []}
     handle = {

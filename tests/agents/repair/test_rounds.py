@@ -136,6 +136,21 @@ async def test_a_requirement_past_the_download_bound_costs_the_others_nothing(
         (["h5py"], bound),
     ]
     assert bound == 500 and "h5py" in state.installed
+    assert state.refused == {"ezyrb": "not installing ezyrb: it would download 3165 MB"}
+
+
+def test_a_dropped_tool_whose_drop_says_why_reports_that() -> None:
+    # The refused install was only logged: the report said "No module named 'ezyrb'".
+    missing = "cell 2 raised ModuleNotFoundError: No module named 'ezyrb'"
+    failed = ToolEvidence(name="tour", target="t.ipynb", status="failed", error=missing)
+    plain = ToolEvidence(name="ratio", target="pkg:ratio", status="failed", error="boom")
+    planned = [
+        Repair(tool="tour", kind="drop", reason=f"{missing}: not installing ezyrb: 3165 MB"),
+        Repair(tool="ratio", kind="drop", reason="boom"),
+    ]
+    explained = rounds.explained_drops(planned, {"tour": failed, "ratio": plain})
+    assert list(explained) == ["tour"]
+    assert explained["tour"].error == f"{missing}: not installing ezyrb: 3165 MB"
 
 
 def test_without_unknown_reads_uv_s_names_as_canonical() -> None:
