@@ -59,6 +59,9 @@ class Repair(BaseModel):
     examples: list[Example] = []  # next_example, array_codec: tried in order, in one round
     parameters: list[str] = []  # array_codec: the parameters given the numpy codec
     timeout: float | None = None  # longer_timeout: seconds; None means TIMEOUT_FACTOR times
+    # drop: what the report says of the tool instead of its last error, when the drop knows
+    # why it failed (a tutorial past the time budget, an install past the download bound).
+    error: str | None = None
 
 
 class RepairState(BaseModel):
@@ -113,19 +116,17 @@ def _repair_for(
                     reason=f"module {top!r} is missing: install {package}",
                 )
             if package in state.refused:
-                return Repair(
-                    tool=spec.name, kind="drop", reason=f"{error}: {state.refused[package]}"
-                )
+                why = f"{state.refused[package]} (the tool failed: {_first_line(error)})"
+                return Repair(tool=spec.name, kind="drop", reason=why, error=why)
     if result.failure_type == "timeout" and spec.notebook is not None:
         # A tutorial's run already has TUTORIAL_TIMEOUT, half the time all tutorials share
         # (analysis/tutorial_choice.TUTORIAL_BUDGET); four times it, three runs each, is what
         # kept PyDMD's conversion past 1800 s (a 480 s run timing out again).
-        return Repair(
-            tool=spec.name,
-            kind="drop",
-            reason=f"{error or 'timed out'}: a tutorial run past its "
-            f"{spec.timeout or 0:g} s is past the tutorials' time budget",
+        why = (
+            f"a tutorial run past its {spec.timeout or 0:g} s is past the tutorials' time "
+            f"budget: not tried longer ({_first_line(error) or 'timed out'})"
         )
+        return Repair(tool=spec.name, kind="drop", reason=why, error=why)
     if result.failure_type == "timeout" and spec.name not in state.extended:
         return Repair(tool=spec.name, kind="longer_timeout", reason="one longer timeout")
     if result.failure_type == "api_inference_error" and spec.name not in state.arrayed:
@@ -146,6 +147,10 @@ def _repair_for(
                 reason=f"retry with another example ({batch[0].origin})",
             )
     return Repair(tool=spec.name, kind="drop", reason=error or "failed validation")
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 # A list where the callable wanted an array: an array's attribute, or numpy's indexing.

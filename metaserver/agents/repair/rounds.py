@@ -55,7 +55,7 @@ async def validate_and_repair(
         repairs = [r for r in planned if r.kind != "drop"]
         dropped = [r.tool for r in planned if r.kind == "drop" and r.tool not in replaced]
         replaced.update(dropped)
-        results.update(explained_drops(planned, results))
+        results.update(explained_drops([r for r in planned if r.tool in dropped], results))
         fresh = reserve[: len(dropped)]
         del reserve[: len(fresh)]
         if not repairs and not fresh:
@@ -82,17 +82,16 @@ async def validate_and_repair(
 def explained_drops(
     planned: list[Repair], results: dict[str, ToolEvidence]
 ) -> dict[str, ToolEvidence]:
-    """The evidence of each dropped tool whose drop says more than its error (a tutorial's
-    run past the tutorials' budget, a module whose install was past the download bound),
-    with that reason as its error: the report then says why, not only what failed."""
+    """The evidence of each dropped tool whose drop knows why it failed (a tutorial's run
+    past the tutorials' budget, a module whose install was past the download bound), with
+    that as its error: the report then says why, not only what failed."""
     explained = {}
     for repair in planned:
         evidence = results.get(repair.tool)
-        if repair.kind != "drop" or evidence is None or evidence.status != "failed":
+        if repair.kind != "drop" or not repair.error or evidence is None:
             continue
-        error = evidence.error or ""
-        if repair.reason.startswith(error) and repair.reason != error:
-            explained[repair.tool] = evidence.model_copy(update={"error": repair.reason})
+        if evidence.status == "failed":
+            explained[repair.tool] = evidence.model_copy(update={"error": repair.error})
     return explained
 
 

@@ -144,13 +144,14 @@ def test_a_dropped_tool_whose_drop_says_why_reports_that() -> None:
     missing = "cell 2 raised ModuleNotFoundError: No module named 'ezyrb'"
     failed = ToolEvidence(name="tour", target="t.ipynb", status="failed", error=missing)
     plain = ToolEvidence(name="ratio", target="pkg:ratio", status="failed", error="boom")
+    why = "not installing ezyrb: 3165 MB (the tool failed: No module named 'ezyrb')"
     planned = [
-        Repair(tool="tour", kind="drop", reason=f"{missing}: not installing ezyrb: 3165 MB"),
+        Repair(tool="tour", kind="drop", reason=why, error=why),
         Repair(tool="ratio", kind="drop", reason="boom"),
     ]
     explained = rounds.explained_drops(planned, {"tour": failed, "ratio": plain})
     assert list(explained) == ["tour"]
-    assert explained["tour"].error == f"{missing}: not installing ezyrb: 3165 MB"
+    assert explained["tour"].error == why
 
 
 def test_without_unknown_reads_uv_s_names_as_canonical() -> None:
