@@ -3,6 +3,7 @@
 Usage::
 
     uv run python bench/home_soak.py [--minutes 5] [--sources FILE] [--home DIR] [--json]
+        [--converts 3] [--batches 2] [--serves 2]
 
 Eight processes share one home (issue 28): two ``metaserver serve``
 over stdio, each driven by a FastMCP client that lists the servers and calls their tools
@@ -19,8 +20,9 @@ the registry's ``PRAGMA integrity_check`` is read, and every entry of ``servers/
 ``environments/`` and ``workspaces/`` must belong to a registered version (after one more
 sweep, a ``serve`` start, when a command killed at its timeout left some). A call refused
 because its server was removed meanwhile is counted apart; any other error fails. It prints
-how many of each operation ran and failed, and the checks; exit 1 when a check fails. Not run by
-CI: it takes minutes and converts for real.
+how many of each operation ran and failed, the cause of every command that did not end ok
+(its JSON failure, else its stderr's last lines), and the checks; exit 1 when a check
+fails. Not run by CI: it takes minutes and converts for real.
 """
 
 from __future__ import annotations
@@ -146,6 +148,7 @@ class Soak:
 
         self.converting = 0  # conversions and batches in progress
         self.errors: list[str] = []  # the first unexpected call errors' texts
+        self.causes: list[str] = []  # why each command that did not end ok ended so
 
     def running(self) -> bool:
         return time.monotonic() < self.deadline
@@ -171,20 +174,65 @@ class Soak:
             self.converting += 1
         try:
             command = [sys.executable, "-m", "metaserver", *args]
-            self.count(outcome(label, command, self.env, COMMAND_TIMEOUT))
+            counted, cause = outcome(label, command, self.env, COMMAND_TIMEOUT)
+            self.count(counted)
+            if cause is not None:
+                with self.lock:
+                    self.causes.append(f"{counted} ({' '.join(args[1:])}): {cause}")
         finally:
             with self.lock:
                 self.converting -= 1
 
 
-def outcome(label: str, command: list[str], env: dict[str, str], timeout: float) -> str:
-    """How ``command`` ended, as a count's name: ok, its exit status, or killed at the
-    timeout (what it left is swept by the next conversion of its name, not by this one)."""
+def outcome(
+    label: str, command: list[str], env: dict[str, str], timeout: float
+) -> tuple[str, str | None]:
+    """How ``command`` ended, as a count's name (ok, its exit status, or killed at the
+    timeout: what it left is swept by the next conversion of its name, not by this one),
+    and for any other end than ok, its cause (:func:`exit_cause`)."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return f"{label} killed at the timeout"
-    return f"{label} ok" if done.returncode == 0 else f"{label} exit {done.returncode}"
+        return f"{label} killed at the timeout", f"no exit within {timeout:g} s"
+    if done.returncode == 0:
+        return f"{label} ok", None
+    return f"{label} exit {done.returncode}", exit_cause(done.stdout, done.stderr)
+
+
+def exit_cause(stdout: str, stderr: str, limit: int = 400) -> str:
+    """Why a command failed: the failures its ``--json`` output names (a report's, a batch
+    row's, an error object's), else the last lines of its stderr that are no log record.
+    A soak's ``convert exit 1`` with nothing kept could not be explained afterwards."""
+    try:
+        printed: Any = json.loads(stdout)
+    except ValueError:
+        printed = None
+    rows = printed if isinstance(printed, list) else [printed]
+    said = [_failure_text(row) for row in rows if isinstance(row, dict)]
+    said = [text for text in said if text]
+    if said:
+        return "; ".join(said)[:limit]
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith(_LOG_LEVELS)]
+    return (" | ".join(lines[-3:]) or "nothing on stdout or stderr")[:limit]
+
+
+_LOG_LEVELS = ("DEBUG ", "INFO ", "WARNING ")
+
+
+def _failure_text(row: dict[str, Any]) -> str:
+    """``type: first / last line of detail`` of a report (a batch row's failure is that
+    text already); an error object's text."""
+    failure = row.get("failure")
+    if isinstance(failure, dict):
+        failure = f"{failure.get('type') or 'failure'}: {failure.get('detail') or ''}"
+    if failure:
+        lines = [line.strip() for line in str(failure).splitlines() if line.strip()]
+        shown = " / ".join(dict.fromkeys([lines[0], lines[-1]]))
+        return f"{row.get('source') or ''} {shown}".strip()
+    if row.get("status") == "error" and row.get("error"):
+        return str(row["error"])
+    return ""
 
 
 def removal_choice(names: list[str], chance: random.Random) -> str | None:
@@ -217,6 +265,10 @@ def remove_loop(soak: Soak, seed: int) -> None:
             continue
         done = soak.cli("remove", name)
         soak.count("remove ok" if done.returncode == 0 else f"remove exit {done.returncode}")
+        if done.returncode != 0:
+            with soak.lock:
+                cause = exit_cause(done.stdout, done.stderr)
+                soak.causes.append(f"remove exit {done.returncode} ({name}): {cause}")
 
 
 def first_call(record: Any) -> tuple[str, dict[str, Any]] | None:
@@ -359,6 +411,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", type=Path, help="one SOURCE a line (default: fixtures)")
     parser.add_argument("--home", type=Path, help="the home (default: a new temporary one)")
     parser.add_argument("--json", action="store_true")
+    # A shorter run for finding one cause: fewer processes of each kind (issue 28's are
+    # 3 convert loops, 2 batch loops, 2 serves and the remove loop).
+    parser.add_argument("--converts", type=int, default=3, help="convert loops")
+    parser.add_argument("--batches", type=int, default=2, help="batch loops")
+    parser.add_argument("--serves", type=int, default=2, help="serve processes")
     args = parser.parse_args(argv)
     scratch = Path(tempfile.mkdtemp(prefix="metaserver-soak-"))
     home = args.home or scratch / "home"
@@ -370,19 +427,25 @@ def main(argv: list[str] | None = None) -> int:
         sources = fixture_sources(scratch / "sources")
     soak = Soak(home, sources, args.minutes * 60)
     started = time.monotonic()
-    threads = [threading.Thread(target=convert_loop, args=(soak, i)) for i in range(3)]
+    threads = [threading.Thread(target=convert_loop, args=(soak, i)) for i in range(args.converts)]
     threads += [
         threading.Thread(target=batch_loop, args=(soak, scratch / f"batch-{i}.txt", 10 + i))
-        for i in range(2)
+        for i in range(args.batches)
     ]
     threads += [threading.Thread(target=remove_loop, args=(soak, 99))]
-    threads += [threading.Thread(target=serve_thread, args=(soak,)) for _ in range(2)]
+    threads += [threading.Thread(target=serve_thread, args=(soak,)) for _ in range(args.serves)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     ran = round(time.monotonic() - started)
-    result = {"seconds": ran, "counts": dict(sorted(soak.counts.items())), **check(soak)}
+    result = {
+        "seconds": ran,
+        "processes": {"convert": args.converts, "batch": args.batches, "serve": args.serves},
+        "counts": dict(sorted(soak.counts.items())),
+        "exit_causes": soak.causes,
+        **check(soak),
+    }
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -390,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
         for what, count in sorted(soak.counts.items()):
             print(f"{what:<28} {count:>6}")
         print(f"ran {ran} s (the last operations finish after the deadline)")
+        for cause in soak.causes:
+            print(f"  {cause}")
         print(f"registered versions: {result['versions']}, callable: {result['callable']}")
         print(f"integrity_check: {result['integrity_check']}")
         print(f"orphans before a last sweep: {result['orphans_before_last_sweep']}")

@@ -75,6 +75,10 @@ class EnvironmentBuildError(MetaServerError):
         self.attempts = attempts or []
 
 
+class DownloadTooLarge(EnvironmentBuildError):
+    """A repair's install would download past its bound (``repair_install_max_mb``)."""
+
+
 class AnalysisError(MetaServerError):
     """The package could not be imported or described inside its environment."""
 

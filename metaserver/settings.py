@@ -494,6 +494,13 @@ class Settings(BaseSettings):
         description="Free disk (MB) the home must have before a conversion starts; a "
         "scientific stack's environment takes about 1.3 GB.",
     )
+    repair_install_max_mb: int = Field(
+        default=500,
+        ge=0,
+        description="A repair's install (a module a tool or tutorial lacks) whose download "
+        "uv's resolver measures past this many MB is not made (one tutorial's optional "
+        "dependency pulled in 3.2 GB of torch and CUDA); 0: no bound.",
+    )
     max_rounds: int = Field(default=3, ge=1, le=10, description="Validate/fix rounds, at most.")
     max_concurrent_conversions: int = Field(default=2, ge=1, description="convert_repo at once.")
     max_live_children: int = Field(default=8, ge=1, description="Generated servers kept running.")

@@ -25,10 +25,36 @@ def test_a_command_past_its_timeout_is_counted_not_raised() -> None:
     # A batch of a large library ran past the soak's 30 minutes: the thread died with
     # TimeoutExpired and its count was lost.
     slow = [sys.executable, "-c", "import time; time.sleep(30)"]
-    assert soak.outcome("batch", slow, {}, timeout=0.5) == "batch killed at the timeout"
+    assert soak.outcome("batch", slow, {}, timeout=0.5)[0] == "batch killed at the timeout"
     failing = [sys.executable, "-c", "raise SystemExit(3)"]
-    assert soak.outcome("convert", failing, {}, timeout=30) == "convert exit 3"
-    assert soak.outcome("remove", [sys.executable, "-c", "pass"], {}, timeout=30) == "remove ok"
+    assert soak.outcome("convert", failing, {}, timeout=30)[0] == "convert exit 3"
+    ok = soak.outcome("remove", [sys.executable, "-c", "pass"], {}, timeout=30)
+    assert ok == ("remove ok", None)
+
+
+def test_every_exit_that_is_not_ok_names_its_cause() -> None:
+    soak = _module()
+    # Issue 28: a soak's "convert exit 1" kept nothing, so its cause went unexamined.
+    report = (
+        '{"source": "pypi:colour-science", "status": "failed", "failure": {"type": '
+        '"import_error", "detail": "the analysis probe failed\\nTraceback\\n'
+        "FileNotFoundError: '/work/report.json'\"}}"
+    )
+    printing = [sys.executable, "-c", f"import sys; print({report!r}); sys.exit(1)"]
+    counted, cause = soak.outcome("convert", printing, {}, timeout=30)
+    assert counted == "convert exit 1"
+    assert cause == (
+        "pypi:colour-science import_error: the analysis probe failed / "
+        "FileNotFoundError: '/work/report.json'"
+    )
+    rows = '[{"source": "a", "failure": null}, {"source": "b", "failure": "env_failure: x"}]'
+    assert soak.exit_cause(rows, "") == "b env_failure: x"
+    stderr = "INFO metaserver.x: started\nTraceback (most recent call last):\nKeyError: 'k'\n"
+    assert soak.exit_cause("", stderr) == "Traceback (most recent call last): | KeyError: 'k'"
+    error = '{"status": "error", "error": "unknown server \'calc\'", "exit_code": 2}'
+    assert soak.exit_cause(error, "error: unknown server") == "unknown server 'calc'"
+    slow = [sys.executable, "-c", "import time; time.sleep(30)"]
+    assert soak.outcome("batch", slow, {}, timeout=0.5)[1] == "no exit within 0.5 s"
 
 
 def test_the_last_registered_server_is_kept() -> None:

@@ -176,3 +176,26 @@ async def test_the_pool_retires_a_child_whose_version_went_once_its_call_ends(
         assert again.is_error and "was removed" in str(again.content), again
     finally:
         await pool.close()
+
+
+async def test_a_pool_that_closes_deletes_the_removed_files_its_child_held(
+    tmp_path: Path,
+) -> None:
+    # The soak (issue 28): a removal left the files a serve process's live child ran from;
+    # that serve ended before its reaper's next look (close cancels it), and the sweep of
+    # the serve started meanwhile found them still leased: two orphan directories.
+    settings = fast_settings(tmp_path / "home")
+    registry = Registry(settings.registry_path)
+    record = register_fake(settings, "calc", "5c6d7e8f")
+    kept = register_fake(settings, "other", "6d7e8f90")
+    pool = ChildPool(settings, registry=registry)
+    try:
+        assert not (await pool.call(record, "add", {"a": 1, "b": 2})).is_error
+        assert not (await pool.call(kept, "add", {"a": 1, "b": 2})).is_error
+        registry.remove("calc")
+        assert discard_files(settings, [record], registry) == []  # leased: kept
+    finally:
+        await pool.close()
+    assert not record.output_dir.exists(), "the closed pool left the removed version's files"
+    assert kept.output_dir.is_dir(), "a registered version's files went"
+    assert pool.live() == []

@@ -14,10 +14,11 @@ import shutil
 
 from metaserver.agents.environment.build import local_wheelhouse, uv_binary, uv_environment
 from metaserver.agents.environment.cache import freeze_environment, unshare_environment
+from metaserver.agents.environment.download_size import measure_download, over_bound
 from metaserver.agents.environment.host_paths import drop_local_origins
 from metaserver.agents.environment.shared_files import share_identical_files
 from metaserver.contracts import Environment
-from metaserver.exceptions import EnvironmentBuildError
+from metaserver.exceptions import DownloadTooLarge, EnvironmentBuildError
 from metaserver.sandbox import Policy, Sandbox
 from metaserver.sandbox.identity import sandbox_identity
 from metaserver.settings import Settings
@@ -37,17 +38,37 @@ def is_requirement(text: str) -> bool:
 
 
 async def add_packages(
-    environment: Environment, packages: list[str], settings: Settings, sandbox: Sandbox
+    environment: Environment,
+    packages: list[str],
+    settings: Settings,
+    sandbox: Sandbox,
+    max_download_mb: int = 0,
 ) -> None:
     """Install ``packages`` (requirements: a name, maybe version specifiers) into ``environment``.
 
+    With ``max_download_mb`` (a repair's, ``settings.repair_install_max_mb``) its download
+    is measured first (``download_size.py``) and past it nothing is installed, since one
+    tutorial's optional import must not cost a conversion gigabytes and its time budget;
+    0 (an install metaserver itself needs, such as pytest for the self-test): no measure.
+
     Raises:
+        DownloadTooLarge: the download is past ``max_download_mb``.
         EnvironmentBuildError: one is not a plain requirement, or the install failed.
     """
     for package in packages:
         if not is_requirement(package):
             raise EnvironmentBuildError(f"refusing to install {package!r}: not a plain requirement")
     workdir = environment.venv.parent / f".{environment.venv.name}.repair"
+    if max_download_mb > 0:
+        try:
+            download = await measure_download(environment, packages, settings, sandbox, workdir)
+        finally:
+            await asyncio.to_thread(shutil.rmtree, workdir, ignore_errors=True)
+        if over_bound(download, max_download_mb) and download is not None:
+            raise DownloadTooLarge(
+                f"not installing {', '.join(packages)}: it would download "
+                f"{download.describe()}, past METASERVER_REPAIR_INSTALL_MAX_MB={max_download_mb}"
+            )
     policy = Policy(
         workdir=workdir,
         timeout=settings.timeouts.environment,

@@ -5,6 +5,8 @@
     import_error (No module X)  add_dependency: install X's distribution, re-validate (for
                                 a notebook, with the other modules it imports)
     timeout                     longer_timeout: once, four times the budget; then drop
+                                (a tutorial: drop at once, its run is past the tutorials'
+                                time budget)
     api_inference_error         array_codec: a list used as an array ('list' object has
                                 no attribute 'ndim'): the numpy codec for the list
                                 arguments, the same call again (once per tool)
@@ -57,6 +59,9 @@ class Repair(BaseModel):
     examples: list[Example] = []  # next_example, array_codec: tried in order, in one round
     parameters: list[str] = []  # array_codec: the parameters given the numpy codec
     timeout: float | None = None  # longer_timeout: seconds; None means TIMEOUT_FACTOR times
+    # drop: what the report says of the tool instead of its last error, when the drop knows
+    # why it failed (a tutorial past the time budget, an install past the download bound).
+    error: str | None = None
 
 
 class RepairState(BaseModel):
@@ -67,6 +72,8 @@ class RepairState(BaseModel):
     tried_examples: dict[str, list[str]] = {}
     diagnosed: set[str] = set()
     arrayed: set[str] = set()
+    # Requirements not installed because their download was past the bound, and why.
+    refused: dict[str, str] = {}
 
 
 def plan_repairs(
@@ -108,6 +115,18 @@ def _repair_for(
                     companions=sorted(companions),
                     reason=f"module {top!r} is missing: install {package}",
                 )
+            if package in state.refused:
+                why = f"{state.refused[package]} (the tool failed: {_first_line(error)})"
+                return Repair(tool=spec.name, kind="drop", reason=why, error=why)
+    if result.failure_type == "timeout" and spec.notebook is not None:
+        # A tutorial's run already has TUTORIAL_TIMEOUT, half the time all tutorials share
+        # (analysis/tutorial_choice.TUTORIAL_BUDGET); four times it, three runs each, is what
+        # kept PyDMD's conversion past 1800 s (a 480 s run timing out again).
+        why = (
+            f"a tutorial run past its {spec.timeout or 0:g} s is past the tutorials' time "
+            f"budget: not tried longer ({_first_line(error) or 'timed out'})"
+        )
+        return Repair(tool=spec.name, kind="drop", reason=why, error=why)
     if result.failure_type == "timeout" and spec.name not in state.extended:
         return Repair(tool=spec.name, kind="longer_timeout", reason="one longer timeout")
     if result.failure_type == "api_inference_error" and spec.name not in state.arrayed:
@@ -128,6 +147,10 @@ def _repair_for(
                 reason=f"retry with another example ({batch[0].origin})",
             )
     return Repair(tool=spec.name, kind="drop", reason=error or "failed validation")
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 # A list where the callable wanted an array: an array's attribute, or numpy's indexing.

@@ -31,7 +31,13 @@ def probe_installer(draft: Draft) -> Installer:
         done.update(packages)
         logger.info("analysis: installing undeclared %s, then probing again", ", ".join(packages))
         try:
-            await add_packages(draft.environment, packages, draft.settings, draft.sandbox)
+            await add_packages(
+                draft.environment,
+                packages,
+                draft.settings,
+                draft.sandbox,
+                max_download_mb=draft.settings.repair_install_max_mb,
+            )
         except MetaServerError as exc:
             logger.warning("analysis: %s", exc)  # the probe's own import error stands
             return False

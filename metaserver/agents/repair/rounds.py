@@ -20,7 +20,7 @@ from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairSta
 from metaserver.agents.repair.diagnosis import ask_review_model
 from metaserver.agents.validate.calls import validate
 from metaserver.contracts import Example, ToolEvidence, ToolSpec
-from metaserver.exceptions import MetaServerError
+from metaserver.exceptions import DownloadTooLarge, MetaServerError
 
 logger = logging.getLogger(__name__)
 # uv's resolver: "Because mpl-toolkits was not found in the package registry and you ...".
@@ -55,6 +55,7 @@ async def validate_and_repair(
         repairs = [r for r in planned if r.kind != "drop"]
         dropped = [r.tool for r in planned if r.kind == "drop" and r.tool not in replaced]
         replaced.update(dropped)
+        results.update(explained_drops([r for r in planned if r.tool in dropped], results))
         fresh = reserve[: len(dropped)]
         del reserve[: len(fresh)]
         if not repairs and not fresh:
@@ -76,6 +77,22 @@ async def validate_and_repair(
         results.update({e.name: e for e in again})
         report.rounds += 1
     return needing_failed_tools([results[spec.name] for spec in specs])
+
+
+def explained_drops(
+    planned: list[Repair], results: dict[str, ToolEvidence]
+) -> dict[str, ToolEvidence]:
+    """The evidence of each dropped tool whose drop knows why it failed (a tutorial's run
+    past the tutorials' budget, a module whose install was past the download bound), with
+    that as its error: the report then says why, not only what failed."""
+    explained = {}
+    for repair in planned:
+        evidence = results.get(repair.tool)
+        if repair.kind != "drop" or not repair.error or evidence is None:
+            continue
+        if evidence.status == "failed":
+            explained[repair.tool] = evidence.model_copy(update={"error": repair.error})
+    return explained
 
 
 def needing_failed_tools(evidence: list[ToolEvidence]) -> list[ToolEvidence]:
@@ -116,6 +133,58 @@ def without_unknown(packages: list[str], error: str) -> list[str]:
     return [p for p in packages if canonicalize_name(_NAME_END.split(p)[0]) not in missing]
 
 
+async def install_requirements(
+    draft: Draft, requirements: list[str], companions: list[str], state: RepairState
+) -> None:
+    """Install what the failed tools lack, each install within the repair's download bound.
+
+    With a notebook's other imports first; if one of those cannot be installed (an import
+    name that is no distribution), the missing modules alone; if those together are past
+    the bound, each alone, so that one heavy requirement (a tutorial's import that pulls in
+    torch) costs the others nothing. A failure is logged: the tools that needed it fail
+    again in the next round and say why."""
+    state.installed.update(requirements)
+    tries = [requirements + companions, requirements] if companions else [requirements]
+    while tries:
+        packages = tries.pop(0)
+        try:
+            await _install(draft, packages)
+        except DownloadTooLarge as exc:
+            logger.warning("repair: %s", exc)
+            if len(packages) == 1:
+                state.refused[packages[0]] = str(exc)
+            if packages == requirements and len(requirements) > 1:
+                for requirement in requirements:
+                    try:
+                        await _install(draft, [requirement])
+                    except DownloadTooLarge as alone:
+                        logger.warning("repair: %s", alone)
+                        state.refused[requirement] = str(alone)
+                    except MetaServerError as alone:
+                        logger.warning("repair: %s", alone)
+                    else:
+                        state.installed.add(requirement)
+                return
+        except MetaServerError as exc:
+            logger.warning("repair: %s", exc)
+            # An import name that no distribution has (a namespace another one ships, such
+            # as a plotting library's toolkits) fails every try it is in: the others are
+            # tried without it.
+            known = without_unknown(packages, str(exc))
+            if known and known != packages and known not in tries:
+                tries.insert(0, known)
+        else:
+            state.installed.update(packages)
+            return
+
+
+async def _install(draft: Draft, packages: list[str]) -> None:
+    bound = draft.settings.repair_install_max_mb
+    await add_packages(
+        draft.environment, packages, draft.settings, draft.sandbox, max_download_mb=bound
+    )
+
+
 async def apply_repairs(
     draft: Draft, repairs: list[Repair], specs: list[ToolSpec], state: RepairState
 ) -> dict[str, list[Example]]:
@@ -125,26 +194,7 @@ async def apply_repairs(
     requirements = sorted({r.package for r in needed if r.package})
     companions = sorted({c for r in needed for c in r.companions} - set(requirements))
     if requirements:
-        state.installed.update(requirements)
-        # With a notebook's other imports first; if one of those cannot be installed (an
-        # import name that is no distribution), the missing module alone.
-        tries = [requirements + companions, requirements] if companions else [requirements]
-        while tries:
-            packages = tries.pop(0)
-            try:
-                await add_packages(draft.environment, packages, settings, draft.sandbox)
-            except MetaServerError as exc:
-                # The tools that needed it fail again in this round and say why.
-                logger.warning("repair: %s", exc)
-                # An import name that no distribution has (a namespace another one ships,
-                # such as a plotting library's toolkits) fails every try it is in: the
-                # others are tried without it.
-                known = without_unknown(packages, str(exc))
-                if known and known != packages and known not in tries:
-                    tries.insert(0, known)
-            else:
-                state.installed.update(packages)
-                break
+        await install_requirements(draft, requirements, companions, state)
     attempts: dict[str, list[Example]] = {}
     for repair in repairs:
         logger.info("repair %s: %s", repair.tool, repair.reason)

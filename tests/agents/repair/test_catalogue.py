@@ -103,6 +103,45 @@ def test_a_library_asking_for_its_optional_dependency_gets_it(tmp_path: Path) ->
     assert (repair.kind, repair.package, repair.companions) == ("add_dependency", "h5py", [])
 
 
+def test_a_tutorial_that_timed_out_is_dropped_not_given_four_times_its_time(
+    tmp_path: Path,
+) -> None:
+    # Issue 30: PyDMD's tutorial timed out at 120 s, was given 480 s, timed out again; its
+    # conversion ran past 1800 s. A tutorial's run already has half the tutorials' budget.
+    tour = _notebook_spec("import time\ntime.sleep(1000)").model_copy(update={"timeout": 120.0})
+    late = _failed(tour, "tour timed out after 120 s").model_copy(
+        update={"failure_type": "timeout"}
+    )
+    function = ToolSpec(
+        name="slow", description="A function.", target="pkg:slow", parameters=[], timeout=30.0
+    )
+    slow = ToolEvidence(
+        name="slow", target="pkg:slow", status="failed", error="timed out", failure_type="timeout"
+    )
+
+    tutorial, other = plan_repairs(
+        [tour, function], {"tour": late, "slow": slow}, RepairState(), tmp_path
+    )
+
+    assert tutorial.kind == "drop" and tutorial.error is not None
+    assert tutorial.error.startswith("a tutorial run past its 120 s is past the tutorials'")
+    assert tutorial.error.endswith("(tour timed out after 120 s)")
+    assert other.kind == "longer_timeout"  # a function still gets its one longer try
+
+
+def test_a_module_whose_install_was_refused_drops_its_tool_with_that_reason(
+    tmp_path: Path,
+) -> None:
+    tour = _notebook_spec("import ezyrb")
+    error = "cell 1 raised ModuleNotFoundError: No module named 'ezyrb'"
+    state = RepairState(installed={"ezyrb"}, refused={"ezyrb": "it would download 3165 MB"})
+
+    (repair,) = plan_repairs([tour], {"tour": _failed(tour, error)}, state, tmp_path)
+
+    assert repair.kind == "drop"
+    assert repair.error == f"it would download 3165 MB (the tool failed: {error})"
+
+
 def test_the_handle_arm_is_never_guessed() -> None:
     built = {"type": "object", "properties": {"start": {"type": "number"}}, "required": []}
     handle = {

@@ -19,7 +19,7 @@ from metaserver.contracts import (
     ToolEvidence,
     ToolSpec,
 )
-from metaserver.exceptions import EnvironmentBuildError
+from metaserver.exceptions import DownloadTooLarge, EnvironmentBuildError
 
 
 @pytest.mark.parametrize(("seconds", "expected"), [(90.0, 90.0), (None, 30.0 * TIMEOUT_FACTOR)])
@@ -55,7 +55,7 @@ async def test_a_notebooks_companions_that_cannot_install_leave_the_missing_modu
     # which installs are asked for, and in which order, when a companion is no distribution.
     asked: list[list[str]] = []
 
-    async def install(_environment: object, packages: list[str], *_: object) -> None:
+    async def install(_environment: object, packages: list[str], *_: object, **__: object) -> None:
         asked.append(packages)
         if "mpl_toolkits" in packages:
             raise EnvironmentBuildError("no distribution mpl_toolkits")
@@ -89,7 +89,7 @@ async def test_a_missing_module_no_distribution_has_is_left_out_of_the_install(
     # matplotlib ships; every install that named it failed, and so the others never came.
     asked: list[list[str]] = []
 
-    async def install(_environment: object, packages: list[str], *_: object) -> None:
+    async def install(_environment: object, packages: list[str], *_: object, **__: object) -> None:
         asked.append(packages)
         if "mpl_toolkits" in packages:
             raise EnvironmentBuildError(UV_NOT_FOUND)
@@ -103,6 +103,55 @@ async def test_a_missing_module_no_distribution_has_is_left_out_of_the_install(
     await apply_repairs(draft(tmp_path), repairs, [spec()], state)
     assert asked == [["matplotlib", "mpl_toolkits", "scipy"], ["matplotlib", "scipy"]]
     assert {"matplotlib", "scipy"} <= state.installed
+
+
+async def test_a_requirement_past_the_download_bound_costs_the_others_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # PyDMD: a tutorial's ezyrb pulls in torch and CUDA (3.2 GB); refused by the bound, it
+    # must not keep out the small module another tool lacks in the same round.
+    asked: list[tuple[list[str], object]] = []
+
+    async def install(
+        _environment: object, packages: list[str], *_: object, max_download_mb: int = 0
+    ) -> None:
+        asked.append((packages, max_download_mb))
+        if "ezyrb" in packages:
+            raise DownloadTooLarge("not installing ezyrb: it would download 3165 MB")
+
+    monkeypatch.setattr(rounds, "add_packages", install)
+    repairs = [
+        Repair(
+            tool="tour", kind="add_dependency", package="ezyrb", companions=["pandas"], reason=""
+        ),
+        Repair(tool="ratio", kind="add_dependency", package="h5py", reason="missing"),
+    ]
+    state = RepairState()
+    await apply_repairs(draft(tmp_path), repairs, [spec(), spec("tour")], state)
+    bound = draft(tmp_path).settings.repair_install_max_mb
+    assert asked == [
+        (["ezyrb", "h5py", "pandas"], bound),
+        (["ezyrb", "h5py"], bound),
+        (["ezyrb"], bound),
+        (["h5py"], bound),
+    ]
+    assert bound == 500 and "h5py" in state.installed
+    assert state.refused == {"ezyrb": "not installing ezyrb: it would download 3165 MB"}
+
+
+def test_a_dropped_tool_whose_drop_says_why_reports_that() -> None:
+    # The refused install was only logged: the report said "No module named 'ezyrb'".
+    missing = "cell 2 raised ModuleNotFoundError: No module named 'ezyrb'"
+    failed = ToolEvidence(name="tour", target="t.ipynb", status="failed", error=missing)
+    plain = ToolEvidence(name="ratio", target="pkg:ratio", status="failed", error="boom")
+    why = "not installing ezyrb: 3165 MB (the tool failed: No module named 'ezyrb')"
+    planned = [
+        Repair(tool="tour", kind="drop", reason=why, error=why),
+        Repair(tool="ratio", kind="drop", reason="boom"),
+    ]
+    explained = rounds.explained_drops(planned, {"tour": failed, "ratio": plain})
+    assert list(explained) == ["tour"]
+    assert explained["tour"].error == why
 
 
 def test_without_unknown_reads_uv_s_names_as_canonical() -> None:
