@@ -31,7 +31,15 @@ from metaserver.agents.design.synthesis import value_for
 from metaserver.agents.environment.distributions import distribution_of
 from metaserver.agents.repo_docs.doc_examples import find_examples
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
-from metaserver.contracts import JSON, Example, Parameter, RepairKind, ToolEvidence, ToolSpec
+from metaserver.contracts import (
+    JSON,
+    Example,
+    Parameter,
+    RepairKind,
+    SessionStep,
+    ToolEvidence,
+    ToolSpec,
+)
 from metaserver.probe.arguments import ANY_JSON
 
 TIMEOUT_FACTOR = 4.0
@@ -91,7 +99,7 @@ def _repair_for(
     error = result.error or ""
     tried = state.tried_examples.setdefault(spec.name, [])
     if result.evidence is not None:
-        key = _key(result.evidence.arguments)
+        key = _key(result.evidence.arguments, result.evidence.session)
         if key not in tried:
             tried.append(key)
     if result.failure_type == "import_error":
@@ -116,11 +124,13 @@ def _repair_for(
             return arrays
     if result.failure_type == "api_inference_error":
         untried = [
-            e for e in alternative_examples(spec, workspace) if _key(e.arguments) not in tried
+            e
+            for e in alternative_examples(spec, workspace)
+            if _key(e.arguments, e.session) not in tried
         ]
         if untried:
             batch = untried[:MAX_ATTEMPTS]  # validation tries each of these in one round
-            tried.extend(_key(e.arguments) for e in batch)
+            tried.extend(_key(e.arguments, e.session) for e in batch)
             return Repair(
                 tool=spec.name,
                 kind="next_example",
@@ -209,7 +219,7 @@ def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
     found += _with_receiver(spec, synthesised_variants(spec.parameters, context))
     unique: dict[str, Example] = {}
     for example in found:
-        unique.setdefault(_key(example.arguments), example)
+        unique.setdefault(_key(example.arguments, example.session), example)
     ordered = sorted(unique.values(), key=lambda e: (not e.has_expected, e.origin != "doctest"))
     return ordered
 
@@ -303,5 +313,8 @@ def _handle_arm(schema: dict[str, JSON]) -> bool:
     return isinstance(properties, dict) and schema.get("required") == ["handle"]
 
 
-def _key(arguments: dict[str, JSON]) -> str:
-    return json.dumps(arguments, sort_keys=True, default=str)
+def _key(arguments: dict[str, JSON], session: list[SessionStep]) -> str:
+    """What makes two tries the same: their arguments and the lines that built the receiver
+    (a method's examples all pass ``{}``; they differ by the session that precedes them)."""
+    lines = [step.line for step in session]
+    return json.dumps([arguments, lines], sort_keys=True, default=str)

@@ -180,3 +180,42 @@ def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -
     assert plan_repairs([spec], {"smooth": other}, RepairState(), tmp_path)[0].kind != (
         "array_codec"
     )
+
+
+def test_a_methods_examples_that_differ_only_by_their_session_are_each_tried(
+    tmp_path: Path,
+) -> None:
+    from metaserver.contracts import Evidence
+
+    def built(line: str, path: str) -> list[SessionStep]:
+        return [SessionStep(line=line, target="pkg:load", arguments={"filename": path})]
+
+    missing = built("img = load('downloads/absent.nii')", "downloads/absent.nii")
+    shipped = built("img = load(shipped)", "pkg/tests/data/example.nii")
+    spec = ToolSpec(
+        name="image_data",
+        description="The image's data.",
+        target="pkg:Image.data",
+        kind="method",
+        parameters=[_method([]).parameters[0]],
+        examples=[
+            Example(arguments={}, expected=[2, 3], has_expected=True, session=missing),
+            Example(arguments={}, session=shipped),
+        ],
+    )
+    failed = ToolEvidence(
+        name="image_data",
+        target="pkg:Image.data",
+        status="failed",
+        error="FileNotFoundError: No such file: 'downloads/absent.nii'",
+        failure_type="api_inference_error",
+        evidence=Evidence(arguments={}, session=missing),
+    )
+    state = RepairState()
+    (repair,) = plan_repairs([spec], {"image_data": failed}, state, tmp_path)
+    # every example passes ``{}``: only the session that builds the receiver tells them apart
+    assert repair.kind == "next_example"
+    assert repair.examples[0].session == shipped
+    failed_again = failed.model_copy(update={"evidence": Evidence(arguments={}, session=shipped)})
+    (last,) = plan_repairs([spec], {"image_data": failed_again}, state, tmp_path)
+    assert last.kind == "drop"
