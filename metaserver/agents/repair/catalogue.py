@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from metaserver.agents.design.meaning import callable_context, values_meant
 from metaserver.agents.design.synthesis import value_for
 from metaserver.agents.environment.distributions import distribution_of
+from metaserver.agents.repair.prepared import prepared_examples
 from metaserver.agents.repo_docs.doc_examples import find_examples
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
 from metaserver.contracts import (
@@ -89,12 +90,16 @@ def plan_repairs(
         result = evidence.get(spec.name)
         if result is None or result.status != "failed":
             continue
-        repairs.append(_repair_for(spec, result, state, workspace))
+        repairs.append(_repair_for(spec, result, state, workspace, (specs, evidence)))
     return repairs
 
 
 def _repair_for(
-    spec: ToolSpec, result: ToolEvidence, state: RepairState, workspace: Path
+    spec: ToolSpec,
+    result: ToolEvidence,
+    state: RepairState,
+    workspace: Path,
+    validated: tuple[list[ToolSpec], dict[str, ToolEvidence]],
 ) -> Repair:
     error = result.error or ""
     tried = state.tried_examples.setdefault(spec.name, [])
@@ -123,11 +128,14 @@ def _repair_for(
         if arrays:
             return arrays
     if result.failure_type == "api_inference_error":
-        untried = [
-            e
-            for e in alternative_examples(spec, workspace)
-            if _key(e.arguments, e.session) not in tried
-        ]
+        # A receiver a passed sibling set up (``fit`` before ``transform``) first: the
+        # alternatives all build it from its constructor alone, as the failed call did.
+        others = prepared_examples(spec, *validated) + alternative_examples(spec, workspace)
+        fresh: dict[str, Example] = {}
+        for example in others:
+            if (key := _key(example.arguments, example.session)) not in tried:
+                fresh.setdefault(key, example)
+        untried = list(fresh.values())
         if untried:
             batch = untried[:MAX_ATTEMPTS]  # validation tries each of these in one round
             tried.extend(_key(e.arguments, e.session) for e in batch)

@@ -219,3 +219,48 @@ def test_a_methods_examples_that_differ_only_by_their_session_are_each_tried(
     failed_again = failed.model_copy(update={"evidence": Evidence(arguments={}, session=shipped)})
     (last,) = plan_repairs([spec], {"image_data": failed_again}, state, tmp_path)
     assert last.kind == "drop"
+
+
+def test_a_method_refused_on_a_bare_receiver_is_retried_after_a_passed_sibling_first(
+    tmp_path: Path,
+) -> None:
+    from metaserver.contracts import Evidence
+
+    def method(member: str) -> ToolSpec:
+        receiver = Parameter(name="handle", kind="positional_only", codec="new:pkg:Model")
+        return ToolSpec(
+            name=f"model_{member}",
+            description=member,
+            target=f"pkg:Model.{member}",
+            kind="method",
+            parameters=[receiver, _param("X", {"type": "array"})],
+        )
+
+    fit, predict = method("fit"), method("predict")
+    constructor = ToolSpec(
+        name="model_new",
+        description="A model.",
+        target="pkg:Model",
+        kind="constructor",
+        parameters=[],
+    )
+    fitted = Evidence(arguments={"handle": {}, "X": [[1.0, 2.0]]})
+    evidence = {
+        "model_fit": ToolEvidence(
+            name="model_fit", target=fit.target, status="passed", evidence=fitted
+        ),
+        "model_predict": ToolEvidence(
+            name="model_predict",
+            target=predict.target,
+            status="failed",
+            error="This Model instance is not fitted yet.",
+            failure_type="api_inference_error",
+            evidence=Evidence(arguments={"handle": {}, "X": [[0]]}),
+        ),
+    }
+    specs = [constructor, fit, predict]
+    (repair,) = plan_repairs(specs, evidence, RepairState(), tmp_path)
+    assert repair.kind == "next_example"
+    first = repair.examples[0]
+    assert [s.member for s in first.session] == [None, "fit"]
+    assert first.arguments == {"X": [[1.0, 2.0]]}
