@@ -101,6 +101,13 @@ def literal_arguments(call, signature, exposed):
     return arguments if bound is not None and set(arguments) <= exposed else None
 
 
+def array_codecs(call, signature):
+    """The codec (``numpy:int16``) of each argument of ``call`` that numpy built, by
+    parameter name: a literal that remembers it (examples.Literals)."""
+    bound = bound_by(call, signature, lambda node: getattr(node, "codec", None))
+    return {name: codec for name, codec in (bound or {}).items() if isinstance(codec, str)}
+
+
 def bound_by(call, signature, value):
     """The call's arguments by parameter name, each read by ``value`` (a literal, an
     instance held by name, an object built before); None when one cannot be read

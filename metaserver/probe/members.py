@@ -25,6 +25,7 @@ from .json_values import Unsupported, json_safe
 from .returns import returned_class
 from .scan import scan
 from .schemas import (
+    arrays_by_examples,
     class_schema,
     instance_attributes,
     parameter_schema,
@@ -355,6 +356,7 @@ def describe_callable(
         if _annotation(hints, declared) is not inspect.Parameter.empty
     }
     typed_by_examples(params, examples, annotated, constructors)
+    arrays_by_examples(params, examples)
     container_typed(params, doc, call_names, signature)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {
