@@ -87,7 +87,18 @@ def single_statement(source):
         tree = ast.parse(source.strip())
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return tree.body[0] if len(tree.body) == 1 else None
+    return plain_assignment(tree.body[0]) if len(tree.body) == 1 else None
+
+
+def plain_assignment(statement):
+    """``path: "Path" = get_path("ct")`` as the assignment it makes (a README's annotated
+    line binds its name as any other does); any other statement as it is."""
+    if not (isinstance(statement, ast.AnnAssign) and statement.value is not None):
+        return statement
+    if not isinstance(statement.target, ast.Name):
+        return statement
+    plain = ast.Assign(targets=[statement.target], value=statement.value)
+    return ast.fix_missing_locations(ast.copy_location(plain, statement))
 
 
 def literal_arguments(call, signature, exposed):
