@@ -88,18 +88,13 @@ def double(n):
 
 
 def test_an_annotated_assignment_binds_its_name_as_a_plain_one(tmp_path: Path) -> None:
+    from probe_modules import guided_module
+
     from metaserver.probe.members import describe_callable, describe_class
 
-    path = tmp_path / "tallyfx.py"
-    path.write_text(ANNOTATED)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        module = importlib.import_module("tallyfx")
+    with guided_module(tmp_path, "tallyfx", ANNOTATED, []) as module:
         described = describe_class(module.Tally, "Tally", module, True, "tallyfx")
         function, _, _ = describe_callable(module.double, "double", module, True)
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("tallyfx", None)
     found = {t: c for c, _, t in described if c is not None}
     (total,) = found["tallyfx:Tally.total"]["examples"]
     assert (total["expected"], total["has_expected"]) == (2, True)

@@ -649,21 +649,13 @@ def test_a_guide_is_read_for_the_names_it_writes_after_a_dot() -> None:
 
 
 def test_star_args_of_a_coded_type_are_decoded_item_by_item(tmp_path: Path) -> None:
-    import importlib.util
+    from probe_modules import guided_module
 
     from metaserver.probe.members import describe_callable
 
-    path = tmp_path / "spanfx.py"
-    path.write_text(
-        "import datetime\n\n\n"
-        "def span(*days: datetime.date) -> int:\n"
-        "    return (max(days) - min(days)).days\n"
-    )
-    spec = importlib.util.spec_from_file_location("spanfx", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    candidate, why, _ = describe_callable(module.span, "span", module, True)
+    source = "import datetime\n\n\ndef span(*days: datetime.date) -> int:\n    return 0\n"
+    with guided_module(tmp_path, "spanfx", source, []) as module:
+        candidate, why, _ = describe_callable(module.span, "span", module, True)
     # before: refused ("items need the date codec"); the runtime now decodes each item
     assert candidate is not None, why
     (days,) = candidate["parameters"]

@@ -199,19 +199,12 @@ def area(w, h):
 
 
 def test_a_line_that_compares_a_call_with_a_literal_is_its_example(tmp_path: Path) -> None:
-    path = tmp_path / "gridfx.py"
-    path.write_text(COMPARED)
-    spec = importlib.util.spec_from_file_location("gridfx", path)
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules["gridfx"] = loaded
-    try:
-        spec.loader.exec_module(loaded)
+    from probe_modules import guided_module
+
+    with guided_module(tmp_path, "gridfx", COMPARED, []) as loaded:
         described = describe_class(loaded.Grid, "Grid", loaded, True, "gridfx")
         found = {t: c for c, _, t in described if c is not None}
         function, _, _ = describe_callable(loaded.area, "area", loaded, True)
-    finally:
-        del sys.modules["gridfx"]
     (dims,) = found["gridfx:Grid.dims"]["examples"]
     assert (dims["expected"], dims["has_expected"]) == ([2, 3], True)
     assert dims["line"] == "g.dims() == (2, 3)"

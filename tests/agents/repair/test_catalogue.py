@@ -12,6 +12,7 @@ from metaserver.agents.repair.catalogue import (
 )
 from metaserver.contracts import (
     JSON,
+    Evidence,
     Example,
     NotebookCell,
     NotebookTarget,
@@ -65,6 +66,18 @@ def _notebook_spec(*sources: str) -> ToolSpec:
         parameters=[],
         kind="notebook",
         notebook=NotebookTarget(path="docs/tour.ipynb", cells=cells),
+    )
+
+
+def _refused(spec: ToolSpec, error: str, evidence: Evidence) -> ToolEvidence:
+    """A call our arguments broke (``api_inference_error``), with what it was given."""
+    return ToolEvidence(
+        name=spec.name,
+        target=spec.target,
+        status="failed",
+        error=error,
+        failure_type="api_inference_error",
+        evidence=evidence,
     )
 
 
@@ -146,8 +159,6 @@ def test_a_handle_only_receiver_without_a_session_is_never_made_up(tmp_path: Pat
 
 
 def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -> None:
-    from metaserver.contracts import Evidence
-
     spec = ToolSpec(
         name="smooth",
         description="Smooth a signal.",
@@ -160,14 +171,8 @@ def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -
         examples=[Example(arguments={"signal": [[1, 2], [3, 4]], "names": ["a"], "width": 2})],
     )
     given = spec.examples[0].arguments
-    failed = ToolEvidence(
-        name="smooth",
-        target="pkg:smooth",
-        status="failed",
-        error="Error calling tool 'smooth': 'list' object has no attribute 'ndim'",
-        failure_type="api_inference_error",
-        evidence=Evidence(arguments=given),
-    )
+    error = "Error calling tool 'smooth': 'list' object has no attribute 'ndim'"
+    failed = _refused(spec, error, Evidence(arguments=given))
     state = RepairState()
     (repair,) = plan_repairs([spec], {"smooth": failed}, state, tmp_path)
     # the lists of numbers only (never text, never a number), retried as they were
@@ -185,8 +190,6 @@ def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -
 def test_a_methods_examples_that_differ_only_by_their_session_are_each_tried(
     tmp_path: Path,
 ) -> None:
-    from metaserver.contracts import Evidence
-
     def built(line: str, path: str) -> list[SessionStep]:
         return [SessionStep(line=line, target="pkg:load", arguments={"filename": path})]
 
@@ -203,14 +206,8 @@ def test_a_methods_examples_that_differ_only_by_their_session_are_each_tried(
             Example(arguments={}, session=shipped),
         ],
     )
-    failed = ToolEvidence(
-        name="image_data",
-        target="pkg:Image.data",
-        status="failed",
-        error="FileNotFoundError: No such file: 'downloads/absent.nii'",
-        failure_type="api_inference_error",
-        evidence=Evidence(arguments={}, session=missing),
-    )
+    error = "FileNotFoundError: No such file: 'downloads/absent.nii'"
+    failed = _refused(spec, error, Evidence(arguments={}, session=missing))
     state = RepairState()
     (repair,) = plan_repairs([spec], {"image_data": failed}, state, tmp_path)
     # every example passes ``{}``: only the session that builds the receiver tells them apart
@@ -224,8 +221,6 @@ def test_a_methods_examples_that_differ_only_by_their_session_are_each_tried(
 def test_a_method_refused_on_a_bare_receiver_is_retried_after_a_passed_sibling_first(
     tmp_path: Path,
 ) -> None:
-    from metaserver.contracts import Evidence
-
     def method(member: str) -> ToolSpec:
         receiver = Parameter(name="handle", kind="positional_only", codec="new:pkg:Model")
         return ToolSpec(
@@ -249,13 +244,10 @@ def test_a_method_refused_on_a_bare_receiver_is_retried_after_a_passed_sibling_f
         "model_fit": ToolEvidence(
             name="model_fit", target=fit.target, status="passed", evidence=fitted
         ),
-        "model_predict": ToolEvidence(
-            name="model_predict",
-            target=predict.target,
-            status="failed",
-            error="This Model instance is not fitted yet.",
-            failure_type="api_inference_error",
-            evidence=Evidence(arguments={"handle": {}, "X": [[0]]}),
+        "model_predict": _refused(
+            predict,
+            "This Model instance is not fitted yet.",
+            Evidence(arguments={"handle": {}, "X": [[0]]}),
         ),
     }
     specs = [constructor, fit, predict]
