@@ -38,7 +38,22 @@ _NOT_PURE = frozenset(
         "seterrcall",
     }
 )
-_CODEC_DTYPES = frozenset({"float64", "int64", "complex128", "bool"})
+_CODEC_DTYPES = frozenset(
+    {
+        *(f"int{bits}" for bits in (8, 16, 32, 64)),
+        *(f"uint{bits}" for bits in (8, 16, 32, 64)),
+        *(f"float{bits}" for bits in (16, 32, 64)),
+        "complex64",
+        "complex128",
+        "bool",
+    }
+)
+"""The item types the numpy codec rebuilds by name (runtime/decode.py): the fixed-size ones,
+so that ``np.arange(24, dtype=np.int16)`` arrives as 16-bit integers again."""
+# An array's methods that make another array of its numbers and change nothing else.
+_ARRAY_METHODS = frozenset(
+    {"reshape", "astype", "transpose", "ravel", "flatten", "squeeze", "copy", "swapaxes"}
+)
 
 
 class _NotBuilt(Exception):
@@ -69,7 +84,19 @@ def array_value(node, written, namespace):
 
 
 def _numpy_call(node, namespace, numpy):
+    """Whether ``node`` calls a numpy function, or an array method on such a call's result
+    (``np.arange(24).reshape((2, 3, 4))``)."""
+    while _array_method(node):
+        node = node.func.value
     return isinstance(node, ast.Call) and _numpy_function(node.func, namespace, numpy) is not None
+
+
+def _array_method(node):
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _ARRAY_METHODS
+    )
 
 
 def _numpy_function(node, namespace, numpy):
@@ -93,9 +120,18 @@ def _value(node, namespace, numpy, depth):
     if isinstance(node, (ast.List, ast.Tuple)):
         items = [_value(item, namespace, numpy, depth + 1) for item in node.elts]
         return items if isinstance(node, ast.List) else tuple(items)
+    item_type = _item_type(node, namespace, numpy)
+    if item_type is not None:  # ``dtype=np.int16``
+        return item_type
     if not isinstance(node, ast.Call):
         raise _NotBuilt
-    func = _numpy_function(node.func, namespace, numpy)
+    if _array_method(node):
+        array = _value(node.func.value, namespace, numpy, depth + 1)
+        if not isinstance(array, numpy.ndarray):
+            raise _NotBuilt
+        func = getattr(array, node.func.attr)
+    else:
+        func = _numpy_function(node.func, namespace, numpy)
     if func is None or any(isinstance(a, ast.Starred) for a in node.args):
         raise _NotBuilt
     if any(k.arg is None for k in node.keywords):
@@ -108,6 +144,16 @@ def _value(node, namespace, numpy, depth):
     if isinstance(result, numpy.ndarray) and result.size > MAX_ITEMS:
         raise _NotBuilt
     return result
+
+
+def _item_type(node, namespace, numpy):
+    """The numpy scalar type ``node`` names (``np.int16``, ``numpy.float32``), else None."""
+    if not isinstance(node, (ast.Name, ast.Attribute)):
+        return None
+    found = resolve(node, namespace)
+    if isinstance(found, type) and issubclass(found, numpy.generic):
+        return found
+    return None
 
 
 def _small(values):

@@ -87,7 +87,18 @@ def single_statement(source):
         tree = ast.parse(source.strip())
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return tree.body[0] if len(tree.body) == 1 else None
+    return plain_assignment(tree.body[0]) if len(tree.body) == 1 else None
+
+
+def plain_assignment(statement):
+    """``path: "Path" = get_path("ct")`` as the assignment it makes (a README's annotated
+    line binds its name as any other does); any other statement as it is."""
+    if not (isinstance(statement, ast.AnnAssign) and statement.value is not None):
+        return statement
+    if not isinstance(statement.target, ast.Name):
+        return statement
+    plain = ast.Assign(targets=[statement.target], value=statement.value)
+    return ast.fix_missing_locations(ast.copy_location(plain, statement))
 
 
 def literal_arguments(call, signature, exposed):
@@ -99,6 +110,13 @@ def literal_arguments(call, signature, exposed):
     except (Unsupported, RecursionError):
         return None
     return arguments if bound is not None and set(arguments) <= exposed else None
+
+
+def array_codecs(call, signature):
+    """The codec (``numpy:int16``) of each argument of ``call`` that numpy built, by
+    parameter name: a literal that remembers it (examples.Literals)."""
+    bound = bound_by(call, signature, lambda node: getattr(node, "codec", None))
+    return {name: codec for name, codec in (bound or {}).items() if isinstance(codec, str)}
 
 
 def bound_by(call, signature, value):

@@ -11,10 +11,12 @@ import ast
 import copy
 import sys
 
+from .array_values import array_value
 from .constants import inline_constants, stored
 from .data_paths import imported_names, joined_path
 from .doctest_lines import (
     MAX_EXAMPLES,
+    array_codecs,
     bind_imports,
     call_in,
     literal_arguments,
@@ -129,12 +131,29 @@ class Literals:
     def _path(self, node):
         return joined_path(node, self.namespace, self.imported) if self.imported else None
 
+    def _built_array(self, node):
+        """The nested lists an array that numpy's functions build over literals holds
+        (``np.arange(24, dtype=np.int16).reshape((2, 3, 4))``, ``np.eye(4)``: array_values.py)
+        as a literal that remembers its codec (``numpy:int16``); None for any other node,
+        ``np.array(literal)`` among them (that literal is its JSON form as written)."""
+        if not isinstance(node, ast.Call) or _plain_array(node, self.namespace):
+            return None
+        built = array_value(node, node, self.namespace)
+        if built is None:
+            return None
+        literal = ast.copy_location(ast.Constant(built[0]), node)
+        literal.codec = built[1]  # read back by array_codecs: the parameter's codec
+        return literal
+
     def _array(self, node):
         """The literal argument of ``np.array(literal)``, a pandas table built from literals
         as its JSON form (frames.py); None for any other node."""
         frame = frame_literal(node, self.namespace)
         if frame is not None:
             return frame
+        built = self._built_array(node)
+        if built is not None:
+            return built
         if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
             return None
         func = node.func
@@ -153,6 +172,19 @@ class Literals:
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return None
         return argument
+
+
+def _plain_array(node, namespace):
+    """``np.array(x)`` with nothing more: its literal argument is the JSON form already."""
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in ARRAY_BUILDERS
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(func.value, ast.Name)
+        and getattr(namespace.get(func.value.id), "__name__", None) == "numpy"
+    )
 
 
 def examples_for(func, names, doc, signature, exposed, guide=False):
@@ -223,12 +255,14 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if (isinstance(receiver, ast.Name) and receiver.id in variables) or not ours(call):
             continue
-        arguments = literal_arguments(literals.inline(call), signature, exposed)
+        inlined = literals.inline(call)
+        arguments = literal_arguments(inlined, signature, exposed)
         if arguments is None:
             continue
         item = example_item(arguments, wrapper, want.strip(), example.exc_msg)
         if item is None:
             continue
+        _note_arrays(item, inlined, signature)
         if item["has_expected"]:
             item["line"] = example.source.strip()
         found.append(item)
@@ -251,12 +285,22 @@ def _hold(statement, names, literals, signature, exposed, variables, held, ours)
         return None  # a method of an object the session built: not this function
     if not ours(call):
         return None
-    arguments = literal_arguments(literals.inline(call), signature, exposed)
+    inlined = literals.inline(call)
+    arguments = literal_arguments(inlined, signature, exposed)
     if arguments is None:
         return None
     item = example_item(arguments, None, "", None)
+    _note_arrays(item, inlined, signature)
     hold_names(statement.targets[0], item, held)
     return item
+
+
+def _note_arrays(item, call, signature):
+    """Keep, under ``_arrays``, the codec of each argument numpy built (schemas.py makes it
+    the parameter's: the callable gets an array of the docs' item type again)."""
+    codecs = array_codecs(call, signature)
+    if codecs:
+        item["_arrays"] = codecs
 
 
 def hold_names(target, item, held):

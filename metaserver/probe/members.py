@@ -25,6 +25,7 @@ from .json_values import Unsupported, json_safe
 from .returns import returned_class
 from .scan import scan
 from .schemas import (
+    arrays_by_examples,
     class_schema,
     instance_attributes,
     parameter_schema,
@@ -255,14 +256,14 @@ def describe_callable(
                 return None, f"*{p.name}: type {exc} has no JSON form yet", target
             if codec == "handle":  # plain arms or handles: the runtime replaces handles
                 schema, codec = {}, None
-            if codec is not None:  # items are not decoded one by one (yet)
-                return None, f"*{p.name}: items need the {codec} codec", target
+            # A codec decodes each item (runtime/call.py): ``IIDBootstrap(*args: ArrayLike)``
+            # takes arrays one by one.
             schema = {"type": "array", "items": schema, "default": []}
             if p.name in docs:
                 schema["description"] = docs[p.name]
             positional.append("*" + p.name)
             params.append(
-                _param(p.name, "var_positional", schema, False, [], docs.get(p.name), None)
+                _param(p.name, "var_positional", schema, False, [], docs.get(p.name), codec)
             )
             continue
         if p.kind is not p.KEYWORD_ONLY:
@@ -355,6 +356,7 @@ def describe_callable(
         if _annotation(hints, declared) is not inspect.Parameter.empty
     }
     typed_by_examples(params, examples, annotated, constructors)
+    arrays_by_examples(params, examples)
     container_typed(params, doc, call_names, signature)
     annotated = [p for p in signature.parameters.values() if p.name in hints]
     candidate = {

@@ -367,6 +367,18 @@ def schema_for(annotation):
     raise Unsupported(getattr(annotation, "__name__", None) or repr(annotation))
 
 
+def arrays_by_examples(params, examples):
+    """A parameter the docs passed an array that numpy built (``np.arange(24,
+    dtype=np.int16)``: examples.Literals) takes it through the numpy codec of that item
+    type, unless its codec is already another's or names an item type: the docs' own array
+    again, where its JSON (nested lists of integers) would make one of 64-bit integers."""
+    for example in examples:
+        for name, codec in example.pop("_arrays", {}).items():
+            param = next((p for p in params if p["name"] == name), None)
+            if param is not None and param["codec"] in (None, "numpy"):
+                param["codec"] = codec
+
+
 def typed_by_examples(params, examples, annotated, constructors):
     """An untyped parameter an example passes a class's own instance (``Geodesic.WGS84``,
     shown as ``{"attribute": "WGS84"}``) takes that class: its schema and codec become the

@@ -12,7 +12,7 @@ import doctest
 import types
 
 from .constants import constants_key
-from .doctest_lines import bind_imports, parsed_examples, single_statement
+from .doctest_lines import bind_imports, parsed_examples, plain_assignment, single_statement
 from .examples import Literals
 from .fold import fold_key
 
@@ -125,7 +125,7 @@ def line_statements(line):
         return [(line, statement)]
     text = line.source.strip()
     try:
-        body = ast.parse(text).body
+        body = [plain_assignment(part) for part in ast.parse(text).body]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     shown = line.want or line.exc_msg

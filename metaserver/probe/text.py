@@ -30,12 +30,15 @@ READERS = {"len", "print", "repr", "str", "list", "tuple", "sorted", "set", "boo
 
 def shown_as_text(node: ast.expr, want: str) -> tuple[ast.expr, str | None, str]:
     """(the call, the wrapper, the output to read) for a line ``str(CALL)``, ``print(CALL)``
-    or ``repr(CALL)``; ``(node, None, want)`` for any other line.
+    or ``repr(CALL)``, or one that compares a call's result (``_compared``); ``(node, None,
+    want)`` for any other line.
 
     The output to read is written for ``examples.example_item``: the text as a quoted string
     literal (wrapper ``"str"``), or for ``repr`` the text itself, read as the line would
     have shown the result (wrapper None). ``want`` empty: the line shows nothing we read.
     """
+    if isinstance(node, ast.Compare):
+        return _compared(node, want)
     if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
@@ -58,6 +61,23 @@ def shown_as_text(node: ast.expr, want: str) -> tuple[ast.expr, str | None, str]
     if TEXT_READERS[reader] == "repr":
         return inner, None, text
     return inner, "str", repr(text)
+
+
+def _compared(node: ast.Compare, want: str) -> tuple[ast.expr, str | None, str]:
+    """``CALL == literal`` shown ``True`` (``img.shape == (2, 3)``, ``f(1) == 0.5``): the call,
+    whose output the line asserts is that literal; the call alone, showing nothing we read,
+    for any other comparison of a call (``img.get_data_dtype() == np.dtype(np.int16)``);
+    ``(node, None, want)`` when the left side is no call."""
+    left = node.left
+    if not isinstance(left, ast.Call):
+        return node, None, want
+    if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq) or want.strip() != "True":
+        return left, None, ""
+    try:
+        ast.literal_eval(node.comparators[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return left, None, ""
+    return left, None, ast.unparse(node.comparators[0])
 
 
 def _string_literal(text: str) -> str | None:

@@ -87,7 +87,7 @@ def _invoke(
     keep: bool | str,
 ) -> Any:
     decoded = {
-        name: decode(value, codecs[name], handles) if name in codecs else from_json(value, handles)
+        name: _decoded(name, value, positional, handles, codecs)
         for name, value in arguments.items()
     }
     args, kwargs = split_arguments(func, positional, decoded)
@@ -100,6 +100,18 @@ def _invoke(
     elif keep and (not isinstance(func, type) or isinstance(result, func)):
         return handles.put(result)
     return cap_result(to_json(result, handles), max_bytes)
+
+
+def _decoded(
+    name: str, value: Any, positional: list[str], handles: HandleTable, codecs: dict[str, str]
+) -> Any:
+    """One argument decoded by its parameter's codec; a spread ``*args`` list item by item
+    (``IIDBootstrap(*arrays)``: each item an array)."""
+    if name not in codecs:
+        return from_json(value, handles)
+    if f"*{name}" in positional and isinstance(value, list):
+        return [decode(item, codecs[name], handles) for item in value]
+    return decode(value, codecs[name], handles)
 
 
 def _own_object(func: Callable[..., Any], result: Any) -> bool:

@@ -405,7 +405,18 @@ def _numpy(value: Any, target: str) -> Any:
         return [numpy.asarray(row, dtype=dtype) for row in value]
 
 
-_DTYPES = frozenset({"float64", "int64", "complex128", "bool"})
+_DTYPES = frozenset(
+    {
+        *(f"int{bits}" for bits in (8, 16, 32, 64)),
+        *(f"uint{bits}" for bits in (8, 16, 32, 64)),
+        *(f"float{bits}" for bits in (16, 32, 64)),
+        "complex64",
+        "complex128",
+        "bool",
+    }
+)
+"""The item types ``numpy:DTYPE`` names: the fixed-size ones a doc's array was built with
+(``np.arange(24, dtype=np.int16)``: probe/array_values.py) or its docstring names."""
 
 
 def _dataframe(value: Any, target: str) -> Any:

@@ -89,7 +89,15 @@ def _value(line: str) -> Any:
     [
         ("x = np.arange(3)", ([0, 1, 2], "numpy:int64")),
         ("x = np.eye(2, dtype='bool')", ([[True, False], [False, True]], "numpy:bool")),
-        ("x = np.full((2,), 0.5, dtype='float32')", ([0.5, 0.5], "numpy")),
+        ("x = np.full((2,), 0.5, dtype='float32')", ([0.5, 0.5], "numpy:float32")),
+        # the item type a numpy name gives, and an array method over numpy's result
+        (
+            "x = np.arange(6, dtype=np.int16).reshape((2, 3))",
+            ([[0, 1, 2], [3, 4, 5]], "numpy:int16"),
+        ),
+        ("x = np.diag([1, 2]).astype(np.float32)", ([[1.0, 0.0], [0.0, 2.0]], "numpy:float32")),
+        ("x = np.zeros(2).tofile('w')", None),  # an array method that writes a file
+        ("x = data.reshape((2, 3))", None),  # an array numpy did not build here
         ("x = [1, 2]", None),  # no array written: a literal stays a literal
         ("x = np.ones(10**9)", None),  # a size past what may be made here
         ("x = np.ones(100_000)", None),
@@ -103,3 +111,39 @@ def _value(line: str) -> Any:
 def test_what_a_line_makes_an_array_of(line: str, expected: Any) -> None:
     node = _value(line)
     assert array_value(node, node, {"np": np}) == expected
+
+
+IMAGE = """
+import numpy as np
+
+
+def volume(data, affine):
+    if data.dtype != np.int16:
+        raise ValueError(f"data has type {data.dtype}: pass an explicit dtype")
+    return int(data.sum()) + int(np.trace(affine))
+"""
+
+IMAGE_GUIDE = """
+>>> import numpy as np
+>>> import imagefx
+>>> data = np.arange(6, dtype=np.int16).reshape((2, 3))
+>>> imagefx.volume(data, np.diag([1, 2, 3, 1]))
+22
+"""
+
+
+def test_an_argument_numpy_built_is_an_example_of_its_item_type(tmp_path: Path) -> None:
+    from metaserver.probe.members import describe_callable
+
+    with guided_module(tmp_path, "imagefx", IMAGE, [IMAGE_GUIDE]) as module:
+        candidate, _, _ = describe_callable(module.volume, "volume", module, True)
+    assert candidate is not None
+    (example,) = [e for e in candidate["examples"] if e["has_expected"]]
+    assert example["arguments"] == {
+        "data": [[0, 1, 2], [3, 4, 5]],
+        "affine": [[1, 0, 0, 0], [0, 2, 0, 0], [0, 0, 3, 0], [0, 0, 0, 1]],
+    }
+    assert example["expected"] == 22 and "_arrays" not in example
+    codecs = {p["name"]: p["codec"] for p in candidate["parameters"]}
+    # the docs' 16-bit integers again, not the 64-bit ones their JSON would make
+    assert codecs == {"data": "numpy:int16", "affine": "numpy:int64"}

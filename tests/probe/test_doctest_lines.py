@@ -54,3 +54,51 @@ def test_an_import_line_binds_the_packages_attribute_before_its_submodule(
     finally:
         for name in ("cronpkg", "cronpkg.cronpkg"):
             sys.modules.pop(name, None)
+
+
+ANNOTATED = '''
+class Tally:
+    """A running total.
+
+    >>> t: "Tally" = Tally()
+    >>> t.add(2)
+    >>> t.total()
+    2
+    """
+
+    def __init__(self):
+        self.sum = 0
+
+    def add(self, n):
+        self.sum += n
+
+    def total(self):
+        return self.sum
+
+
+def double(n):
+    """Twice.
+
+    >>> x: int = double(4)
+    >>> x
+    8
+    """
+    return 2 * n
+'''
+
+
+def test_an_annotated_assignment_binds_its_name_as_a_plain_one(tmp_path: Path) -> None:
+    from probe_modules import guided_module
+
+    from metaserver.probe.members import describe_callable, describe_class
+
+    with guided_module(tmp_path, "tallyfx", ANNOTATED, []) as module:
+        described = describe_class(module.Tally, "Tally", module, True, "tallyfx")
+        function, _, _ = describe_callable(module.double, "double", module, True)
+    found = {t: c for c, _, t in described if c is not None}
+    (total,) = found["tallyfx:Tally.total"]["examples"]
+    assert (total["expected"], total["has_expected"]) == (2, True)
+    assert [s["line"] for s in total["session"]] == ['t: "Tally" = Tally()', "t.add(2)"]
+    assert function is not None
+    (double,) = function["examples"]
+    assert (double["arguments"], double["expected"]) == ({"n": 4}, 8)

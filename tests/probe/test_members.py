@@ -646,3 +646,18 @@ def test_a_guide_is_read_for_the_names_it_writes_after_a_dot() -> None:
     for method in ("code", "code_point", "_raw", "cod", "point", "Grid"):
         whole = re.search(rf"\.\s*{re.escape(method)}\b", text) is not None
         assert (method in _after_dots(text)) is whole
+
+
+def test_star_args_of_a_coded_type_are_decoded_item_by_item(tmp_path: Path) -> None:
+    from probe_modules import guided_module
+
+    from metaserver.probe.members import describe_callable
+
+    source = "import datetime\n\n\ndef span(*days: datetime.date) -> int:\n    return 0\n"
+    with guided_module(tmp_path, "spanfx", source, []) as module:
+        candidate, why, _ = describe_callable(module.span, "span", module, True)
+    # before: refused ("items need the date codec"); the runtime now decodes each item
+    assert candidate is not None, why
+    (days,) = candidate["parameters"]
+    assert (days["kind"], days["codec"]) == ("var_positional", "date")
+    assert days["json_schema"]["items"]["anyOf"][0] == {"type": "string", "format": "date"}

@@ -107,6 +107,17 @@ def test_a_reader_of_a_call_gives_the_call_and_its_text() -> None:
     assert shown("print(f(1), f(2))", "1 2") == ("print(f(1), f(2))", None, "1 2")
 
 
+def test_a_call_compared_with_a_literal_shown_true_is_that_literal() -> None:
+    assert shown("img.shape() == (2, 3)", "True\n") == ("img.shape()", None, "(2, 3)")
+    assert shown("f(1) == 0.5", "True") == ("f(1)", None, "0.5")
+    # the call all the same, showing nothing we read: an object, another comparison, False
+    assert shown("img.dtype() == np.dtype(np.int16)", "True") == ("img.dtype()", None, "")
+    assert shown("f(1) != 2", "True") == ("f(1)", None, "")
+    assert shown("f(1) == 2", "False") == ("f(1)", None, "")
+    # no call on the left: the line as it is
+    assert shown("x == 2", "True") == ("x == 2", None, "True")
+
+
 def examples(module: ModuleType, cls: str, method: str) -> list[dict[str, Any]]:
     described = describe_class(getattr(module, cls), cls, module, True, "textfx")
     (found,) = [c for c, _, t in described if t == f"textfx:{cls}.{method}"]
@@ -154,3 +165,51 @@ def test_a_printed_call_with_built_arguments_is_checked_by_its_text(module: Modu
         'print(joined(Tag("1.0"), Tag("2.0")))',
     )
     assert [s["into"] for s in found["session"]] == ["a", "b"]
+
+
+COMPARED = '''
+class Grid:
+    """A grid.
+
+    >>> g = Grid(2, 3)
+    >>> g.size() == 6
+    True
+    >>> g.dims() == (2, 3)
+    True
+    """
+
+    def __init__(self, w, h):
+        self.w, self.h = w, h
+
+    def size(self):
+        return self.w * self.h
+
+    def dims(self):
+        return (self.w, self.h)
+
+
+def area(w, h):
+    """Area.
+
+    >>> area(2, 3) == 6
+    True
+    """
+    return w * h
+'''
+
+
+def test_a_line_that_compares_a_call_with_a_literal_is_its_example(tmp_path: Path) -> None:
+    from probe_modules import guided_module
+
+    with guided_module(tmp_path, "gridfx", COMPARED, []) as loaded:
+        described = describe_class(loaded.Grid, "Grid", loaded, True, "gridfx")
+        found = {t: c for c, _, t in described if c is not None}
+        function, _, _ = describe_callable(loaded.area, "area", loaded, True)
+    (dims,) = found["gridfx:Grid.dims"]["examples"]
+    assert (dims["expected"], dims["has_expected"]) == ([2, 3], True)
+    assert dims["line"] == "g.dims() == (2, 3)"
+    # the receiver the session built, its earlier call replayed as the doc made it
+    assert [s["line"] for s in dims["session"]] == ["g = Grid(2, 3)", "g.size() == 6"]
+    assert function is not None
+    (area,) = function["examples"]
+    assert (area["arguments"], area["expected"]) == ({"w": 2, "h": 3}, 6)

@@ -68,6 +68,18 @@ def test_star_name_spreads_a_list() -> None:
     assert invoke(varargs, ["*values"], {"values": [1, 2, 3], "sep": "+"}, HandleTable()) == "1+2+3"
 
 
+def test_a_spread_lists_codec_decodes_each_item() -> None:
+    def kinds(*groups: object) -> list[str]:
+        return [type(g).__name__ for g in groups]
+
+    # ``*arrays``: each item is one argument of that codec's form, not the list as a whole
+    given = {"groups": [[1, 2], [2]]}
+    assert invoke(kinds, ["*groups"], given, HandleTable(), codecs={"groups": "set"}) == [
+        "set",
+        "set",
+    ]
+
+
 def test_objects_round_trip_as_handles_between_calls() -> None:
     table = HandleTable()
     model_desc = invoke(Model, [], {"scale": 2.0}, table)

@@ -22,6 +22,7 @@ floats = decode([[1, 2], [3, 4]], "numpy:float64", handles)
 plain = decode([[1, 2], [3, 4]], "numpy", handles)
 out["floats"] = [str(floats.dtype), list(floats.shape), floats.ndim]
 out["plain"] = str(plain.dtype)
+out["sized"] = [str(decode([1, 2], f"numpy:{t}", handles).dtype) for t in ("int16", "float32")]
 ragged = decode([[1, 2, 3], [4, 5]], "numpy:float64", handles)
 out["ragged"] = [[type(r).__name__, str(r.dtype), len(r)] for r in ragged]
 f = decode("exp(-x**2) + np.sqrt(x)", "expression:x@numpy", handles)
@@ -42,6 +43,8 @@ def test_arrays_with_dtype_and_numpy_expressions(science_python: Path, tmp_path:
     out = run_json(science_python, SCRIPT, tmp_path)
     assert out["floats"] == ["float64", [2, 2], 2]
     assert out["plain"].startswith("int")
+    # the fixed-size item type a doc's array was built with (probe/array_values.py)
+    assert out["sized"] == ["int16", "float32"]
     # a list of rows of different lengths (wavelet coefficients per level): arrays, one a row
     assert out["ragged"] == [["ndarray", "float64", 3], ["ndarray", "float64", 2]]
     assert out["vectorised"] == ["ndarray", [1.0, 1.367879, 2.0]]

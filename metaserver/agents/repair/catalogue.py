@@ -31,9 +31,18 @@ from pydantic import BaseModel
 from metaserver.agents.design.meaning import callable_context, values_meant
 from metaserver.agents.design.synthesis import value_for
 from metaserver.agents.environment.distributions import distribution_of
+from metaserver.agents.repair.prepared import prepared_examples
 from metaserver.agents.repo_docs.doc_examples import find_examples
 from metaserver.agents.validate.calls import MAX_ATTEMPTS
-from metaserver.contracts import JSON, Example, Parameter, RepairKind, ToolEvidence, ToolSpec
+from metaserver.contracts import (
+    JSON,
+    Example,
+    Parameter,
+    RepairKind,
+    SessionStep,
+    ToolEvidence,
+    ToolSpec,
+)
 from metaserver.probe.arguments import ANY_JSON
 
 TIMEOUT_FACTOR = 4.0
@@ -88,17 +97,21 @@ def plan_repairs(
         result = evidence.get(spec.name)
         if result is None or result.status != "failed":
             continue
-        repairs.append(_repair_for(spec, result, state, workspace))
+        repairs.append(_repair_for(spec, result, state, workspace, (specs, evidence)))
     return repairs
 
 
 def _repair_for(
-    spec: ToolSpec, result: ToolEvidence, state: RepairState, workspace: Path
+    spec: ToolSpec,
+    result: ToolEvidence,
+    state: RepairState,
+    workspace: Path,
+    validated: tuple[list[ToolSpec], dict[str, ToolEvidence]],
 ) -> Repair:
     error = result.error or ""
     tried = state.tried_examples.setdefault(spec.name, [])
     if result.evidence is not None:
-        key = _key(result.evidence.arguments)
+        key = _key(result.evidence.arguments, result.evidence.session)
         if key not in tried:
             tried.append(key)
     if result.failure_type == "import_error":
@@ -134,12 +147,17 @@ def _repair_for(
         if arrays:
             return arrays
     if result.failure_type == "api_inference_error":
-        untried = [
-            e for e in alternative_examples(spec, workspace) if _key(e.arguments) not in tried
-        ]
+        # A receiver a passed sibling set up (``fit`` before ``transform``) first: the
+        # alternatives all build it from its constructor alone, as the failed call did.
+        others = prepared_examples(spec, *validated) + alternative_examples(spec, workspace)
+        fresh: dict[str, Example] = {}
+        for example in others:
+            if (key := _key(example.arguments, example.session)) not in tried:
+                fresh.setdefault(key, example)
+        untried = list(fresh.values())
         if untried:
             batch = untried[:MAX_ATTEMPTS]  # validation tries each of these in one round
-            tried.extend(_key(e.arguments) for e in batch)
+            tried.extend(_key(e.arguments, e.session) for e in batch)
             return Repair(
                 tool=spec.name,
                 kind="next_example",
@@ -232,7 +250,7 @@ def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
     found += _with_receiver(spec, synthesised_variants(spec.parameters, context))
     unique: dict[str, Example] = {}
     for example in found:
-        unique.setdefault(_key(example.arguments), example)
+        unique.setdefault(_key(example.arguments, example.session), example)
     ordered = sorted(unique.values(), key=lambda e: (not e.has_expected, e.origin != "doctest"))
     return ordered
 
@@ -326,5 +344,8 @@ def _handle_arm(schema: dict[str, JSON]) -> bool:
     return isinstance(properties, dict) and schema.get("required") == ["handle"]
 
 
-def _key(arguments: dict[str, JSON]) -> str:
-    return json.dumps(arguments, sort_keys=True, default=str)
+def _key(arguments: dict[str, JSON], session: list[SessionStep]) -> str:
+    """What makes two tries the same: their arguments and the lines that built the receiver
+    (a method's examples all pass ``{}``; they differ by the session that precedes them)."""
+    lines = [step.line for step in session]
+    return json.dumps([arguments, lines], sort_keys=True, default=str)

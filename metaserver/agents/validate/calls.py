@@ -24,6 +24,7 @@ from metaserver.agents.validate.attribution import exact_replay, text_of_itself
 from metaserver.agents.validate.classify import classify
 from metaserver.agents.validate.compare import attribute_of, item_of, matches, normalise
 from metaserver.agents.validate.doctest_replay import confirm_verdicts
+from metaserver.agents.validate.network import network_needed
 from metaserver.agents.validate.notebook_outputs import compare_outputs
 from metaserver.agents.validate.notebook_run import (
     lone_variations,
@@ -414,6 +415,11 @@ def _failed(
         failed = _verdict(spec, evidence, example, error, "env_failure")
         failed.error = _short(f"needs the external program {program!r}, not installed: {error}")
         failed.program = program
+        return failed
+    unreachable = network_needed(error)
+    if unreachable is not None:  # a download: the sandbox gives tools no network
+        failed = _verdict(spec, evidence, example, error, "env_failure")
+        failed.error = _short(f"needs the network, which tools never get ({unreachable}): {error}")
         return failed
     failure = "api_inference_error" if ours else classify(error)
     return _verdict(spec, evidence, example, error, failure)

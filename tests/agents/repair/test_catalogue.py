@@ -12,6 +12,7 @@ from metaserver.agents.repair.catalogue import (
 )
 from metaserver.contracts import (
     JSON,
+    Evidence,
     Example,
     NotebookCell,
     NotebookTarget,
@@ -65,6 +66,18 @@ def _notebook_spec(*sources: str) -> ToolSpec:
         parameters=[],
         kind="notebook",
         notebook=NotebookTarget(path="docs/tour.ipynb", cells=cells),
+    )
+
+
+def _refused(spec: ToolSpec, error: str, evidence: Evidence) -> ToolEvidence:
+    """A call our arguments broke (``api_inference_error``), with what it was given."""
+    return ToolEvidence(
+        name=spec.name,
+        target=spec.target,
+        status="failed",
+        error=error,
+        failure_type="api_inference_error",
+        evidence=evidence,
     )
 
 
@@ -185,8 +198,6 @@ def test_a_handle_only_receiver_without_a_session_is_never_made_up(tmp_path: Pat
 
 
 def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -> None:
-    from metaserver.contracts import Evidence
-
     spec = ToolSpec(
         name="smooth",
         description="Smooth a signal.",
@@ -199,14 +210,8 @@ def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -
         examples=[Example(arguments={"signal": [[1, 2], [3, 4]], "names": ["a"], "width": 2})],
     )
     given = spec.examples[0].arguments
-    failed = ToolEvidence(
-        name="smooth",
-        target="pkg:smooth",
-        status="failed",
-        error="Error calling tool 'smooth': 'list' object has no attribute 'ndim'",
-        failure_type="api_inference_error",
-        evidence=Evidence(arguments=given),
-    )
+    error = "Error calling tool 'smooth': 'list' object has no attribute 'ndim'"
+    failed = _refused(spec, error, Evidence(arguments=given))
     state = RepairState()
     (repair,) = plan_repairs([spec], {"smooth": failed}, state, tmp_path)
     # the lists of numbers only (never text, never a number), retried as they were
@@ -219,3 +224,74 @@ def test_a_list_used_as_an_array_is_given_the_numpy_codec_once(tmp_path: Path) -
     assert plan_repairs([spec], {"smooth": other}, RepairState(), tmp_path)[0].kind != (
         "array_codec"
     )
+
+
+def test_a_methods_examples_that_differ_only_by_their_session_are_each_tried(
+    tmp_path: Path,
+) -> None:
+    def built(line: str, path: str) -> list[SessionStep]:
+        return [SessionStep(line=line, target="pkg:load", arguments={"filename": path})]
+
+    missing = built("img = load('downloads/absent.nii')", "downloads/absent.nii")
+    shipped = built("img = load(shipped)", "pkg/tests/data/example.nii")
+    spec = ToolSpec(
+        name="image_data",
+        description="The image's data.",
+        target="pkg:Image.data",
+        kind="method",
+        parameters=[_method([]).parameters[0]],
+        examples=[
+            Example(arguments={}, expected=[2, 3], has_expected=True, session=missing),
+            Example(arguments={}, session=shipped),
+        ],
+    )
+    error = "FileNotFoundError: No such file: 'downloads/absent.nii'"
+    failed = _refused(spec, error, Evidence(arguments={}, session=missing))
+    state = RepairState()
+    (repair,) = plan_repairs([spec], {"image_data": failed}, state, tmp_path)
+    # every example passes ``{}``: only the session that builds the receiver tells them apart
+    assert repair.kind == "next_example"
+    assert repair.examples[0].session == shipped
+    failed_again = failed.model_copy(update={"evidence": Evidence(arguments={}, session=shipped)})
+    (last,) = plan_repairs([spec], {"image_data": failed_again}, state, tmp_path)
+    assert last.kind == "drop"
+
+
+def test_a_method_refused_on_a_bare_receiver_is_retried_after_a_passed_sibling_first(
+    tmp_path: Path,
+) -> None:
+    def method(member: str) -> ToolSpec:
+        receiver = Parameter(name="handle", kind="positional_only", codec="new:pkg:Model")
+        return ToolSpec(
+            name=f"model_{member}",
+            description=member,
+            target=f"pkg:Model.{member}",
+            kind="method",
+            parameters=[receiver, _param("X", {"type": "array"})],
+        )
+
+    fit, predict = method("fit"), method("predict")
+    constructor = ToolSpec(
+        name="model_new",
+        description="A model.",
+        target="pkg:Model",
+        kind="constructor",
+        parameters=[],
+    )
+    fitted = Evidence(arguments={"handle": {}, "X": [[1.0, 2.0]]})
+    evidence = {
+        "model_fit": ToolEvidence(
+            name="model_fit", target=fit.target, status="passed", evidence=fitted
+        ),
+        "model_predict": _refused(
+            predict,
+            "This Model instance is not fitted yet.",
+            Evidence(arguments={"handle": {}, "X": [[0]]}),
+        ),
+    }
+    specs = [constructor, fit, predict]
+    (repair,) = plan_repairs(specs, evidence, RepairState(), tmp_path)
+    assert repair.kind == "next_example"
+    first = repair.examples[0]
+    assert [s.member for s in first.session] == [None, "fit"]
+    assert first.arguments == {"X": [[1.0, 2.0]]}
