@@ -94,12 +94,13 @@ class Literals:
                     continue
                 self.nodes[target.id] = value
 
-    def inline(self, node):
+    def inline(self, node, keep_call=False):
         """A copy of ``node`` whose names of literals are those literals, and whose arrays
         built from a literal (``np.array([[1, 2], [3, 4]])``) are that literal, the array
         codec's own JSON form, and whose arithmetic over numbers is the number it makes
         (``math.pi/4``: fold.py); ``node`` itself when there is none of these: parsed
-        lines are shared and never changed."""
+        lines are shared and never changed. With ``keep_call`` a call stays a call, however
+        numpy could build it: the call documented, not a value an assignment binds."""
         node = inline_constants(node, self.namespace, self.bound)
         node = folded(node, self.namespace, self.bound)
         if not any(
@@ -126,7 +127,12 @@ class Literals:
                 inner = array(call)
                 return self.generic_visit(call) if inner is None else self.visit(inner)
 
-        return Put().visit(copy.deepcopy(node))
+        copied = copy.deepcopy(node)
+        if keep_call and isinstance(copied, ast.Call):
+            # The documented call stays a call (``np.cumsum(a)`` documenting a wrapper of
+            # numpy's ``cumsum``): only its arguments become literals.
+            return Put().generic_visit(copied)
+        return Put().visit(copied)
 
     def _path(self, node):
         return joined_path(node, self.namespace, self.imported) if self.imported else None
@@ -255,7 +261,7 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if (isinstance(receiver, ast.Name) and receiver.id in variables) or not ours(call):
             continue
-        inlined = literals.inline(call)
+        inlined = literals.inline(call, keep_call=True)
         arguments = literal_arguments(inlined, signature, exposed)
         if arguments is None:
             continue
@@ -285,7 +291,7 @@ def _hold(statement, names, literals, signature, exposed, variables, held, ours)
         return None  # a method of an object the session built: not this function
     if not ours(call):
         return None
-    inlined = literals.inline(call)
+    inlined = literals.inline(call, keep_call=True)
     arguments = literal_arguments(inlined, signature, exposed)
     if arguments is None:
         return None

@@ -147,3 +147,30 @@ def test_an_argument_numpy_built_is_an_example_of_its_item_type(tmp_path: Path) 
     codecs = {p["name"]: p["codec"] for p in candidate["parameters"]}
     # the docs' 16-bit integers again, not the 64-bit ones their JSON would make
     assert codecs == {"data": "numpy:int16", "affine": "numpy:int64"}
+
+
+WRAPPER = '''
+import numpy as np
+
+
+def cumsum(a, axis=None):
+    """numpy's cumsum, wrapped (its docstring is numpy's).
+
+    >>> import numpy as np
+    >>> np.cumsum([[1, 2], [3, 4]])
+    array([ 1,  3,  6, 10])
+    """
+    return np.cumsum(a, axis=axis)
+'''
+
+
+def test_a_documented_call_numpy_could_build_stays_the_call(tmp_path: Path) -> None:
+    from metaserver.probe.members import describe_callable
+
+    with guided_module(tmp_path, "wrapfx", WRAPPER, []) as module:
+        candidate, why, _ = describe_callable(module.cumsum, "cumsum", module, True)
+    # the call is the example (it crashed the probe when numpy's result replaced it)
+    assert candidate is not None, why
+    (example,) = candidate["examples"]
+    assert example["arguments"] == {"a": [[1, 2], [3, 4]]}
+    assert example["has_expected"]
