@@ -149,14 +149,13 @@ def _repair_for(
     if result.failure_type == "api_inference_error":
         # A receiver a passed sibling set up (``fit`` before ``transform``) first: the
         # alternatives all build it from its constructor alone, as the failed call did.
-        others = prepared_examples(spec, *validated) + alternative_examples(spec, workspace)
-        fresh: dict[str, Example] = {}
-        for example in others:
-            if (key := _key(example.arguments, example.session)) not in tried:
-                fresh.setdefault(key, example)
-        untried = list(fresh.values())
+        # Those come on top of the others, which keep their number: tried in the same round
+        # as before, a tool that none passes is dropped (and stood in for) no later.
+        prepared = _untried(prepared_examples(spec, *validated), tried)
+        others = _untried(alternative_examples(spec, workspace), tried + list(prepared))
+        untried = list(prepared.values()) + list(others.values())[:MAX_ATTEMPTS]
         if untried:
-            batch = untried[:MAX_ATTEMPTS]  # validation tries each of these in one round
+            batch = untried  # validation tries each of these in one round
             tried.extend(_key(e.arguments, e.session) for e in batch)
             return Repair(
                 tool=spec.name,
@@ -342,6 +341,15 @@ def _handle_arm(schema: dict[str, JSON]) -> bool:
     as an unknown handle, hiding what the real arms did)."""
     properties = schema.get("properties")
     return isinstance(properties, dict) and schema.get("required") == ["handle"]
+
+
+def _untried(examples: list[Example], tried: list[str]) -> dict[str, Example]:
+    """``examples`` not yet tried, each try once, by key, in their order."""
+    fresh: dict[str, Example] = {}
+    for example in examples:
+        if (key := _key(example.arguments, example.session)) not in tried:
+            fresh.setdefault(key, example)
+    return fresh
 
 
 def _key(arguments: dict[str, JSON], session: list[SessionStep]) -> str:

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import json
 
+from metaserver.agents.validate.calls import MAX_SETUP_ATTEMPTS
 from metaserver.contracts import JSON, Example, Parameter, SessionStep, ToolEvidence, ToolSpec
 
-__all__ = ["MAX_SETUPS", "prepared_examples"]
-
-MAX_SETUPS = 3
-"""Sibling methods tried as setup calls, those sharing a parameter name first."""
+__all__ = ["prepared_examples"]
 
 
 def prepared_examples(
@@ -31,7 +29,8 @@ def prepared_examples(
 ) -> list[Example]:
     """Examples of the failed method ``spec`` on receivers its passed siblings set up; none
     for a function, a method whose receiver is no object built by a tool or the ``new``
-    codec, or a class none of whose other methods passed."""
+    codec, or a class none of whose other methods passed. Siblings that share a parameter
+    name come first, MAX_SETUP_ATTEMPTS of them at most."""
     if spec.kind != "method" or not spec.parameters or not _takes_object(spec.parameters[0]):
         return []
     cls = spec.target.rpartition(".")[0]
@@ -56,7 +55,7 @@ def prepared_examples(
         arguments = {**own, **shared}
         found.append((bool(shared), Example(arguments=arguments, origin="usage", session=setup)))
     found.sort(key=lambda pair: not pair[0])  # stable: the specs' order within each group
-    return [example for _, example in found[:MAX_SETUPS]]
+    return [example for _, example in found[:MAX_SETUP_ATTEMPTS]]
 
 
 def _takes_object(receiver: Parameter) -> bool:

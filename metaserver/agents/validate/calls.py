@@ -47,6 +47,10 @@ logger = logging.getLogger(__name__)
 
 MAX_ERROR = 600
 MAX_ATTEMPTS = 6
+MAX_SETUP_ATTEMPTS = 3
+"""Attempts on a receiver another method of its class set up (repair/prepared.py), tried
+before a repair's MAX_ATTEMPTS others and on top of them: taking their places put off the
+round in which a tool is dropped, and with it the stand-in that replaces it."""
 Era = Literal["legacy", "2026-07-28"]
 
 
@@ -239,7 +243,7 @@ async def _check_examples(
     # session example's receiver comes from its session, so its arguments lack it).
     ordered = sorted(examples, key=lambda e: not (e.session or validator.is_valid(e.arguments)))
     first: ToolEvidence | None = None
-    for example in ordered[:MAX_ATTEMPTS]:
+    for example in ordered[: MAX_ATTEMPTS + MAX_SETUP_ATTEMPTS]:
         result = await _check(client, spec, example, settings, by_target)
         if result.status == "passed":
             return result

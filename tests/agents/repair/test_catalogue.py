@@ -10,6 +10,7 @@ from metaserver.agents.repair.catalogue import (
     plan_repairs,
     synthesised_variants,
 )
+from metaserver.agents.validate.calls import MAX_ATTEMPTS
 from metaserver.contracts import (
     JSON,
     Evidence,
@@ -295,3 +296,7 @@ def test_a_method_refused_on_a_bare_receiver_is_retried_after_a_passed_sibling_f
     first = repair.examples[0]
     assert [s.member for s in first.session] == [None, "fit"]
     assert first.arguments == {"X": [[1.0, 2.0]]}
+    # on top of the catalogue's other tries, which keep their number (the round in which a
+    # tool none passes is dropped, and stood in for, does not move)
+    alternatives = alternative_examples(predict, tmp_path)
+    assert repair.examples[1:] == alternatives[:MAX_ATTEMPTS]
