@@ -83,6 +83,13 @@ def array_value(node, written, namespace):
     return data, f"numpy:{dtype}" if dtype in _CODEC_DTYPES else "numpy"
 
 
+def numpy_built(node, namespace):
+    """Whether ``node`` is the kind of line ``array_value`` reads (numpy's function, or an
+    array method over one), without building anything."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and _numpy_call(node, namespace, numpy)
+
+
 def _numpy_call(node, namespace, numpy):
     """Whether ``node`` calls a numpy function, or an array method on such a call's result
     (``np.arange(24).reshape((2, 3, 4))``)."""

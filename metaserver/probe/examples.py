@@ -11,7 +11,7 @@ import ast
 import copy
 import sys
 
-from .array_values import array_value
+from .array_values import array_value, numpy_built
 from .constants import inline_constants, stored
 from .data_paths import imported_names, joined_path
 from .doctest_lines import (
@@ -105,7 +105,7 @@ class Literals:
         node = folded(node, self.namespace, self.bound)
         if not any(
             (isinstance(n, ast.Name) and n.id in self.nodes)
-            or self._array(n) is not None
+            or self._array(n, build=False) is not None
             or self._path(n) is not None
             for n in ast.walk(node)
         ):
@@ -141,9 +141,7 @@ class Literals:
         """The nested lists an array that numpy's functions build over literals holds
         (``np.arange(24, dtype=np.int16).reshape((2, 3, 4))``, ``np.eye(4)``: array_values.py)
         as a literal that remembers its codec (``numpy:int16``); None for any other node,
-        ``np.array(literal)`` among them (that literal is its JSON form as written)."""
-        if not isinstance(node, ast.Call) or _plain_array(node, self.namespace):
-            return None
+        (``np.array(literal)`` is ``_array``'s: that literal is its JSON form as written)."""
         built = array_value(node, node, self.namespace)
         if built is None:
             return None
@@ -151,25 +149,21 @@ class Literals:
         literal.codec = built[1]  # read back by array_codecs: the parameter's codec
         return literal
 
-    def _array(self, node):
+    def _array(self, node, build=True):
         """The literal argument of ``np.array(literal)``, a pandas table built from literals
-        as its JSON form (frames.py); None for any other node."""
+        as its JSON form (frames.py), an array numpy's functions build (``_built_array``);
+        None for any other node. Without ``build``, an array numpy would build is the node
+        itself, unbuilt: ``inline`` asks of every node whether there is anything to put in,
+        and builds each array once, in the copy it returns."""
         frame = frame_literal(node, self.namespace)
         if frame is not None:
             return frame
-        built = self._built_array(node)
-        if built is not None:
-            return built
-        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+        if not isinstance(node, ast.Call):
             return None
-        func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr in ARRAY_BUILDERS):
-            return None
-        if not isinstance(func.value, ast.Name):
-            return None
-        module = self.namespace.get(func.value.id)
-        if getattr(module, "__name__", None) != "numpy":
-            return None
+        if not _plain_array(node, self.namespace):
+            if not build:
+                return node if numpy_built(node, self.namespace) else None
+            return self._built_array(node)
         argument = node.args[0]
         if isinstance(argument, ast.Name) and argument.id in self.nodes:
             return argument
