@@ -6,12 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from environment_fixtures import plain_environment
 
-from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.dependencies import add_packages, is_requirement
-from metaserver.contracts import Source, Workspace
 from metaserver.exceptions import EnvironmentBuildError
-from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
 
 
@@ -45,17 +43,8 @@ async def test_an_install_leaves_no_repair_scratch_whether_it_works_or_fails(
 ) -> None:
     # Issue 28: the repair install's scratch (uv's cache and home, ``.<venv>.repair``) goes
     # when the install ends, installed or failed; none is left beside a registered version.
-    tree = tmp_path / "plain"
-    tree.mkdir()
-    (tree / "requirements.txt").write_text("# nothing beyond the standard library\n")
-    (tree / "plainmod.py").write_text("def double(x: int) -> int:\n    return 2 * x\n")
-    source = Source(kind="local", location=str(tree), original=str(tree))
-    venv = settings.environments_dir / "plain-abc1"
-    sandbox = get_sandbox(settings.sandbox)
-    environment = await build_environment(
-        Workspace(source=source, path=tree), venv, settings, sandbox
-    )
-    scratch = venv.parent / ".plain-abc1.repair"
+    environment, sandbox = await plain_environment(tmp_path, settings)
+    scratch = environment.venv.parent / ".plain-abc1.repair"
 
     await add_packages(environment, ["pytest"], settings, sandbox)  # present: uv says so
     assert not scratch.exists()

@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from environment_fixtures import plain_environment
 
-from metaserver.agents.environment.build import build_environment
 from metaserver.agents.environment.dependencies import add_packages
 from metaserver.agents.environment.download_size import installed_names, lock_download
-from metaserver.contracts import Source, Workspace
 from metaserver.exceptions import DownloadTooLarge
-from metaserver.sandbox import get_sandbox
 from metaserver.settings import Settings
 
 
@@ -40,21 +38,12 @@ async def test_an_install_past_the_bound_is_refused_and_one_within_is_made(
 ) -> None:
     # Issue 30: a tutorial's optional import pulled 3.2 GB (torch and CUDA) into PyDMD's
     # environment. The resolver's measure refuses it before anything is downloaded.
-    tree = tmp_path / "plain"
-    tree.mkdir()
-    (tree / "requirements.txt").write_text("# nothing beyond the standard library\n")
-    (tree / "plainmod.py").write_text("def double(x: int) -> int:\n    return 2 * x\n")
-    source = Source(kind="local", location=str(tree), original=str(tree))
-    venv = settings.environments_dir / "plain-abc1"
-    sandbox = get_sandbox(settings.sandbox)
-    environment = await build_environment(
-        Workspace(source=source, path=tree), venv, settings, sandbox
-    )
+    environment, sandbox = await plain_environment(tmp_path, settings)
 
     with pytest.raises(DownloadTooLarge, match=r"would download \d+ MB \(numpy \d+ MB"):
         await add_packages(environment, ["numpy"], settings, sandbox, max_download_mb=1)
-    assert "numpy" not in installed_names(venv)
+    assert "numpy" not in installed_names(environment.venv)
     # A few kB: within the bound.
     await add_packages(environment, ["six"], settings, sandbox, max_download_mb=1)
-    assert "six" in installed_names(venv)
+    assert "six" in installed_names(environment.venv)
     assert sorted(p.name for p in settings.environments_dir.iterdir()) == ["plain-abc1"]
