@@ -107,6 +107,25 @@ class Environment(BaseModel):
     )
 
 
+class ResultRead(BaseModel):
+    """One read a test makes of a result before it asserts a value (``round(stats.at[0,
+    "chi2"], 3)``: an index, then a rounding), applied to the tool's JSON answer
+    (agents/validate/result_reads.py)."""
+
+    op: Literal["index", "round", "len", "shape", "int"]
+    keys: list[JSON] = Field(
+        default_factory=list,
+        description="index: one key per dimension, an int, a string, or a slice "
+        '``{"slice": [start, stop, step]}`` (each null when absent).',
+    )
+    via: Literal["loc", "iloc"] | None = Field(
+        default=None,
+        description="index: by pandas' label (``.at``, ``.loc``) or position (``.iat``, "
+        "``.iloc``) indexer, whose first key is a row; null: a plain subscript.",
+    )
+    digits: int | None = Field(default=None, description="round: the decimals kept.")
+
+
 class SessionStep(BaseModel):
     """One line of a doctest session replayed before the documented call: the receiver's
     construction, or a call on it that changes its state.
@@ -206,6 +225,11 @@ class Example(BaseModel):
         description="The source reads this attribute of the result (``res = fit(y)`` then "
         "``assert res.nobs == 100``): ``expected`` is its value, which the tool returns among "
         "its handle's ``fields``.",
+    )
+    reads: list[ResultRead] = Field(
+        default_factory=list,
+        description="What the source reads of the result (its ``attribute`` first, if any) "
+        "before comparing it with ``expected``: ``round(stats.at[0, 'chi2'], 3) == 22.717``.",
     )
     line: str | None = Field(
         default=None,
@@ -476,6 +500,11 @@ class Evidence(BaseModel):
         default=None,
         description="expected-value: ``expected`` is the value of this attribute of the result "
         "(a handle's ``fields``); null: the result's own.",
+    )
+    reads: list[ResultRead] = Field(
+        default_factory=list,
+        description="expected-value: what the source read of the result (after "
+        "``attribute``) before the comparison; ``expected`` is that read's value.",
     )
     check: CheckKind = "no-error"
     compared: list[JSON] = Field(

@@ -244,7 +244,7 @@ def _with_usage(
         examples.append(guessed.model_copy(update={"arguments": {**guessed.arguments, **hints}}))
     examples = [_with_shipped_files(candidate, e, usage.data_files) for e in examples]
     # A value the call returns itself proves more than one attribute of it.
-    examples.sort(key=lambda e: (not e.has_expected, e.attribute is not None))
+    examples.sort(key=lambda e: (not e.has_expected, e.attribute is not None or bool(e.reads)))
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
 
@@ -372,6 +372,7 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
         wrapper=call.wrapper,
         part=call.part,
         attribute=call.attribute,
+        reads=call.reads,
         origin="usage",
     )
 

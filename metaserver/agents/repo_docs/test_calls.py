@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import NamedTuple
 
+from metaserver.agents.repo_docs.result_reads import peel
+from metaserver.contracts import ResultRead
 from metaserver.probe.fold import literal_value
 
 __all__ = [
@@ -268,11 +270,13 @@ def _as_literal(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr | None:
 
 class Bound(NamedTuple):
     """The call whose result a name holds where it is read; ``part``: the place of the
-    name's item when the line unpacked the result into ``size`` names."""
+    name's item when the line unpacked the result into ``size`` names; ``reads``: what the
+    line read of the result before binding it (``aov = anova(...).round(3)``)."""
 
     call: ast.Call
     part: int | None = None
     size: int = 1
+    reads: tuple[ResultRead, ...] = ()
 
 
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match)
@@ -324,17 +328,22 @@ def _follow(body: list[ast.stmt], held: dict[str, Bound], found: dict[int, Bound
 
 
 def _bind(target: ast.expr, value: ast.expr, held: dict[str, Bound]) -> None:
+    value, reads = peel(value)
     if not isinstance(value, ast.Call):
         return
     if isinstance(target, ast.Name):
-        held[target.id] = Bound(value)
-    elif isinstance(target, ast.Tuple | ast.List) and all(
-        isinstance(e, ast.Name) for e in target.elts
+        held[target.id] = Bound(value, reads=tuple(reads))
+    elif (
+        isinstance(target, ast.Tuple | ast.List)
+        and all(isinstance(e, ast.Name) for e in target.elts)
+        and not reads
     ):
         names = [e.id for e in target.elts if isinstance(e, ast.Name)]
-        if len(set(names)) == len(names):
+        kept = [n for n in names if n != "_"]  # ``_, _, stats = f(...)``: items not kept
+        if len(set(kept)) == len(kept):
             for place, name in enumerate(names):
-                held[name] = Bound(value, place, len(names))
+                if name != "_":
+                    held[name] = Bound(value, place, len(names))
 
 
 def _read(node: ast.AST, held: dict[str, Bound], found: dict[int, Bound], skip: set[str]) -> None:

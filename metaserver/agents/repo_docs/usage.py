@@ -29,6 +29,7 @@ from metaserver.agents.repo_docs.file_arguments import (
     writes_file,
 )
 from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.repo_docs.result_reads import peel
 from metaserver.agents.repo_docs.shipped_data import shipped_data_files
 from metaserver.agents.repo_docs.test_calls import (
     Bound,
@@ -38,7 +39,7 @@ from metaserver.agents.repo_docs.test_calls import (
     is_test_file,
 )
 from metaserver.agents.repo_docs.toctrees import page_title, toctree_pages
-from metaserver.contracts import JSON, CodeReport
+from metaserver.contracts import JSON, CodeReport, ResultRead
 from metaserver.probe.doctest_lines import WRAPPERS
 from metaserver.probe.fold import literal_value
 from metaserver.probe.text import TEXT_READERS
@@ -84,6 +85,12 @@ class UsageCall(BaseModel):
         default=None,
         description="``expected`` is the value of this attribute of the result (the code "
         "asserted ``r.attribute`` of the call's result ``r``).",
+    )
+    reads: list[ResultRead] = Field(
+        default_factory=list,
+        description="``expected`` is the value of what the code read of the result (its "
+        "``attribute`` first): ``round(stats.at[0, 'chi2'], 3) == 22.717`` "
+        "(result_reads.py).",
     )
     source: str = ""
     sets: list[str] = Field(
@@ -427,7 +434,8 @@ def _keep(found: list[UsageCall], call: UsageCall) -> None:
 
 
 def _proof(call: UsageCall) -> tuple[object, ...]:
-    return (call.has_expected, repr(call.expected), call.wrapper, call.part, call.attribute)
+    reads = [r.model_dump_json() for r in call.reads]
+    return (call.has_expected, repr(call.expected), call.wrapper, call.part, call.attribute, reads)
 
 
 def _calls_in_code(
@@ -443,8 +451,9 @@ def _calls_in_code(
     if isinstance(tree, ast.Module):
         tree = inline_literals(tree)  # ``x = [1, 2]`` then ``f(x)``: the call of f([1, 2])
     asserted: dict[int, _Asserted] = {}
-    for found in _assertions(tree):  # the call's own value first, then an attribute's
-        if found.attribute is None or id(found.call) not in asserted:
+    for found in _assertions(tree):  # the call's own value first, then what it read of it
+        kept = asserted.get(id(found.call))
+        if kept is None or (_read_something(kept) and not _read_something(found)):
             asserted[id(found.call)] = found
     failing = _expected_to_fail(tree)
     values = _bound_values(tree)
@@ -472,6 +481,7 @@ def _calls_in_code(
             found = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = found.value, True, found.wrapper
             call.part, call.attribute = found.part, found.attribute
+            call.reads = list(found.reads)
         yield name, call
 
 
@@ -552,6 +562,12 @@ class _Asserted(NamedTuple):
     wrapper: str | None
     part: int | None = None
     attribute: str | None = None
+    reads: tuple[ResultRead, ...] = ()
+
+
+def _read_something(found: _Asserted) -> bool:
+    """Whether an assertion compares a part of the call's result, not the result."""
+    return found.attribute is not None or bool(found.reads)
 
 
 def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
@@ -568,15 +584,22 @@ def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
     read: set[int] = set()  # calls with an attribute asserted already
     for pair in asserted_pairs(tree):
         for call_side, value_side in (pair, pair[::-1]):
+            call_side, reads = peel(call_side)  # ``round(stats.at[0, "chi2"], 3)``
             attribute = None
             if isinstance(call_side, ast.Attribute) and not call_side.attr.startswith("_"):
                 attribute, call_side = call_side.attr, call_side.value
             held = bound.get(id(call_side)) if isinstance(call_side, ast.Name) else None
             if attribute is not None and held is not None and held.part is not None:
                 continue  # an attribute of one unpacked item: not a value the tool returns
+            if held is not None and held.reads:
+                if attribute is not None:
+                    continue  # an attribute of what the line read: not the tool's field
+                reads = [*held.reads, *reads]  # ``aov = anova(...).round(3)``, then ``aov.at``
             call, wrapper = (held.call, None) if held is not None else _unwrap(call_side)
             if call is None or (attribute is not None and wrapper is not None):
                 continue
+            if reads and wrapper is not None:
+                continue  # ``len(list(f(x)))``: the test's computation, not a read
             try:
                 value = literal_value(value_side)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -589,10 +612,11 @@ def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
                 shown = _json(sorted(value) if wrapper == "set" else value)
             except (_NotLiteral, TypeError):
                 continue
-            if attribute is not None:
+            if attribute is not None or reads:
                 if id(call) not in read:
                     read.add(id(call))
-                    yield _Asserted(call, shown, wrapper, attribute=attribute)
+                    part = held.part if held is not None else None
+                    yield _Asserted(call, shown, wrapper, part, attribute, tuple(reads))
             elif held is not None and held.part is not None:
                 if wrapper is None:
                     items.setdefault(id(held.call), (held, {}))[1].setdefault(held.part, shown)

@@ -35,6 +35,7 @@ from metaserver.agents.validate.notebook_run import (
 )
 from metaserver.agents.validate.programs import missing_program
 from metaserver.agents.validate.protocol import documents_problems, listing_problems
+from metaserver.agents.validate.result_reads import read_result
 from metaserver.agents.validate.sessions import SessionError, replay_session
 from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
@@ -269,6 +270,7 @@ async def _check(
         check="expected-value" if example.has_expected else "no-error",
         part=example.part if example.has_expected else None,
         attribute=example.attribute if example.has_expected else None,
+        reads=example.reads if example.has_expected else [],
     )
     timeout = spec.timeout or settings.timeouts.tool_call
     if example.session:
@@ -295,10 +297,13 @@ async def _check(
         return _check_notebook(spec, evidence)
     shown = item_of(evidence.result, example.part)  # ``cA, cD = dwt(x)``, then ``cA``
     read, shown = attribute_of(shown, example.attribute)  # ``r = fit(y)``, then ``r.nobs``
+    if read and example.has_expected:  # ``round(stats.at[0, "chi2"], 3)``: what it read
+        read, shown = read_result(shown, example.reads)
     if not read:
         # The result carries no such attribute (an array travels as its list, which has no
         # ``shape``): the call ran, and that is all this example can prove.
         evidence.check, evidence.expected, evidence.attribute = "no-error", None, None
+        evidence.reads = []
         return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
     if example.has_expected and not matches(shown, example.expected, example.wrapper):
         return _verdict(
@@ -306,7 +311,7 @@ async def _check(
             evidence,
             example,
             f"expected {json.dumps(normalise(example.expected))[:200]}, "
-            f"got {json.dumps(evidence.result, default=str)[:200]}",
+            f"got {json.dumps(shown if example.reads else evidence.result, default=str)[:200]}",
             "repo_internal_bug"
             if text_of_itself(example, evidence.result)
             else "api_inference_error",

@@ -1,0 +1,201 @@
+"""A test's reads of a result, applied to the tool's JSON answer.
+
+``assert round(stats.at[0, "chi2"], 3) == 22.717`` compares one cell of a data frame,
+rounded; the tool answers the whole frame, as the pandas codec writes it (records, or
+``columns``/``index``/``data`` for a labelled index: runtime/domain.py). The reads the test
+made (``repo_docs/result_reads.py``) are made here on that JSON, as numpy and pandas make
+them on the object: an index per dimension (a slice on a list, a label or position through
+``.loc``/``.iloc``), a rounding, ``len``, ``.shape``, ``int``. An answer whose form holds
+no such value (a handle, a missing key) was not read: the call ran, and that is all the
+example proves, as for an attribute the answer does not carry (``compare.attribute_of``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from metaserver.contracts import JSON, ResultRead
+
+__all__ = ["read_result"]
+
+
+class _NotRead(Exception):
+    """The answer's JSON form holds no value for this read."""
+
+
+def read_result(value: JSON, reads: list[ResultRead]) -> tuple[bool, JSON]:
+    """(read, value): ``value`` after each read in turn; (False, None) when its form holds
+    no such value."""
+    try:
+        for read in reads:
+            value = _apply(value, read)
+    except _NotRead:
+        return False, None
+    return True, value
+
+
+def _apply(value: JSON, read: ResultRead) -> JSON:
+    if _is_handle(value):
+        raise _NotRead
+    if read.op == "index":
+        if read.via is None:
+            return _index(value, list(read.keys))
+        return _cell(value, list(read.keys), by_label=read.via == "loc")
+    if read.op == "round":
+        return _rounded(value, read.digits or 0)
+    if read.op == "len":
+        return _rows(value) if _frame(value) is not None else _length(value)
+    if read.op == "shape":
+        return _shape(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _NotRead  # int(...) of something else
+    return int(value)
+
+
+def _is_handle(value: JSON) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("handle"), str)
+
+
+def _index(value: JSON, keys: list[JSON]) -> JSON:
+    """numpy's ``a[k0, k1, ...]`` on nested lists, a mapping's ``d[key]``, a frame's
+    column."""
+    if not keys:
+        return value
+    key, rest = keys[0], keys[1:]
+    if isinstance(value, list):
+        if isinstance(key, str):
+            if rest or not value or not all(isinstance(r, dict) and key in r for r in value):
+                raise _NotRead
+            return [r[key] for r in value if isinstance(r, dict)]  # a records frame's column
+        if isinstance(key, dict):
+            return [_index(item, rest) for item in value[_slice(key)]]
+        return _index(_item(value, key), rest)
+    if isinstance(value, dict) and isinstance(key, str):
+        frame = _frame(value)
+        if frame is not None and "columns" in value:
+            columns, _, data = frame
+            if key not in columns or rest:
+                raise _NotRead
+            return [row[columns.index(key)] for row in data]
+        if key not in value:
+            raise _NotRead
+        return _index(value[key], rest)
+    raise _NotRead
+
+
+def _cell(value: JSON, keys: list[JSON], *, by_label: bool) -> JSON:
+    """pandas' ``.loc[row, column]`` (``by_label``) or ``.iloc[i, j]`` on a frame or a
+    series as the codec writes them: records (a 0..n-1 index, so a label is a position),
+    ``columns``/``index``/``data``, a plain list, or ``name``/``index``/``data``."""
+    if not 1 <= len(keys) <= 2:
+        raise _NotRead
+    row_key, column_key = keys[0], keys[1] if len(keys) == 2 else None
+    if isinstance(row_key, dict):
+        raise _NotRead  # a slice of rows is a frame of its own
+    frame = _frame(value)
+    if frame is None:  # a series: a list, or labelled
+        if column_key is not None:
+            raise _NotRead
+        if isinstance(value, list):
+            return _item(value, row_key)
+        if isinstance(value, dict) and isinstance(value.get("index"), list):
+            index, data = value["index"], value.get("data")
+            if not isinstance(data, list):
+                raise _NotRead
+            return data[_position(index, row_key, by_label)]
+        raise _NotRead
+    columns, index, data = frame
+    row = data[_position(index, row_key, by_label)]
+    if column_key is None:
+        return row if not isinstance(value, list) else value[_position(index, row_key, by_label)]
+    if not isinstance(row, list):
+        raise _NotRead
+    return row[_position(columns, column_key, by_label)]
+
+
+def _frame(value: JSON) -> tuple[list[JSON], list[JSON], list[JSON]] | None:
+    """(columns, index, rows as lists) of a frame as the pandas codec writes it."""
+    if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
+        columns: list[JSON] = list(value[0]) if isinstance(value[0], dict) else []
+        if any(not isinstance(r, dict) or list(r) != columns for r in value):
+            return None
+        rows: list[JSON] = [list(r.values()) for r in value if isinstance(r, dict)]
+        return columns, list(range(len(value))), rows
+    if isinstance(value, dict) and set(value) == {"columns", "index", "data"}:
+        columns_, index, data = value["columns"], value["index"], value["data"]
+        if isinstance(columns_, list) and isinstance(index, list) and isinstance(data, list):
+            return columns_, index, data
+    return None
+
+
+def _position(labels: list[JSON], key: JSON, by_label: bool) -> int:
+    if by_label:
+        if key not in labels:
+            raise _NotRead
+        return labels.index(key)
+    if isinstance(key, bool) or not isinstance(key, int) or not -len(labels) <= key < len(labels):
+        raise _NotRead
+    return key % len(labels)
+
+
+def _item(value: list[JSON], key: JSON) -> JSON:
+    if isinstance(key, bool) or not isinstance(key, int) or not -len(value) <= key < len(value):
+        raise _NotRead
+    return value[key]
+
+
+def _slice(key: dict[str, JSON]) -> slice:
+    bounds = key.get("slice")
+    if not isinstance(bounds, list) or len(bounds) != 3:
+        raise _NotRead
+    if any(b is not None and (isinstance(b, bool) or not isinstance(b, int)) for b in bounds):
+        raise _NotRead
+    if bounds[2] == 0:
+        raise _NotRead
+    return slice(*bounds)
+
+
+def _rounded(value: JSON, digits: int) -> JSON:
+    if isinstance(value, list):
+        return [_rounded(item, digits) for item in value]
+    if isinstance(value, dict):
+        return {key: _rounded(item, digits) for key, item in value.items()}
+    if isinstance(value, float) and math.isfinite(value):
+        return round(value, digits)
+    return value  # an int, a string, a missing value (NaN travels as null)
+
+
+def _length(value: JSON) -> int:
+    if isinstance(value, list | str):
+        return len(value)
+    if isinstance(value, dict):
+        if set(value) == {"name", "index", "data"} and isinstance(value["index"], list):
+            return len(value["index"])
+        return len(value)
+    raise _NotRead
+
+
+def _rows(value: JSON) -> int:
+    frame = _frame(value)
+    assert frame is not None
+    return len(frame[1])
+
+
+def _shape(value: JSON) -> list[JSON]:
+    """numpy's shape of nested lists (rectangular only), or a frame's (rows, columns)."""
+    frame = _frame(value)
+    if frame is not None:
+        return [len(frame[1]), len(frame[0])]
+    shape: list[JSON] = []
+    level: list[JSON] = [value]
+    while all(isinstance(item, list) for item in level):
+        sizes = {len(item) for item in level if isinstance(item, list)}
+        if len(sizes) != 1:
+            raise _NotRead  # ragged: no array's shape
+        shape.append(sizes.pop())
+        level = [x for item in level if isinstance(item, list) for x in item]
+        if not level:
+            break
+    if not shape or any(isinstance(item, dict) for item in level):
+        raise _NotRead
+    return shape

@@ -1,0 +1,36 @@
+"""A test's reads applied to a tool's JSON answer (validate/result_reads.py)."""
+
+from __future__ import annotations
+
+from metaserver.agents.validate.result_reads import read_result
+from metaserver.contracts import JSON, ResultRead
+
+RECORDS: JSON = [{"F": 6.7912, "p": 0.004}, {"F": None, "p": None}]
+LABELLED: JSON = {"columns": ["T", "dof"], "index": ["T_test"], "data": [[5.175494, 5.0]]}
+
+
+def _index(*keys: JSON, via: str | None = None) -> ResultRead:
+    return ResultRead.model_validate({"op": "index", "keys": list(keys), "via": via})
+
+
+def test_a_frames_cell_by_label_then_rounded() -> None:
+    rounded = ResultRead(op="round", digits=3)
+    assert read_result(RECORDS, [_index(0, "F", via="loc"), rounded]) == (True, 6.791)
+    assert read_result(LABELLED, [_index("T_test", "T", via="loc")]) == (True, 5.175494)
+    assert read_result(LABELLED, [_index(0, 1, via="iloc")]) == (True, 5.0)
+    assert read_result(RECORDS, [_index("p")]) == (True, [0.004, None])
+
+
+def test_arrays_are_sliced_per_dimension() -> None:
+    grid: JSON = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    part = {"slice": [None, 2, None]}
+    assert read_result(grid, [_index(part, part)]) == (True, [[1, 2], [4, 5]])
+    assert read_result(grid, [ResultRead(op="shape")]) == (True, [3, 3])
+    assert read_result(grid, [ResultRead(op="len")]) == (True, 3)
+
+
+def test_an_answer_without_that_value_was_not_read() -> None:
+    handle: JSON = {"handle": "h1", "type": "X", "repr": "X()"}
+    assert read_result(handle, [_index(0)]) == (False, None)
+    assert read_result(RECORDS, [_index(5, "F", via="loc")]) == (False, None)
+    assert read_result([[1], [2, 3]], [ResultRead(op="shape")]) == (False, None)
