@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from fake_children import SERVER_SCRIPT, TOOLS
 
 from metaserver.registry import Registry, ServerRecord, ToolRecord, lexical
-from metaserver.registry.embeddings import embedder, tool_vectors
+from metaserver.registry.embeddings import embedder, forget_embedder, tool_vectors
 from metaserver.registry.requests import template_requests
 from metaserver.registry.search import BM25_WEIGHTS, search_tools
 from metaserver.settings import Settings
@@ -251,7 +251,7 @@ async def main(servers: int, tools: int, options: argparse.Namespace) -> None:
 
 def embedding_costs(settings: Settings, registry: Registry) -> None:
     """The model's load, a 12-tool server's vectors, and the first search after a change."""
-    embedder.cache_clear()
+    forget_embedder()
     began = time.perf_counter()
     embedder()
     load = time.perf_counter() - began

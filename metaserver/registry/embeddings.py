@@ -174,9 +174,28 @@ def model_files() -> tuple[Path, Path] | None:
     return model, tokenizer
 
 
-@cache
+# Held while the model loads: a meta-server's first search and its warm-up's
+# (server/warm_search.py) ran at once and each built a session (+130 MB, half of it kept by
+# the allocator after the other was dropped; issue 31).
+_LOADING = threading.Lock()
+
+
 def embedder() -> Embedder | None:
-    """The process's embedder, loaded on first use; None when the model is not installed."""
+    """The process's embedder, loaded on first use (once, however many threads ask at once);
+    None when the model is not installed."""
+    with _LOADING:
+        return _loaded()
+
+
+def forget_embedder() -> None:
+    """Drop the loaded embedder: the next :func:`embedder` loads it again (a benchmark of
+    the load)."""
+    with _LOADING:
+        _loaded.cache_clear()
+
+
+@cache
+def _loaded() -> Embedder | None:
     files = model_files()
     if files is None:
         logger.warning("no embedding model installed: tool search uses BM25 alone")

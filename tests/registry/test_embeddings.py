@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from metaserver.registry.embeddings import (
     MODEL_ID,
     blob_rows,
     embedder,
+    forget_embedder,
     from_blobs,
     model_files,
     name_words,
@@ -40,6 +43,24 @@ def test_vectors_are_unit_length_and_similar_texts_are_closer() -> None:
     related, unrelated = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
     assert related > unrelated + 0.2
     assert model.embed([]).shape == (0, DIMENSION)
+
+
+def test_threads_asking_at_once_share_one_loaded_model() -> None:
+    """A first search and the warm-up's ran at once and each loaded a model session."""
+    forget_embedder()
+    start = threading.Barrier(2)
+    loaded: list[object] = []
+
+    def load() -> None:
+        start.wait()
+        loaded.append(embedder())
+
+    threads = [threading.Thread(target=load) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert loaded[0] is not None and loaded[0] is loaded[1] is embedder()
 
 
 def test_batching_does_not_change_a_vector() -> None:
