@@ -31,6 +31,7 @@ from metaserver.agents.register import register
 from metaserver.agents.repair import probe_installer, validate_and_repair
 from metaserver.agents.stores import trim_stores
 from metaserver.agents.validate import notebook_seconds, publish, tutorial_summary
+from metaserver.agents.validate.tutorial_budget import OVER_BUDGET, over_budget
 from metaserver.bundle.use import first_bundled, use_bundle
 from metaserver.contracts import (
     MIN_TOOLS_PASSED,
@@ -274,6 +275,12 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
     with timer.stage("validate"):
         evidence = await validate_and_repair(draft, specs, designed.reserve)
         report.seconds.update(notebook_seconds(evidence))
+        # A tutorial the time budget left unrun is skipped, as one analysis could not use.
+        report.notebooks_skipped += [
+            SkippedCallable(target=e.target, reason=e.error or OVER_BUDGET)
+            for e in evidence
+            if over_budget(e)
+        ]
         passed = [s for s, e in zip(specs, evidence, strict=True) if e.status == "passed"]
         report.tools = _final_statuses(evidence, published=len(passed) >= MIN_TOOLS_PASSED)
         report.tools_passed = len(passed)

@@ -440,6 +440,12 @@ class TimeoutSettings(Section):
     probe: float = Field(default=120, gt=0, description="The analysis probe.")
     server_start: float = Field(default=60, gt=0, description="A generated server's handshake.")
     tool_call: float = Field(default=30, gt=0, description="One call of a generated tool.")
+    tutorials: float = Field(
+        default=240,
+        gt=0,
+        description="Validation time the tutorial tools of one conversion share, over every "
+        "round: one starts only while some is left, and those after are listed as skipped.",
+    )
 
 
 class Settings(BaseSettings):

@@ -73,7 +73,8 @@ _KINDS = {
 
 def add_notebooks(report: CodeReport, root: Path) -> CodeReport:
     """``report`` with a candidate per chosen notebook and example script, and the others
-    in ``skipped`` with the reason (unusable, nothing new shown, over the time budget)."""
+    in ``skipped`` with the reason they cannot be one; the candidates in the order they are
+    taken (``tutorial_choice``)."""
     # Imported here: gallery.py and doc_pages.py build on this module's readers.
     from metaserver.agents.analysis.doc_pages import find_pages, page_candidate
     from metaserver.agents.analysis.gallery import example_candidate, find_examples
@@ -96,8 +97,7 @@ def add_notebooks(report: CodeReport, root: Path) -> CodeReport:
             skipped.append(SkippedCallable(target=relative, reason=candidate))
         else:
             usable.append(candidate)
-    made, left = choose_tutorials(usable, packages)
-    skipped += left
+    made = choose_tutorials(usable, packages)
     if not made and len(skipped) == len(report.skipped):
         return report
     return report.model_copy(

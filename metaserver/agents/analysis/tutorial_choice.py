@@ -1,28 +1,22 @@
-"""Which tutorials become tools: by a time budget and by what they show (issue 30).
+"""In which order tutorials become tools: by what they show (issue 30).
 
 Taking the first eight notebooks in path order spent the tools on tutorials that call the
 same functions and left out the ones that show the rest of the package. Here the usable
-tutorials (notebooks and example scripts) are taken in turn by how many of the package's
-entry points each calls that those taken before it do not (one that shows nothing new comes
-after all that do), while their estimated validation time fits ``TUTORIAL_BUDGET``. A
-tutorial with stored outputs is run once at validation; one without is run three times
-(the reference, its reproduction, other parameters). The estimate is a fixed time per run,
-since nothing is run here; every tutorial left out is listed with its reason.
+tutorials (notebooks, example scripts, docs pages) are taken in turn by how many of the
+package's entry points each calls that those taken before it do not (one that shows nothing
+new comes after all that do). How many are made into tools is design's share of the tools;
+how many are run is the time their validation really takes, against
+``settings.timeouts.tutorials`` (``validate/tutorial_budget.py``): an estimate made here,
+where nothing runs, was no bound.
 """
 
 from __future__ import annotations
 
 import ast
 
-from metaserver.contracts import Candidate, SkippedCallable
+from metaserver.contracts import Candidate
 
-__all__ = ["RUN_SECONDS", "TUTORIAL_BUDGET", "choose_tutorials", "entry_points", "runs_needed"]
-
-TUTORIAL_BUDGET = 240.0
-"""Seconds of validation time the tutorials may take together, estimated."""
-RUN_SECONDS = 5.0
-"""The estimate of one run: a fresh interpreter importing a scientific stack, on a loaded
-machine (most tutorials measured on the development machine took 2-8 s)."""
+__all__ = ["choose_tutorials", "entry_points", "runs_needed"]
 
 
 def runs_needed(candidate: Candidate) -> int:
@@ -66,16 +60,11 @@ def entry_points(candidate: Candidate, packages: set[str]) -> set[str]:
     return {name for name in shown if not any(o.startswith(name + ".") for o in shown)}
 
 
-def choose_tutorials(
-    candidates: list[Candidate], packages: set[str], budget: float = TUTORIAL_BUDGET
-) -> tuple[list[Candidate], list[SkippedCallable]]:
-    """The tutorials to make tools of, in the order they were taken, and the others with
-    the reason."""
+def choose_tutorials(candidates: list[Candidate], packages: set[str]) -> list[Candidate]:
+    """``candidates`` in the order they are taken: most entry points not shown before."""
     shown: set[str] = set()
     left = list(candidates)
     chosen: list[Candidate] = []
-    skipped: list[SkippedCallable] = []
-    spent = 0.0
     names = {c.target: entry_points(c, packages) for c in candidates}
     while left:
         # Most new entry points first; then stored outputs (one run, and a reference made
@@ -85,21 +74,9 @@ def choose_tutorials(
             key=lambda c: (len(names[c.target] - shown), runs_needed(c) == 1, -left.index(c)),
         )
         left.remove(best)
-        cost = runs_needed(best) * RUN_SECONDS
-        if spent + cost > budget:
-            new = sorted(names[best.target] - shown)
-            what = f"would show {', '.join(new[:3])}" if new else "shows nothing new"
-            skipped.append(
-                SkippedCallable(
-                    target=best.target,
-                    reason=f"over the tutorial time budget ({budget:g} s; {what})",
-                )
-            )
-            continue
-        spent += cost
         shown |= names[best.target]
         chosen.append(best)
-    return chosen, skipped
+    return chosen
 
 
 def _dotted(node: ast.expr) -> str:

@@ -106,7 +106,10 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     # A tutorial is a workflow, not an entry point: ranked with the API, it always lost to
     # the names the README calls first, and a converted tutorial never became a tool. So
     # notebooks get a share of the tools of their own; what they leave unused goes to the API.
-    notebooks = [c for c in ranked if c.kind == "notebook"]
+    # They keep analysis's order (most entry points not shown before first,
+    # analysis/tutorial_choice.py), which validation's time budget then follows.
+    found = {c.target: i for i, c in enumerate(candidates)}
+    notebooks = sorted((c for c in ranked if c.kind == "notebook"), key=lambda c: found[c.target])
     share = min(len(notebooks), max(1, max_tools // NOTEBOOK_SHARE))
     api = [c for c in ranked if c.kind != "notebook"]
     chosen = select(api, constructors, max_tools - share, usable, replayed)

@@ -133,7 +133,7 @@ def _repair_for(
                 return Repair(tool=spec.name, kind="drop", reason=why, error=why)
     if result.failure_type == "timeout" and spec.notebook is not None:
         # A tutorial's run already has TUTORIAL_TIMEOUT, half the time all tutorials share
-        # (analysis/tutorial_choice.TUTORIAL_BUDGET); four times it, three runs each, is what
+        # (settings.timeouts.tutorials); four times it, three runs each, is what
         # kept PyDMD's conversion past 1800 s (a 480 s run timing out again).
         why = (
             f"a tutorial run past its {spec.timeout or 0:g} s is past the tutorials' time "

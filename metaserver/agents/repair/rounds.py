@@ -19,6 +19,7 @@ from metaserver.agents.environment.dependencies import add_packages
 from metaserver.agents.repair.catalogue import TIMEOUT_FACTOR, Repair, RepairState, plan_repairs
 from metaserver.agents.repair.diagnosis import ask_review_model
 from metaserver.agents.validate.calls import validate
+from metaserver.agents.validate.tutorial_budget import TutorialClock, over_budget
 from metaserver.contracts import Example, ToolEvidence, ToolSpec
 from metaserver.exceptions import DownloadTooLarge, MetaServerError
 
@@ -43,7 +44,10 @@ async def validate_and_repair(
     """
     settings, report = draft.settings, draft.report
     environment, sandbox = draft.environment, draft.sandbox
-    first = await validate(draft.server_dir, specs, environment, settings, sandbox)
+    tutorials = TutorialClock(settings.timeouts.tutorials)  # shared by every round
+    first = await validate(
+        draft.server_dir, specs, environment, settings, sandbox, tutorials=tutorials
+    )
     results = {e.name: e for e in first}
     report.rounds = 1
     state = RepairState()
@@ -68,13 +72,21 @@ async def validate_and_repair(
         attempts = await apply_repairs(draft, repairs, specs, state)
         touched = {r.tool for r in repairs} | {spec.name for spec in fresh}
         again = await validate(
-            draft.server_dir, specs, environment, settings, sandbox, attempts, only=touched
+            draft.server_dir,
+            specs,
+            environment,
+            settings,
+            sandbox,
+            attempts,
+            only=touched,
+            tutorials=tutorials,
         )
         kinds = {r.tool: r.kind for r in repairs}
         for evidence in again:
             if evidence.status == "passed":
                 evidence.repaired = kinds.get(evidence.name)
-        results.update({e.name: e for e in again})
+        # A repaired tutorial the budget leaves unrun keeps the failure it was run to.
+        results.update({e.name: e for e in again if not (over_budget(e) and e.name in results)})
         report.rounds += 1
     return needing_failed_tools([results[spec.name] for spec in specs])
 

@@ -37,6 +37,7 @@ from metaserver.agents.validate.programs import missing_program
 from metaserver.agents.validate.protocol import documents_problems, listing_problems
 from metaserver.agents.validate.result_reads import read_result
 from metaserver.agents.validate.sessions import SessionError, replay_session
+from metaserver.agents.validate.tutorial_budget import TutorialClock
 from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
 from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
@@ -143,8 +144,13 @@ async def validate(
     sandbox: Sandbox,
     attempts: dict[str, list[Example]] | None = None,
     only: set[str] | None = None,
+    tutorials: TutorialClock | None = None,
 ) -> list[ToolEvidence]:
     """Call each tool (or those named in ``only``); one ToolEvidence per call, in order.
+
+    Tutorial tools share the time on ``tutorials`` (one per conversion, kept over the
+    rounds; a fresh one of ``settings.timeouts.tutorials`` when None): each starts only
+    while some is left, and one that cannot is dropped with that reason, not run.
 
     Each tool is called with the examples in ``attempts`` (default: its best example), in
     order, until one passes. A disagreeing documented value or a timeout ends the attempts:
@@ -168,6 +174,7 @@ async def validate(
         await check_protocol(server_dir, specs, environment, settings, sandbox, ("2026-07-28",))
     results: list[ToolEvidence] = []
     by_target = {spec.target: spec for spec in specs}
+    clock = tutorials or TutorialClock(settings.timeouts.tutorials)
     async with AsyncExitStack() as stack:
         client = await stack.enter_async_context(
             connect(server_dir, environment, settings, sandbox)
@@ -189,6 +196,9 @@ async def validate(
                     lost = False
                 examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
                 if spec.kind == "notebook":
+                    if not clock.allows():
+                        results.append(clock.refused(spec))
+                        continue
                     # A notebook passes only by reproducing its own outputs with its defaults.
                     examples = [e for e in spec.examples if e.wrapper == "notebook"][:1] or [
                         Example(
@@ -196,9 +206,12 @@ async def validate(
                         )
                     ]
                 calling(spec.name)
+                started = clock.start()
                 evidence = await _check_examples(
                     client, spec, examples, schemas[spec.name], settings, by_target
                 )
+                if spec.kind == "notebook":
+                    clock.charge(spec, started)
                 results.append(evidence)
                 if evidence.status == "failed" and not await answers(client, evidence):
                     # This tool is charged; the next ones get a new server, not

@@ -1,13 +1,8 @@
-"""Tutorials chosen by what they show and by a time budget, not the first ones found."""
+"""Tutorials ordered by what they show, not taken as the first ones found."""
 
 from __future__ import annotations
 
-from metaserver.agents.analysis.tutorial_choice import (
-    RUN_SECONDS,
-    choose_tutorials,
-    entry_points,
-    runs_needed,
-)
+from metaserver.agents.analysis.tutorial_choice import choose_tutorials, entry_points, runs_needed
 from metaserver.contracts import Candidate, Example, NotebookCell, NotebookTarget, Parameter
 
 PACKAGES = {"pkg"}
@@ -42,22 +37,16 @@ def test_runs_needed_by_what_is_stored() -> None:
     assert runs_needed(tutorial("a", "1", parameter=False)) == 2
 
 
-def test_what_is_new_first_and_the_budget_decides() -> None:
+def test_what_is_new_first_and_none_left_out() -> None:
     same = [tutorial(f"same{i}", "import pkg\npkg.f()") for i in range(3)]
     other = tutorial("other", "import pkg\npkg.g()\npkg.h()")
-    budget = 3 * 3 * RUN_SECONDS  # three tutorials of three runs
-    chosen, skipped = choose_tutorials([*same, other], PACKAGES, budget)
-    # The one showing two names first, then one showing f; then the budget allows one more
-    # of those showing nothing new.
-    assert [c.name for c in chosen] == ["other", "same0", "same1"]
-    assert [(s.target, s.reason) for s in skipped] == [
-        ("t/same2.ipynb", f"over the tutorial time budget ({budget:g} s; shows nothing new)")
-    ]
+    chosen = choose_tutorials([*same, other], PACKAGES)
+    # The one showing two names first, then one showing f, then those showing nothing new;
+    # how many run is validation's time budget (validate/tutorial_budget.py).
+    assert [c.name for c in chosen] == ["other", "same0", "same1", "same2"]
 
 
-def test_a_cheaper_tutorial_still_fits_after_one_that_does_not() -> None:
-    costly = tutorial("costly", "import pkg\npkg.a()\npkg.b()")
+def test_stored_outputs_first_among_those_showing_as_much() -> None:
+    fresh = tutorial("fresh", "import pkg\npkg.a()")
     stored = tutorial("stored", "import pkg\npkg.c()", stored=True)
-    chosen, skipped = choose_tutorials([costly, stored], PACKAGES, budget=RUN_SECONDS * 2)
-    assert [c.name for c in chosen] == ["stored"]
-    assert skipped[0].reason.endswith("would show pkg.a, pkg.b)")
+    assert [c.name for c in choose_tutorials([fresh, stored], PACKAGES)] == ["stored", "fresh"]
