@@ -55,6 +55,8 @@ class Job:
     tool: str | None = None
     task: asyncio.Task[ConversionReport] | None = None
     finished: float | None = None
+    stopping: bool = False
+    """Asked to stop: it still runs its clean-up, but a new conversion no longer joins it."""
     _stage_started: float = field(default_factory=time.monotonic)
     _followers: list[asyncio.Queue[tuple[float, float, str]]] = field(default_factory=list)
 
@@ -221,7 +223,10 @@ class JobTable:
     def joinable(self, source: str, ref: str | None, repo_url: str | None) -> Job | None:
         """The running job that a conversion of ``source`` at ``ref`` would join."""
         for job in self._jobs.values():
-            if job.running and (job.source, job.ref, job.repo_url) == (source, ref, repo_url):
+            # A job being cancelled ends in ConversionCancelled: joining it would cancel a
+            # request that asked for no such thing, so a new conversion starts instead.
+            same = (job.source, job.ref, job.repo_url) == (source, ref, repo_url)
+            if job.running and not job.stopping and same:
                 return job
         return None
 
@@ -242,12 +247,15 @@ class JobTable:
         """Cancel ``job`` and give its clean-up up to ``wait`` seconds."""
         if job.task is None or job.task.done():
             return
+        job.stopping = True
         job.task.cancel()
         await asyncio.wait({job.task}, timeout=wait)
 
     async def close(self) -> None:
         """Cancel every running job (the server is stopping) and let them clean up."""
         running = [job.task for job in self._jobs.values() if job.task and not job.task.done()]
+        for job in self._jobs.values():
+            job.stopping = job.stopping or job.running
         for task in running:
             task.cancel()
         if running:

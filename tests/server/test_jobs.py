@@ -25,7 +25,7 @@ from metaserver.agents.validate.watch import calling
 from metaserver.contracts import ConversionReport
 from metaserver.registry.store import Registry
 from metaserver.server.app import build_server
-from metaserver.server.jobs import HEARTBEAT
+from metaserver.server.jobs import HEARTBEAT, ConversionCancelled, Job, JobTable
 from metaserver.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -214,6 +214,45 @@ async def test_cancel_conversion_stops_it_and_registers_nothing(
         with pytest.raises(ToolError, match="is not running"):
             await client.call_tool("cancel_conversion", {"job": job})
         assert [r.name for r in Registry(settings.registry_path).summaries()] == ["alpha"]
+
+
+async def test_a_conversion_asked_while_another_cleans_up_from_a_cancel_starts_anew() -> None:
+    # MCP tasks/cancel marks the task cancelled at once while the job still deletes its
+    # files: a convert_repo for the same source in that window must not join the dying job.
+    cleaning, cleaned = asyncio.Event(), asyncio.Event()
+
+    async def run(job: Job) -> ConversionReport:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cleaning.set()
+            await cleaned.wait()
+            raise
+        raise AssertionError("never released")
+
+    async def finish(job: Job) -> ConversionReport:
+        return ConversionReport(server="beta", source=job.source, status="success")
+
+    table = JobTable()
+    first, started = table.start("pypi:beta", None, run)
+    assert started and table.joinable("pypi:beta", None, None) is first
+    await asyncio.sleep(0)
+    stopping = asyncio.ensure_future(table.cancel(first))
+    await asyncio.wait_for(cleaning.wait(), 10)
+    assert first.running and table.joinable("pypi:beta", None, None) is None
+
+    second, started = table.start("pypi:beta", None, finish)
+    assert started and second is not first
+    assert (await second.follow(_ignore)).status == "success"
+    cleaned.set()
+    await asyncio.wait_for(stopping, 10)
+    assert (first.state, second.state) == ("cancelled", "succeeded")
+    with pytest.raises(ConversionCancelled):
+        await first.follow(_ignore)
+
+
+async def _ignore(done: float, total: float, message: str) -> None:
+    return None
 
 
 async def test_a_real_conversion_outlives_a_client_that_times_out(tmp_path: Path) -> None:
