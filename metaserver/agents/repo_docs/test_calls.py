@@ -211,16 +211,15 @@ def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
             if isinstance(argument, ast.arg):
                 stores[argument.arg] = stores.get(argument.arg, 0) + 2
     bound = {name: value for name, value in outer.items() if name not in stores}
-    for node in nodes:
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and stores.get(node.targets[0].id) == 1
-        ):
-            value = _as_literal(node.value, bound)
-            if value is not None:
-                bound[node.targets[0].id] = value
+    assignments = [n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1]
+    for _ in assignments:  # ``y = x`` read before ``x = [1]``: again until nothing more binds
+        before = len(bound)
+        for node in assignments:
+            for name, value in _literal_bindings(node.targets[0], node.value, bound):
+                if stores.get(name) == 1 and name not in bound:
+                    bound[name] = value
+        if len(bound) == before:
+            break
     for node in nodes:
         if isinstance(node, ast.Call):
             node.args = [_substituted(a, bound) for a in node.args]
@@ -234,9 +233,35 @@ def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
             _inline_scope(node, bound)
 
 
+def _literal_bindings(
+    target: ast.expr, value: ast.expr, bound: dict[str, ast.expr]
+) -> Iterator[tuple[str, ast.expr]]:
+    """The names an assignment binds to literals: ``x = [1, 2]``, and each name of ``a, b
+    = [1, 2], [3]`` (a literal tuple or list of as many items, or a name bound to one)."""
+    if isinstance(target, ast.Name):
+        literal = _as_literal(value, bound)
+        if literal is not None:
+            yield target.id, literal
+    elif isinstance(target, ast.Tuple | ast.List) and all(
+        isinstance(e, ast.Name) for e in target.elts
+    ):
+        items = _substituted(value, bound)
+        if isinstance(items, ast.Tuple | ast.List) and len(items.elts) == len(target.elts):
+            for name, item in zip(target.elts, items.elts, strict=True):
+                literal = _as_literal(item, bound)
+                if isinstance(name, ast.Name) and literal is not None:
+                    yield name.id, literal
+
+
 def _substituted(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
+    """``node`` with the names ``bound`` holds replaced by their literals, inside a list,
+    tuple, set or dict display too (``f([x, 1])``), and ``np.array(L)`` read as ``L``."""
     if isinstance(node, ast.Name) and node.id in bound:
         return copy.deepcopy(bound[node.id])
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        node.elts = [_substituted(e, bound) for e in node.elts]
+    elif isinstance(node, ast.Dict):
+        node.values = [_substituted(v, bound) for v in node.values]
     inner = _array_of(node)
     return node if inner is None else _substituted(inner, bound)
 

@@ -38,6 +38,7 @@ from metaserver.agents.repo_docs.test_calls import (
     inline_literals,
     is_test_file,
 )
+from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.agents.repo_docs.toctrees import page_title, toctree_pages
 from metaserver.contracts import JSON, CodeReport, ResultRead
 from metaserver.probe.doctest_lines import WRAPPERS
@@ -448,7 +449,9 @@ def _calls_in_code(
         if source.startswith("assert ("):
             yield from _calls_in_code(source[8:].split(") == (", 1)[0], wanted, counts)
         return
+    echoes: set[int] = set()  # a parametrised test's calls in its later rows' copies
     if isinstance(tree, ast.Module):
+        echoes = bind_parameters(tree)  # ``@parametrize("x", [1])``: ``x = 1`` in the test
         tree = inline_literals(tree)  # ``x = [1, 2]`` then ``f(x)``: the call of f([1, 2])
     asserted: dict[int, _Asserted] = {}
     for found in _assertions(tree):  # the call's own value first, then what it read of it
@@ -464,7 +467,8 @@ def _calls_in_code(
         if name not in wanted:
             continue
         method = _on_value(node, values)
-        counts[name] += 1
+        if id(node) not in echoes:
+            counts[name] += 1
         if any(k.arg is None for k in node.keywords) or any(
             isinstance(a, ast.Starred) for a in node.args
         ):

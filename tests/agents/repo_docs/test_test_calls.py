@@ -42,9 +42,9 @@ def test_param(n):
     assert core.mean([n]) == n
 
 def test_rebound():
-    y = [1]
-    y = [2]
-    assert core.mean(y) == 2
+    y = [4]
+    y = [5]
+    assert core.mean(y) == 5
 """
 
 
@@ -63,9 +63,10 @@ def test_asserted_values_of_the_test_suite_become_expected_values(tmp_path: Path
     # a tolerance looser than validation's comparison proves nothing we can check
     assert all(not has for _, _, has in _calls(tmp_path, "spread") + _calls(tmp_path, "median"))
     assert ([2, 3], 0.67, True) not in _calls(tmp_path, "ratio")
-    # a parameter and a name bound twice are no literals
-    assert all(args != [None] for args, _, _ in _calls(tmp_path, "mean"))
-    assert ([[2]], 2, True) not in _calls(tmp_path, "mean")
+    # a parametrised test's rows are its literals (test_params.py); a name bound twice is none
+    assert ([[1]], 1, True) in _calls(tmp_path, "mean")
+    assert ([[2]], 2, True) in _calls(tmp_path, "mean")
+    assert ([[5]], 5, True) not in _calls(tmp_path, "mean")
     usage = mine_usage(tmp_path, {"mean", "scale", "ratio"})
     assert usage.tested["mean"] == 3
     assert usage.tested == usage.counts
