@@ -40,6 +40,9 @@ MAX_METHODS = 40
 KEYWORDS = "Further keyword arguments, by name (the callable's ``**kwargs``)."
 GUIDES = []  # the README's and guides' code as doctest sessions (set_guides)
 GUIDE_METHODS = set()  # the names the guides call as attributes: ``h2.get_energy()``
+TESTS = []  # the test suite's tests as doctest sessions (set_tests)
+MAX_TEST_TEXTS = 12
+"""Tests read at most for one method: a name such as ``fit`` is called in hundreds."""
 KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
@@ -445,6 +448,31 @@ def set_guides(texts):
     GUIDE_METHODS.update(m for t in GUIDES for m in re.findall(r"\.(\w+)\s*\(", t))
 
 
+def set_tests(texts):
+    """The test suite's tests as doctest sessions (repo_docs/test_sessions.py): read only
+    for methods' examples, after the docs, and never as the repository's own lines."""
+    TESTS[:] = [t for t in texts if isinstance(t, str)]
+
+
+def _test_examples(owner, owner_target, method, signature, exposed):
+    """A method's examples in the tests that call it on a receiver they built: ``usage``
+    examples (their values are the tests' assertions, written as output by us), with no
+    ``line``: a replay of them is no replay of the repository's own text."""
+    found = []
+    mentioned = [t for t in TESTS if method in _after_dots(t)][:MAX_TEST_TEXTS]
+    for text in mentioned:
+        for example in method_examples(
+            owner, owner_target, method, text, signature, exposed, built_only=True
+        ):
+            example = dict(example, origin="usage")
+            example.pop("line", None)
+            if example["has_expected"] and example not in found:
+                found.append(example)
+        if len(found) >= MAX_EXAMPLES:
+            break
+    return found
+
+
 def _examples(func, names, doc, signature, exposed, kind, owner, public_name, module):
     if kind != "method":
         # Literal calls, then calls whose arguments are objects built by the package's own
@@ -488,6 +516,8 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
         ):
             if example not in found:
                 found.append(example)
+    if method.isidentifier() and sum(e["has_expected"] for e in found) < MAX_EXAMPLES:
+        found += [e for e in _test_examples(owner, owner_target, method, signature, exposed)]
     found.sort(key=lambda e: not e["has_expected"])
     return found[:MAX_EXAMPLES]
 

@@ -32,6 +32,7 @@ from .members import (
     describe_class,
     public_members,
     set_guides,
+    set_tests,
     spread_keywords,
 )
 
@@ -210,11 +211,15 @@ def main(started=None):
     parser.add_argument("--distribution")
     parser.add_argument("--path")
     parser.add_argument("--guides", help="JSON list: the README's and guides' code sessions")
+    parser.add_argument("--tests", help="JSON list: the test suite's tests as sessions")
     parser.add_argument("--budget", type=float, help="seconds to read in (budget.py)")
     options = parser.parse_args()
     if options.guides:
         with open(options.guides, encoding="utf-8") as handle:
             set_guides(json.load(handle))
+    if options.tests:
+        with open(options.tests, encoding="utf-8") as handle:
+            set_tests(json.load(handle))
     if options.path:
         sys.path.insert(0, options.path)
     warnings.simplefilter("ignore")

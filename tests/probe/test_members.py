@@ -661,3 +661,64 @@ def test_star_args_of_a_coded_type_are_decoded_item_by_item(tmp_path: Path) -> N
     (days,) = candidate["parameters"]
     assert (days["kind"], days["codec"]) == ("var_positional", "date")
     assert days["json_schema"]["items"]["anyOf"][0] == {"type": "string", "format": "date"}
+
+
+TALLY = '''\
+class Tally:
+    """Counts of items, added one at a time."""
+
+    def __init__(self, start=0):
+        self.items = []
+        self.start = start
+
+    def add(self, item):
+        """Count ``item`` once more."""
+        self.items.append(item)
+
+    def count(self, item):
+        """How many times ``item`` was added."""
+        return self.items.count(item)
+
+    def total(self):
+        """The items added, plus the start."""
+        return self.start + len(self.items)
+'''
+
+TALLY_TESTS = [
+    ">>> from tallyfx import Tally\n>>> t = Tally()\n>>> t.add('a')\n>>> t.add('a')\n"
+    ">>> t.count('a')\n2\n",
+    ">>> from tallyfx import Tally\n>>> t = Tally(5)\n>>> t.add('x')\n>>> n = t.total()\n"
+    ">>> n\n6\n",
+]
+
+
+def test_a_method_is_proven_on_the_receiver_a_test_built_never_as_the_repositorys_line(
+    tmp_path: Path,
+) -> None:
+    from probe_modules import guided_module
+
+    from metaserver.probe import members
+
+    def examples() -> dict[str, list[dict[str, object]]]:
+        found = members.describe_class(module.Tally, "Tally", module, True, "tallyfx")
+        return {item["name"]: item["examples"] for item, _, _ in found if item is not None}
+
+    with guided_module(tmp_path, "tallyfx", TALLY, []) as module:
+        members.set_tests(TALLY_TESTS)
+        try:
+            found = examples()
+            members.set_tests([])
+            without = examples()
+        finally:
+            members.set_tests([])
+    count = [e for e in found["Tally.count"] if e["has_expected"]]
+    assert [(e["arguments"], e["expected"], e["origin"]) for e in count] == [
+        ({"item": "a"}, 2, "usage")
+    ]
+    # built and set up as the test did: the constructor, then add twice; no line of the
+    # repository's own, so a failure of it is never blamed on the repository
+    assert [step.get("member") for step in count[0]["session"]] == [None, "add", "add"]
+    assert "line" not in count[0]
+    (total,) = [e for e in found["Tally.total"] if e["has_expected"]]
+    assert (total["expected"], total["session"][0]["arguments"]) == (6, {"start": 5})
+    assert not any(e["has_expected"] for e in without["Tally.count"] + without["Tally.total"])

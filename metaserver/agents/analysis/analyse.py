@@ -20,6 +20,7 @@ from pydantic import ValidationError as PydanticValidationError
 from metaserver.agents.analysis.notebooks import add_notebooks
 from metaserver.agents.analysis.scripts.find import add_scripts
 from metaserver.agents.repo_docs.guides import guide_sessions
+from metaserver.agents.repo_docs.test_sessions import suite_sessions
 from metaserver.contracts import CodeReport, Environment, Workspace
 from metaserver.exceptions import AnalysisError, SandboxTimeout, UntoolableError
 from metaserver.sandbox import Policy, Sandbox
@@ -105,6 +106,10 @@ async def _probe(
         if guides:  # README sessions: examples of methods on receivers the README builds
             (workdir / "guides.json").write_text(json.dumps(guides))
             argv += ["--guides", str(workdir / "guides.json")]
+        tests = suite_sessions(workspace.path)
+        if tests:  # the tests' sessions: methods proven on receivers the tests build
+            (workdir / "tests.json").write_text(json.dumps(tests))
+            argv += ["--tests", str(workdir / "tests.json")]
         if workspace.distribution:
             argv += ["--distribution", workspace.distribution]
         if environment.strategy == "requirements+path":

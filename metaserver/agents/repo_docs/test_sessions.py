@@ -1,0 +1,170 @@
+"""The test suite's tests as doctest sessions, for the probe to read a method's examples in.
+
+A method is proven where its receiver is built and set up first: ``t = Tree(); t.add(1,
+5)`` then ``assert t.overlap(2) == [(1, 5)]``. The probe reads README and guide sessions
+that way (``probe/sessions.py``); a test reads the same once its assertions are written
+as a doctest shows a value: ``assert CALL == LITERAL`` (or ``pytest.approx``, or
+``assert_allclose(CALL, LITERAL)`` at a tolerance no looser than validation's) becomes
+``>>> CALL`` with the literal's ``repr`` as its output, and every other line stays a line
+(after ``test_params.bind_parameters`` and ``test_calls.inline_literals`` put its literals
+in). Such a text is our reading, not the repository's example as written: what the probe
+finds in it is a ``usage`` example, never the repository's line (``validate/attribution``
+blames the repository only on its own lines, unchanged). Static only (``ast``, host
+side): nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from metaserver.agents.repo_docs.test_calls import asserted_pairs, inline_literals, is_test_file
+from metaserver.agents.repo_docs.test_params import bind_parameters
+from metaserver.probe.fold import literal_value
+
+__all__ = ["MAX_TEXT", "suite_sessions"]
+
+MAX_TEXT = 100_000
+"""Characters of session text at most, over all tests: the probe reads each text for every
+method whose name it writes after a dot."""
+MAX_FILE_BYTES = 400_000
+MAX_STATEMENTS = 40
+"""A test's statements at most before its last shown value: a longer one is a scenario, not
+a usage."""
+MAX_SHOWN = 2_000
+"""Characters of one shown value at most (its repr)."""
+
+_LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
+_SKIPPED_DIRS = {"node_modules", "site-packages", "build", "dist", "__pycache__"}
+_RAISING = {"raises", "assertRaises", "assertRaisesRegex", "warns", "deprecated_call"}
+
+
+def suite_sessions(root: Path) -> list[str]:
+    """One doctest-style text per test under ``root`` that shows a value (an assertion of a
+    call's, a name's or an attribute's result against a literal), in file order."""
+    texts: list[str] = []
+    size = 0
+    for path in _test_files(root):
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for text in _file_sessions(tree):
+            if size + len(text) > MAX_TEXT:
+                return texts
+            texts.append(text)
+            size += len(text)
+    return texts
+
+
+def _test_files(root: Path) -> Iterator[Path]:
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRS)
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.endswith(".py") and is_test_file(path.relative_to(root)):
+                yield path
+
+
+def _file_sessions(tree: ast.Module) -> Iterator[str]:
+    bind_parameters(tree)
+    inline_literals(tree)
+    imports = [s for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)]
+    for test in _tests(tree):
+        lines, shown = _session_lines(test.body)
+        if shown:
+            header = [line for statement in imports for line in _prompted(statement)]
+            yield "\n".join([*header, *lines]).strip()
+
+
+def _tests(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for node in tree.body:
+        if isinstance(node, functions) and node.name.startswith("test"):
+            yield node
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            yield from (
+                n for n in node.body if isinstance(n, functions) and n.name.startswith("test")
+            )
+
+
+def _session_lines(body: list[ast.stmt]) -> tuple[list[str], int]:
+    """The session's lines, and how many of them show a value; cut after the last shown
+    value, and never past MAX_STATEMENTS statements."""
+    lines: list[str] = []
+    shown, kept = 0, 0
+    for place, statement in enumerate(body[:MAX_STATEMENTS]):
+        if place == 0 and _is_docstring(statement):
+            continue
+        if _expects_failure(statement):
+            continue  # a line that raises: shown how it fails, not replayed
+        value = _shown_value(statement)
+        if value is not None:
+            expression, want = value
+            lines += [*_prompted(expression), want, ""]
+            shown += 1
+            kept = len(lines)
+        elif not isinstance(statement, ast.Assert):
+            lines += [*_prompted(statement), ""]
+    return lines[:kept], shown
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+
+
+def _expects_failure(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.With | ast.AsyncWith | ast.Try):
+        return isinstance(statement, ast.Try) or any(
+            isinstance(item.context_expr, ast.Call) and _called(item.context_expr) in _RAISING
+            for item in statement.items
+        )
+    return False
+
+
+def _shown_value(statement: ast.stmt) -> tuple[ast.expr, str] | None:
+    """(what is shown, the repr of the literal it equals) for an assertion of a call's, a
+    name's or a public attribute's value against a literal; None for any other line."""
+    if not isinstance(statement, ast.Assert | ast.Expr):
+        return None
+    if isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Call):
+        return None
+    pairs = list(asserted_pairs(statement))
+    if len(pairs) != 1:
+        return None
+    for shown, value in (pairs[0], pairs[0][::-1]):
+        if not _showable(shown):
+            continue
+        try:
+            literal = literal_value(value)
+        except _LITERAL_ERRORS:
+            continue
+        if isinstance(literal, set | frozenset):
+            continue  # a set's repr has no order a doctest's output can be compared by
+        text = repr(literal)
+        if len(text) <= MAX_SHOWN and "\n" not in text:
+            return shown, text
+    return None
+
+
+def _showable(node: ast.expr) -> bool:
+    """A call, a name, or a public attribute of one: what a doctest line shows the value of."""
+    if isinstance(node, ast.Attribute):
+        return not node.attr.startswith("_") and isinstance(node.value, ast.Name | ast.Call)
+    return isinstance(node, ast.Call | ast.Name)
+
+
+def _prompted(node: ast.AST) -> list[str]:
+    first, *rest = ast.unparse(node).splitlines() or [""]
+    return [f">>> {first}", *(f"... {line}" for line in rest)]
+
+
+def _called(node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None

@@ -1,0 +1,78 @@
+"""The test suite's tests as doctest sessions: what the probe reads a method's examples in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metaserver.agents.repo_docs.test_sessions import MAX_STATEMENTS, suite_sessions
+
+TESTS = """\
+import pytest
+from numpy.testing import assert_allclose
+from tally import Tally
+
+
+def test_count():
+    \"\"\"Counts what was added.\"\"\"
+    t = Tally()
+    t.add("a")
+    t.add("a")
+    assert t.count("a") == 2
+    with pytest.raises(TypeError):
+        t.count()
+    t.add("never shown")
+
+
+@pytest.mark.parametrize("start, expected", [(0, 2), (5, 7)])
+def test_total(start, expected):
+    t = Tally(start)
+    t.add("x")
+    t.add("y")
+    n = t.total()
+    assert n == expected
+
+
+class TestRatios:
+    def test_ratio(self):
+        t = Tally()
+        assert_allclose(t.ratio(1, 3), 0.3333333333)
+        assert_allclose(t.ratio(1, 3), 0.3, rtol=0.1)
+
+
+def test_nothing_shown():
+    t = Tally()
+    assert t.total() > -1
+    assert t.labels() == {"a", "b"}
+
+
+def helper():
+    assert Tally().total() == 0
+"""
+
+
+def test_assertions_of_values_become_shown_outputs(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_tally.py").write_text(TESTS)
+    (tmp_path / "tally.py").write_text("def test_in_package():\n    assert f(1) == 1\n")
+    texts = suite_sessions(tmp_path)
+    imports = ">>> import pytest\n>>> from numpy.testing import assert_allclose\n"
+    imports += ">>> from tally import Tally\n"
+    count, first, second, ratio = texts  # a test that shows no value is no session
+    assert count == imports + (
+        ">>> t = Tally()\n\n>>> t.add('a')\n\n>>> t.add('a')\n\n>>> t.count('a')\n2"
+    )  # the line that raises is left out, and what follows the last value shown
+    assert first.endswith(
+        ">>> t = Tally(0)\n\n>>> t.add('x')\n\n>>> t.add('y')\n\n>>> n = t.total()\n\n>>> n\n2"
+    )
+    assert second.endswith(">>> n\n7")  # each parametrised row is a session
+    # a closeness assertion at validation's tolerance shows its value; a looser one does not
+    assert ratio.endswith(">>> t = Tally()\n\n>>> t.ratio(1, 3)\n0.3333333333")
+
+
+def test_a_long_test_is_cut_at_its_statement_budget(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    body = "".join(f"    t.add({i})\n" for i in range(MAX_STATEMENTS))
+    (tmp_path / "tests" / "test_long.py").write_text(
+        f"def test_long():\n    t = Tally()\n{body}    assert t.total() == {MAX_STATEMENTS}\n"
+    )
+    assert suite_sessions(tmp_path) == []
