@@ -16,6 +16,7 @@ side): nothing is imported or run.
 from __future__ import annotations
 
 import ast
+import copy
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,6 +72,7 @@ def _test_files(root: Path) -> Iterator[Path]:
 
 
 def _file_sessions(tree: ast.Module) -> Iterator[str]:
+    tree.body = [lifted for node in tree.body for lifted in _lifted(node)]
     bind_parameters(tree)
     inline_literals(tree)
     imports = [s for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)]
@@ -81,15 +83,46 @@ def _file_sessions(tree: ast.Module) -> Iterator[str]:
             yield "\n".join([*header, *lines]).strip()
 
 
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SETUPS = ("setUp", "setup_method", "setup")
+"""The methods unittest and pytest run before each test of a class."""
+
+
+def _lifted(node: ast.stmt) -> list[ast.stmt]:
+    """A test class's tests as module functions, each with the class's setup lines first and
+    ``self.ds`` read as a name ``ds`` (``self.ds = Dataset()`` in ``setup_method``, then
+    ``assert self.ds.get(...) == 1``): a session follows names, not a test object's
+    attributes. Anything else as it is."""
+    if not isinstance(node, ast.ClassDef) or not node.name.startswith("Test"):
+        return [node]
+    methods = [n for n in node.body if isinstance(n, _FUNCTIONS)]
+    setup = next((m for m in methods if m.name in _SETUPS), None)
+    lifted: list[ast.stmt] = []
+    for method in methods:
+        if not method.name.startswith("test") or not method.args.args:
+            continue
+        test = copy.deepcopy(method)
+        test.args.args = test.args.args[1:]  # self
+        first = copy.deepcopy(setup.body) if setup is not None else []
+        if first and _is_docstring(first[0]):
+            first = first[1:]
+        test.body = [*first, *test.body]
+        lifted.append(_SelfAttributes().visit(test))
+    return lifted
+
+
+class _SelfAttributes(ast.NodeTransformer):
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            return ast.copy_location(ast.Name(node.attr, node.ctx), node)
+        self.generic_visit(node)
+        return node
+
+
 def _tests(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     for node in tree.body:
-        if isinstance(node, functions) and node.name.startswith("test"):
+        if isinstance(node, _FUNCTIONS) and node.name.startswith("test"):
             yield node
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            yield from (
-                n for n in node.body if isinstance(n, functions) and n.name.startswith("test")
-            )
 
 
 def _session_lines(body: list[ast.stmt]) -> tuple[list[str], int]:

@@ -33,10 +33,13 @@ def test_total(start, expected):
 
 
 class TestRatios:
+    def setup_method(self):
+        \"\"\"A tally to test.\"\"\"
+        self.t = Tally()
+
     def test_ratio(self):
-        t = Tally()
-        assert_allclose(t.ratio(1, 3), 0.3333333333)
-        assert_allclose(t.ratio(1, 3), 0.3, rtol=0.1)
+        assert_allclose(self.t.ratio(1, 3), 0.3333333333)
+        assert_allclose(self.t.ratio(1, 3), 0.3, rtol=0.1)
 
 
 def test_nothing_shown():
@@ -65,7 +68,8 @@ def test_assertions_of_values_become_shown_outputs(tmp_path: Path) -> None:
         ">>> t = Tally(0)\n\n>>> t.add('x')\n\n>>> t.add('y')\n\n>>> n = t.total()\n\n>>> n\n2"
     )
     assert second.endswith(">>> n\n7")  # each parametrised row is a session
-    # a closeness assertion at validation's tolerance shows its value; a looser one does not
+    # a closeness assertion at validation's tolerance shows its value; a looser one does not;
+    # a test class's setup lines come first, its ``self.t`` a name
     assert ratio.endswith(">>> t = Tally()\n\n>>> t.ratio(1, 3)\n0.3333333333")
 
 
