@@ -473,6 +473,23 @@ def _test_examples(owner, owner_target, method, signature, exposed):
     return found
 
 
+def _function_test_examples(func, names, tests, signature, exposed, module, package):
+    """A function's examples in the tests that call it, each with the value the test
+    asserted: literal calls, and calls given objects the test built (``db1 =
+    Wavelet('db1')``, then ``cA, cD = wavedec(x, db1)`` and ``assert_allclose(cA, ...)``).
+    ``usage`` examples without ``line``, as a method's (_test_examples)."""
+    found = []
+    for text in tests:
+        read = examples_for(func, names, text, signature, exposed, guide=True)
+        read += value_examples(func, module, text, signature, exposed, package, True)
+        for example in read:
+            if example["has_expected"]:
+                example = dict(example, origin="usage")
+                example.pop("line", None)
+                found.append(example)
+    return found
+
+
 def _examples(func, names, doc, signature, exposed, kind, owner, public_name, module):
     if kind != "method":
         # Literal calls, then calls whose arguments are objects built by the package's own
@@ -491,6 +508,13 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
         for text, guide in texts:
             for example in value_examples(func, module, text, signature, exposed, package, guide):
                 if _example_key(example) not in seen:  # the same call read both ways
+                    seen.add(_example_key(example))
+                    found.append(example)
+        if sum(e["has_expected"] for e in found) < MAX_EXAMPLES:
+            tests = [t for t in TESTS if called.search(t)][:MAX_TEST_TEXTS]
+            read = _function_test_examples(func, names, tests, signature, exposed, module, package)
+            for example in read:
+                if _example_key(example) not in seen:
                     seen.add(_example_key(example))
                     found.append(example)
         found.sort(key=lambda e: not e["has_expected"])

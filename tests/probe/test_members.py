@@ -722,3 +722,50 @@ def test_a_method_is_proven_on_the_receiver_a_test_built_never_as_the_repository
     (total,) = [e for e in found["Tally.total"] if e["has_expected"]]
     assert (total["expected"], total["session"][0]["arguments"]) == (6, {"start": 5})
     assert not any(e["has_expected"] for e in without["Tally.count"] + without["Tally.total"])
+
+
+WAVES = '''\
+class Wave:
+    """A named wave: its taps."""
+
+    def __init__(self, name):
+        self.name = name
+        self.taps = len(name)
+
+
+def decompose(values, wave):
+    """The values in pairs of sums and differences, scaled by the wave's taps."""
+    sums = [(a + b) * wave.taps for a, b in zip(values[::2], values[1::2])]
+    diffs = [(a - b) * wave.taps for a, b in zip(values[::2], values[1::2])]
+    return sums, diffs
+'''
+
+WAVE_TESTS = [
+    ">>> from wavefx import Wave, decompose\n>>> w = Wave('db')\n"
+    ">>> s, d = decompose([3, 1, 4, 1], w)\n>>> s\n[8, 10]\n"
+]
+
+
+def test_a_function_given_an_object_a_test_built_is_proven_by_the_tests_value(
+    tmp_path: Path,
+) -> None:
+    from probe_modules import guided_module
+
+    from metaserver.probe import members
+
+    with guided_module(tmp_path, "wavefx", WAVES, []) as module:
+        members.set_tests(WAVE_TESTS)
+        try:
+            candidate, why, _ = members.describe_callable(
+                module.decompose, "decompose", module, True
+            )
+            members.set_tests([])
+            without, _, _ = members.describe_callable(module.decompose, "decompose", module, True)
+        finally:
+            members.set_tests([])
+    assert candidate is not None and without is not None, why
+    (example,) = [e for e in candidate["examples"] if e["has_expected"]]
+    assert (example["expected"], example["part"], example["origin"]) == ([8, 10], 0, "usage")
+    assert example["arguments"]["values"] == [3, 1, 4, 1]
+    assert "line" not in example  # our reading of a test: never the repository's own line
+    assert not any(e["has_expected"] for e in without["examples"])

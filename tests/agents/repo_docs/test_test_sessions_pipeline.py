@@ -1,6 +1,7 @@
-"""A class whose README shows no code, proven through MCP by what its tests assert of
+"""A library whose README shows no code, proven through MCP by what its tests assert of
 methods called on receivers the tests build and set up (``t = Tally(); t.add("a")`` then
-``assert t.count("a") == 2``), and by the rows of a parametrised test."""
+``assert t.count("a") == 2``), of a function given an object a test built, and by the rows
+of a parametrised test."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from metaserver.settings import Settings
 MODULE = '''\
 """Tallies: a fixture whose methods are proven only by the tests' sessions."""
 
-__all__ = ["Tally", "doubled"]
+__all__ = ["Tally", "Wave", "decompose", "doubled"]
 
 
 class Tally:
@@ -38,6 +39,21 @@ class Tally:
         return self.start + len(self.items)
 
 
+class Wave:
+    """A named wave: its taps."""
+
+    def __init__(self, name):
+        self.name = name
+        self.taps = len(name)
+
+
+def decompose(values, wave):
+    """The values in pairs of sums and differences, scaled by the wave's taps."""
+    sums = [(a + b) * wave.taps for a, b in zip(values[::2], values[1::2])]
+    diffs = [(a - b) * wave.taps for a, b in zip(values[::2], values[1::2])]
+    return sums, diffs
+
+
 def doubled(x):
     """Twice ``x``."""
     return 2 * x
@@ -45,7 +61,8 @@ def doubled(x):
 
 TESTS = """\
 import pytest
-from tally_lite import Tally, doubled
+from numpy.testing import assert_allclose
+from tally_lite import Tally, Wave, decompose, doubled
 
 
 def test_count():
@@ -64,6 +81,12 @@ def test_total(start, expected):
     assert t.total() == expected
 
 
+def test_decompose():
+    w = Wave("db")
+    sums, diffs = decompose([3, 1, 4, 1], w)
+    assert_allclose(sums, [8, 10])
+
+
 @pytest.mark.parametrize("x, expected", [(3, 6), (4, 8)])
 def test_doubled(x, expected):
     assert doubled(x) == expected
@@ -79,7 +102,12 @@ async def test_methods_are_proven_on_receivers_the_tests_built(tmp_path: Path) -
 
     assert report.status == "success", (report.failure, report.tools)
     tools = {t.target.rpartition(":")[2]: t for t in report.tools}
-    for target, expected in (("Tally.count", 2), ("Tally.total", 2), ("doubled", 6)):
+    for target, expected in (
+        ("Tally.count", 2),
+        ("Tally.total", 2),
+        ("doubled", 6),
+        ("decompose", [8, 10]),  # given the object the test built, its asserted item
+    ):
         tool = tools[target]
         assert tool.status == "passed", tool.error
         evidence = tool.evidence
