@@ -126,6 +126,16 @@ class ResultRead(BaseModel):
     digits: int | None = Field(default=None, description="round: the decimals kept.")
 
 
+class Tolerance(BaseModel):
+    """The closeness a test asserted a value with (``np.isclose(p, 1.877e-06)``: numpy's
+    ``rtol=1e-05, atol=1e-08``; ``assert_allclose(x, ref, rtol=1e-4)``): numbers within it
+    match, as they did for the test. At most ``MAX_REL`` and ``MAX_ABS``
+    (repo_docs/test_calls.py): a looser assertion proves nothing a value can check."""
+
+    rel: float = Field(default=0.0, ge=0.0, description="Relative tolerance.")
+    abs: float = Field(default=0.0, ge=0.0, description="Absolute tolerance.")
+
+
 class SessionStep(BaseModel):
     """One line of a doctest session replayed before the documented call: the receiver's
     construction, or a call on it that changes its state.
@@ -230,6 +240,11 @@ class Example(BaseModel):
         default_factory=list,
         description="What the source reads of the result (its ``attribute`` first, if any) "
         "before comparing it with ``expected``: ``round(stats.at[0, 'chi2'], 3) == 22.717``.",
+    )
+    tolerance: Tolerance | None = Field(
+        default=None,
+        description="The closeness the source asserted ``expected`` with (a test's "
+        "``np.allclose``, ``rtol=``); None: as shown (half a unit of its last digit).",
     )
     line: str | None = Field(
         default=None,
@@ -505,6 +520,11 @@ class Evidence(BaseModel):
         default_factory=list,
         description="expected-value: what the source read of the result (after "
         "``attribute``) before the comparison; ``expected`` is that read's value.",
+    )
+    tolerance: Tolerance | None = Field(
+        default=None,
+        description="expected-value: the closeness the source asserted ``expected`` with "
+        "(None: as shown).",
     )
     check: CheckKind = "no-error"
     compared: list[JSON] = Field(

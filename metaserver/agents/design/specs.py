@@ -376,6 +376,7 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
         part=call.part,
         attribute=call.attribute,
         reads=call.reads,
+        tolerance=call.tolerance,
         origin="usage",
     )
 

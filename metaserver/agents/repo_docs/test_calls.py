@@ -25,9 +25,14 @@ from metaserver.probe.fold import literal_value
 
 __all__ = [
     "ARRAY_BUILDERS",
+    "CLOSE_ASSERTIONS",
+    "DECIMAL_ASSERTIONS",
+    "TOLERANCE_PLACES",
+    "TRUTH_ASSERTIONS",
     "Bound",
     "asserted_pairs",
     "bound_results",
+    "function_name",
     "inline_literals",
     "is_test_file",
     "tolerance_ok",
@@ -38,7 +43,7 @@ ARRAY_BUILDERS = {"array", "asarray"}
 """``np.array([1, 2])`` in a test is the list a JSON tool takes (its codec makes the array)."""
 _ARRAY_MODULES = {"np", "numpy"}
 # Closeness assertions: (first, second) are the call and the value, either way round.
-_CLOSE = {
+CLOSE_ASSERTIONS = {
     "assert_allclose",
     "assert_almost_equal",
     "assert_array_almost_equal",
@@ -55,14 +60,14 @@ _CLOSE = {
 # assertion proves nothing we can check, so it gives no expected value.
 _TIGHT = 1e-6
 _MIN_DECIMALS = 6
-_DECIMALS = {
+DECIMAL_ASSERTIONS = {
     "assert_almost_equal",
     "assert_array_almost_equal",
     "assertAlmostEqual",
     "assertAlmostEquals",
 }
 """Their third position is the decimals (numpy) or places (unittest) to compare."""
-_TOLERANCES = {"assert_allclose": 2, "approx": 1}
+TOLERANCE_PLACES = {"assert_allclose": 2, "approx": 1}
 """Where their positional tolerances (relative, then absolute) begin."""
 
 
@@ -94,12 +99,12 @@ def asserted_pairs(tree: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
                 if left is not None and right is not None:
                     yield left, right
         elif isinstance(node, ast.Call) and len(node.args) >= 2:
-            name = _function_name(node.func)
-            if name in _CLOSE and tolerance_ok(node):
+            name = function_name(node.func)
+            if name in CLOSE_ASSERTIONS and tolerance_ok(node):
                 yield node.args[0], node.args[1]
 
 
-_TRUTH = {"assert_", "assertTrue", "assert_true"}
+TRUTH_ASSERTIONS = {"assert_", "assertTrue", "assert_true"}
 """Assertions that their one argument is true: given a comparison, it is asserted."""
 
 
@@ -109,7 +114,7 @@ def _tested(node: ast.AST) -> ast.Compare | None:
         return node.test
     if (
         isinstance(node, ast.Call)
-        and _function_name(node.func) in _TRUTH
+        and function_name(node.func) in TRUTH_ASSERTIONS
         and len(node.args) == 1
         and isinstance(node.args[0], ast.Compare)
     ):
@@ -121,13 +126,13 @@ def tolerance_ok(call: ast.Call) -> bool:
     """Whether a closeness assertion's tolerance (``rtol``/``atol``, ``rel``/``abs``,
     ``delta``, ``decimal``/``places``, by keyword or by position) is no looser than the
     comparison validation makes; an unreadable one is not."""
-    name = _function_name(call.func) or ""
+    name = function_name(call.func) or ""
     decimals = [k.value for k in call.keywords if k.arg in ("decimal", "places")]
-    if name in _DECIMALS:
+    if name in DECIMAL_ASSERTIONS:
         decimals += call.args[2:3]
     if any(not _at_least(value, _MIN_DECIMALS) for value in decimals):
         return False
-    start = _TOLERANCES.get(name)
+    start = TOLERANCE_PLACES.get(name)
     tolerances = list(call.args[start : start + 2]) if start is not None else []
     tolerances += [k.value for k in call.keywords if k.arg in ("rtol", "atol", "rel", "abs")]
     tolerances += [k.value for k in call.keywords if k.arg == "delta"]
@@ -152,14 +157,14 @@ def _at_least(node: ast.expr, least: int) -> bool:
 def _approximated(node: ast.expr) -> ast.expr | None:
     """The value inside ``pytest.approx(v)`` / ``approx(v)``, or the node itself; None for
     an ``approx`` looser than our comparison."""
-    if isinstance(node, ast.Call) and _function_name(node.func) == "approx":
+    if isinstance(node, ast.Call) and function_name(node.func) == "approx":
         if len(node.args) != 1 or not tolerance_ok(node):
             return None
         return node.args[0]
     return node
 
 
-def _function_name(func: ast.expr) -> str | None:
+def function_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Name):
         return func.id
     if isinstance(func, ast.Attribute):
@@ -400,7 +405,7 @@ def _changed(statements: list[ast.stmt]) -> set[str]:
             elif isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
                     names.add(node.func.value.id)  # ``r.sort()``: r may change
-                if _function_name(node.func) not in _READERS:  # ``run(model)`` may change it
+                if function_name(node.func) not in _READERS:  # ``run(model)`` may change it
                     given = [*node.args, *(k.value for k in node.keywords)]
                     names.update(a.id for a in given if isinstance(a, ast.Name))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -409,7 +414,7 @@ def _changed(statements: list[ast.stmt]) -> set[str]:
 
 
 _READERS = (
-    _CLOSE
+    CLOSE_ASSERTIONS
     | {"approx", "isclose", "allclose", "array_equal", "assert_", "assertTrue", "assertIn"}
     | {"len", "print", "str", "repr", "isinstance", "type", "list", "tuple", "sorted", "set"}
     | {"float", "int", "bool", "abs", "round", "min", "max", "sum", "all", "any", "hasattr"}

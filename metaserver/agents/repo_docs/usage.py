@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from metaserver.agents.repo_docs.closeness import asserted_close
 from metaserver.agents.repo_docs.code_blocks import code_in_text
 from metaserver.agents.repo_docs.data_flow import DataFlow
 from metaserver.agents.repo_docs.file_arguments import (
@@ -40,7 +41,7 @@ from metaserver.agents.repo_docs.test_calls import (
 )
 from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.agents.repo_docs.toctrees import page_title, toctree_pages
-from metaserver.contracts import JSON, CodeReport, ResultRead
+from metaserver.contracts import JSON, CodeReport, ResultRead, Tolerance
 from metaserver.probe.doctest_lines import WRAPPERS
 from metaserver.probe.fold import literal_value
 from metaserver.probe.text import TEXT_READERS
@@ -92,6 +93,11 @@ class UsageCall(BaseModel):
         description="``expected`` is the value of what the code read of the result (its "
         "``attribute`` first): ``round(stats.at[0, 'chi2'], 3) == 22.717`` "
         "(result_reads.py).",
+    )
+    tolerance: Tolerance | None = Field(
+        default=None,
+        description="The closeness the test asserted ``expected`` with, where looser than "
+        "a shown number's (closeness.py): ``np.isclose(p, 1.877e-06)``.",
     )
     source: str = ""
     sets: list[str] = Field(
@@ -436,7 +442,16 @@ def _keep(found: list[UsageCall], call: UsageCall) -> None:
 
 def _proof(call: UsageCall) -> tuple[object, ...]:
     reads = [r.model_dump_json() for r in call.reads]
-    return (call.has_expected, repr(call.expected), call.wrapper, call.part, call.attribute, reads)
+    close = call.tolerance.model_dump_json() if call.tolerance is not None else None
+    return (
+        call.has_expected,
+        repr(call.expected),
+        call.wrapper,
+        call.part,
+        call.attribute,
+        reads,
+        close,
+    )
 
 
 def _calls_in_code(
@@ -485,7 +500,7 @@ def _calls_in_code(
             found = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = found.value, True, found.wrapper
             call.part, call.attribute = found.part, found.attribute
-            call.reads = list(found.reads)
+            call.reads, call.tolerance = list(found.reads), found.tolerance
         yield name, call
 
 
@@ -567,6 +582,7 @@ class _Asserted(NamedTuple):
     part: int | None = None
     attribute: str | None = None
     reads: tuple[ResultRead, ...] = ()
+    tolerance: Tolerance | None = None
 
 
 def _read_something(found: _Asserted) -> bool:
@@ -584,10 +600,13 @@ def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
     (``r = fit(y)`` then ``assert r.nobs == 100``, or ``assert fit(y).nobs == 100``) is the
     call's ``attribute``: the first one asserted."""
     bound = bound_results(tree)
-    items: dict[int, tuple[Bound, dict[int, JSON]]] = {}
+    items: dict[int, tuple[Bound, dict[int, JSON], list[Tolerance]]] = {}
     read: set[int] = set()  # calls with an attribute asserted already
-    for pair in asserted_pairs(tree):
-        for call_side, value_side in (pair, pair[::-1]):
+    compared: list[tuple[ast.expr, ast.expr, Tolerance | None]]
+    compared = [(a, b, None) for a, b in asserted_pairs(tree)]
+    compared += list(asserted_close(tree))
+    for left, right, tolerance in compared:
+        for call_side, value_side in ((left, right), (right, left)):
             call_side, reads = peel(call_side)  # ``round(stats.at[0, "chi2"], 3)``
             attribute = None
             if isinstance(call_side, ast.Attribute) and not call_side.attr.startswith("_"):
@@ -602,7 +621,7 @@ def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
             call, wrapper = (held.call, None) if held is not None else _unwrap(call_side)
             if call is None or (attribute is not None and wrapper is not None):
                 continue
-            if reads and wrapper is not None:
+            if (reads or tolerance is not None) and wrapper is not None:
                 continue  # ``len(list(f(x)))``: the test's computation, not a read
             try:
                 value = literal_value(value_side)
@@ -620,19 +639,32 @@ def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
                 if id(call) not in read:
                     read.add(id(call))
                     part = held.part if held is not None else None
-                    yield _Asserted(call, shown, wrapper, part, attribute, tuple(reads))
+                    found = (call, shown, wrapper, part, attribute, tuple(reads), tolerance)
+                    yield _Asserted(*found)
             elif held is not None and held.part is not None:
                 if wrapper is None:
-                    items.setdefault(id(held.call), (held, {}))[1].setdefault(held.part, shown)
+                    _, values, tolerances = items.setdefault(id(held.call), (held, {}, []))
+                    if held.part not in values:
+                        values[held.part] = shown
+                        tolerances += [tolerance] if tolerance is not None else []
             else:
-                yield _Asserted(call, shown, wrapper)
+                yield _Asserted(call, shown, wrapper, tolerance=tolerance)
             break
-    for held, values in items.values():
+    for held, values, tolerances in items.values():
+        widest = _widest(tolerances)
         if len(values) == held.size:
-            yield _Asserted(held.call, [values[place] for place in range(held.size)], None)
+            whole = [values[place] for place in range(held.size)]
+            yield _Asserted(held.call, whole, None, tolerance=widest)
         else:
             place = min(values)
-            yield _Asserted(held.call, values[place], None, part=place)
+            yield _Asserted(held.call, values[place], None, part=place, tolerance=widest)
+
+
+def _widest(tolerances: list[Tolerance]) -> Tolerance | None:
+    """One tolerance for a result whose items were asserted each with its own."""
+    if not tolerances:
+        return None
+    return Tolerance(rel=max(t.rel for t in tolerances), abs=max(t.abs for t in tolerances))
 
 
 def _unwrap(node: ast.expr) -> tuple[ast.Call | None, str | None]:

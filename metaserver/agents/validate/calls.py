@@ -284,6 +284,7 @@ async def _check(
         part=example.part if example.has_expected else None,
         attribute=example.attribute if example.has_expected else None,
         reads=example.reads if example.has_expected else [],
+        tolerance=example.tolerance if example.has_expected else None,
     )
     timeout = spec.timeout or settings.timeouts.tool_call
     if example.session:
@@ -316,9 +317,11 @@ async def _check(
         # The result carries no such attribute (an array travels as its list, which has no
         # ``shape``): the call ran, and that is all this example can prove.
         evidence.check, evidence.expected, evidence.attribute = "no-error", None, None
-        evidence.reads = []
+        evidence.reads, evidence.tolerance = [], None
         return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
-    if example.has_expected and not matches(shown, example.expected, example.wrapper):
+    if example.has_expected and not matches(
+        shown, example.expected, example.wrapper, example.tolerance
+    ):
         return _verdict(
             spec,
             evidence,

@@ -14,11 +14,12 @@ import ast
 import datetime
 import json
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 
 from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
 from metaserver.agents.validate.text_forms import plain_reprs
-from metaserver.contracts import JSON
+from metaserver.contracts import JSON, Tolerance
 from metaserver.runtime.handles import REPR_LIMIT
 
 REAL_KEYS = frozenset({"number", "text"})
@@ -36,8 +37,21 @@ def normalise(value: JSON) -> JSON:
     return json.loads(json.dumps(value, default=str))
 
 
-def matches(result: JSON, expected: JSON, wrapper: str | None = None) -> bool:
-    """Whether ``result`` equals ``expected``, floats compared to their shown precision."""
+def matches(
+    result: JSON, expected: JSON, wrapper: str | None = None, tolerance: Tolerance | None = None
+) -> bool:
+    """Whether ``result`` equals ``expected``, floats compared to their shown precision, or
+    within the ``tolerance`` the source asserted them with (a test's ``np.allclose``)."""
+    if tolerance is not None and wrapper is None:
+        result, expected = normalise(result), normalise(expected)
+        if isinstance(result, dict) and set(result) == REAL_KEYS:
+            result = result["number"]
+        slack = (tolerance.rel, tolerance.abs)
+        if isinstance(expected, int | float) and isinstance(result, list):
+            # ``np.allclose(x, 0.0)`` broadcasts the number over every item of the array
+            items = list(_leaves(result))
+            return bool(items) and all(_equal(item, expected, slack) for item in items)
+        return _equal(result, expected, slack)
     if wrapper == "str" and isinstance(expected, str):
         return _matches_text(result, expected)
     if _is_handle(result) and wrapper != "repr":
@@ -214,7 +228,10 @@ def _exact(result: JSON) -> Fraction | None:
     return as_exact(result)
 
 
-def _equal(result: JSON, expected: JSON) -> bool:
+def _equal(result: JSON, expected: JSON, slack: tuple[float, float] | None = None) -> bool:
+    """Equal, numbers to their shown precision, or within ``slack`` (relative, absolute:
+    the tolerance a test asserted them with, where the digits of its literal are no
+    output's: ``np.allclose(x, 1.0)`` asks for 1.0 within 1e-05, not to one decimal)."""
     if isinstance(result, dict) and set(result) == REAL_KEYS and not isinstance(expected, dict):
         # A real beyond a float's digits: its float against a number shown, else its text.
         if isinstance(expected, str):
@@ -227,17 +244,32 @@ def _equal(result: JSON, expected: JSON) -> bool:
         if isinstance(result, bool) or isinstance(expected, bool):
             return result is expected
         if isinstance(result, int | float) and isinstance(expected, int | float):
-            return math.isclose(result, expected, rel_tol=1e-9, abs_tol=_shown_precision(expected))
+            rel, absolute = (1e-9, _shown_precision(expected)) if slack is None else slack
+            return math.isclose(result, expected, rel_tol=max(rel, 1e-9), abs_tol=absolute)
         return False
+    if slack is not None and isinstance(result, int | float) and isinstance(expected, int):
+        if not isinstance(result, bool) and not isinstance(expected, bool):
+            return math.isclose(result, expected, rel_tol=max(slack[0], 1e-9), abs_tol=slack[1])
     if isinstance(expected, list) and isinstance(result, list):
-        return len(result) == len(expected) and all(map(_equal, result, expected))
+        return len(result) == len(expected) and all(
+            _equal(r, e, slack) for r, e in zip(result, expected, strict=True)
+        )
     if isinstance(expected, dict) and isinstance(result, dict):
         return result.keys() == expected.keys() and all(
-            _equal(result[k], expected[k]) for k in expected
+            _equal(result[k], expected[k], slack) for k in expected
         )
     if isinstance(expected, str) and isinstance(result, str):
         return _spaced(result) == _spaced(expected)
     return type(result) is type(expected) and bool(result == expected)
+
+
+def _leaves(value: JSON) -> Iterator[JSON]:
+    """The items of nested lists, in order."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
 
 
 def _shown_precision(value: float | int) -> float:

@@ -312,3 +312,28 @@ def test_an_attribute_is_read_from_a_handles_fields_or_a_records_keys() -> None:
     assert attribute_of([1, 2, 3], "shape") == (False, None)  # an array travels as its list
     assert attribute_of({"number": 1.5, "text": "1.5"}, "text") == (False, None)  # a real
     assert attribute_of([1, 2], None) == (True, [1, 2])
+
+
+def test_a_tolerance_the_source_asserted_widens_the_comparison() -> None:
+    from metaserver.contracts import Tolerance
+
+    numpy_close = Tolerance(rel=1e-05, abs=1e-08)
+    # a p-value a test asserts with np.isclose: its exponent form shows no precision
+    assert not matches(1.87701e-06, 1.877e-06)
+    assert matches(1.87701e-06, 1.877e-06, tolerance=numpy_close)
+    assert not matches(1.9e-06, 1.877e-06, tolerance=numpy_close)
+    # item by item in arrays and records, and an integer expected within it too
+    assert matches([[1.000001, 2.0]], [[1.0, 2]], tolerance=numpy_close)
+    assert not matches([[1.1, 2.0]], [[1.0, 2]], tolerance=numpy_close)
+    assert matches({"pval": 0.05000001}, {"pval": 0.05}, tolerance=numpy_close)
+    # np.allclose(x, 0.0) broadcasts the number over the array
+    assert matches([[0.0, 1e-09], [0.0]], 0.0, tolerance=numpy_close)
+    assert not matches([0.0, 0.1], 0.0, tolerance=numpy_close)
+    assert not matches([], 0.0, tolerance=numpy_close)
+    # never across kinds
+    assert not matches("1.0", 1.0, tolerance=numpy_close)
+    assert not matches(True, 1, tolerance=numpy_close)
+    # the digits of a test's literal are no output's: 1.0 within numpy's tolerance, not to
+    # one decimal
+    assert matches(1.01, 1.0)
+    assert not matches(1.01, 1.0, tolerance=numpy_close)
