@@ -80,7 +80,8 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
     usage = with_fallback(usage, candidates)  # a README with no code: the tests' main API
     if usage:
         pinned = pinned_paths(usage, candidates)
-        candidates = [_with_usage(c, usage, pinned) for c in candidates]
+        makers = _makers(candidates)
+        candidates = [_with_usage(c, usage, pinned, makers) for c in candidates]
     constructors = {c.target: c for c in candidates if c.kind == "constructor"}
     builders = Builders(candidates)
     candidates = [
@@ -200,8 +201,22 @@ def usable(candidate: Candidate) -> bool:
     )
 
 
+def _makers(candidates: list[Candidate]) -> dict[str, Candidate]:
+    """The functions and classes by the name code calls them, the first listed for each:
+    what a test's argument was built by (``df = read_dataset("anova")``)."""
+    found: dict[str, Candidate] = {}
+    for candidate in candidates:
+        if candidate.kind in ("function", "constructor"):
+            short = candidate.name.rpartition(".")[2]
+            found.setdefault(short, candidate)
+    return found
+
+
 def _with_usage(
-    candidate: Candidate, usage: Usage, pinned: dict[str, set[str]] | None = None
+    candidate: Candidate,
+    usage: Usage,
+    pinned: dict[str, set[str]] | None = None,
+    makers: dict[str, Candidate] | None = None,
 ) -> Candidate:
     """The candidate with its usage count and the literal calls found for it.
 
@@ -235,6 +250,12 @@ def _with_usage(
                     hints.setdefault(key, value)
                 continue
             example = _bind(candidate, call, receiver=candidate.kind == "method")
+            if example is not None and call.built:
+                example = _with_built(candidate, call, example, makers or {})
+                if example is None:  # its other arguments are still the code's values
+                    for key, value in _hints(candidate, call).items():
+                        hints.setdefault(key, value)
+                    continue
             if example is not None and example not in examples:
                 examples.append(example)
                 candidate = _set_codecs(candidate, call)
@@ -250,6 +271,34 @@ def _with_usage(
     examples.sort(key=lambda e: (not e.has_expected, e.attribute is not None or bool(e.reads)))
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
+
+
+def _with_built(
+    candidate: Candidate, call: UsageCall, example: Example, makers: dict[str, Candidate]
+) -> Example | None:
+    """``example`` with each argument the code built by a call of the package's own
+    callable (``data=df`` after ``df = read_dataset("anova")``) as a session step that calls
+    that callable's tool ``into`` the parameter; None when one has no candidate or its
+    arguments do not fit it. A usage example: nothing of it is the repository's line."""
+    if candidate.kind == "method":
+        return None  # a receiver this call never built
+    positional = [n for n in candidate.positional if not n.startswith("*")]
+    steps: list[SessionStep] = []
+    arguments = dict(example.arguments)
+    for place, built in call.built.items():
+        parameter = positional[int(place)] if place.isdigit() else place
+        maker = makers.get(built.name)
+        if (place.isdigit() and int(place) >= len(positional)) or maker is None:
+            return None
+        made = _bind(maker, UsageCall(args=built.args, kwargs=built.kwargs))
+        if made is None or maker.target == candidate.target:
+            return None
+        arguments.pop(parameter, None)
+        line = f"{parameter} = {built.line}"
+        steps.append(
+            SessionStep(line=line, target=maker.target, arguments=made.arguments, into=parameter)
+        )
+    return example.model_copy(update={"arguments": arguments, "session": steps})
 
 
 def _with_shipped_files(candidate: Candidate, example: Example, data_files: list[str]) -> Example:
@@ -330,10 +379,10 @@ def _hints(candidate: Candidate, call: UsageCall) -> dict[str, JSON]:
     for index, (name, value) in enumerate(zip(positional, call.args, strict=False)):
         if name.startswith("*"):
             break
-        if str(index) not in call.unknown and name in own:
+        if str(index) not in call.unknown and str(index) not in call.built and name in own:
             found[name] = value
     for key, value in call.kwargs.items():
-        if key not in call.unknown and key in own:
+        if key not in call.unknown and key not in call.built and key in own:
             found[key] = value
     return found
 

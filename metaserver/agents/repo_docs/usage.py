@@ -70,6 +70,17 @@ MAX_DOCUMENTED = 60
 MAX_GUIDE_FILES = 200
 
 
+class BuiltArgument(BaseModel):
+    """An argument the code built by a call of the package's own callable with literal
+    arguments (``df = read_dataset("anova")``, then ``anova(data=df, ...)``): replayed
+    through that callable's tool before the call (design: a session step ``into`` it)."""
+
+    name: str = Field(description="The callable's name, as the code called it.")
+    args: list[JSON] = Field(default_factory=list)
+    kwargs: dict[str, JSON] = Field(default_factory=dict)
+    line: str = Field(description="The line that built it, as the code writes it.")
+
+
 class UsageCall(BaseModel):
     """One call with literal arguments found in the repository."""
 
@@ -98,6 +109,11 @@ class UsageCall(BaseModel):
         default=None,
         description="The closeness the test asserted ``expected`` with, where looser than "
         "a shown number's (closeness.py): ``np.isclose(p, 1.877e-06)``.",
+    )
+    built: dict[str, BuiltArgument] = Field(
+        default_factory=dict,
+        description="The arguments (by position as digits, or keyword) the code built by a "
+        "call of the package's own callables; ``args``/``kwargs`` hold None in their place.",
     )
     source: str = ""
     sets: list[str] = Field(
@@ -475,6 +491,7 @@ def _calls_in_code(
             asserted[id(found.call)] = found
     failing = _expected_to_fail(tree)
     values = _bound_values(tree)
+    held = bound_results(tree)  # ``df = read_dataset("anova")``: what ``df`` holds where read
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or id(node) in failing:
             continue
@@ -489,19 +506,64 @@ def _calls_in_code(
         ):
             continue
         unknown: list[str] = []
-        args = [_literal_or_none(a, str(i), unknown) for i, a in enumerate(node.args)]
-        kwargs = {str(k.arg): _literal_or_none(k.value, str(k.arg), unknown) for k in node.keywords}
+        built = {
+            place: argument
+            for place, value in _places(node)
+            if (argument := _built_argument(value, held, wanted, values)) is not None
+        }
+        args = [
+            None if str(i) in built else _literal_or_none(a, str(i), unknown)
+            for i, a in enumerate(node.args)
+        ]
+        kwargs = {
+            str(k.arg): None
+            if str(k.arg) in built
+            else _literal_or_none(k.value, str(k.arg), unknown)
+            for k in node.keywords
+        }
         if unknown:
             if len(unknown) < len(args) + len(kwargs):  # some literal to learn from
                 yield name, UsageCall(args=args, kwargs=kwargs, unknown=unknown, method=method)
             continue
-        call = UsageCall(args=args, kwargs=kwargs, sets=_set_places(node), method=method)
+        call = UsageCall(
+            args=args, kwargs=kwargs, sets=_set_places(node), method=method, built=built
+        )
         if id(node) in asserted:
             found = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = found.value, True, found.wrapper
             call.part, call.attribute = found.part, found.attribute
             call.reads, call.tolerance = list(found.reads), found.tolerance
         yield name, call
+
+
+def _places(node: ast.Call) -> Iterator[tuple[str, ast.expr]]:
+    """A call's arguments by place: positions as digits, then keywords."""
+    yield from ((str(i), a) for i, a in enumerate(node.args))
+    yield from ((str(k.arg), k.value) for k in node.keywords if k.arg is not None)
+
+
+def _built_argument(
+    node: ast.expr, held: dict[int, Bound], wanted: set[str], values: set[str]
+) -> BuiltArgument | None:
+    """The call that built an argument, where it is a name holding the whole result of a
+    call of one of ``wanted`` (the package's callables) with literal arguments only."""
+    bound = held.get(id(node)) if isinstance(node, ast.Name) else None
+    if bound is None or bound.part is not None or bound.reads:
+        return None
+    call = bound.call
+    name = _called_name(call)
+    if name not in wanted or _on_value(call, values):
+        return None  # ``model.load(...)``: a method of a value, no callable of the package
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    try:
+        args = [_literal(a) for a in call.args]
+        kwargs = {str(k.arg): _literal(k.value) for k in call.keywords}
+    except _NotLiteral:
+        return None
+    return BuiltArgument(name=name, args=args, kwargs=kwargs, line=ast.unparse(call))
 
 
 def _bound_values(tree: ast.AST) -> set[str]:

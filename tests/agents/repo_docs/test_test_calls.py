@@ -230,7 +230,10 @@ def test_an_attribute_asserted_of_a_result_is_the_value_of_that_attribute(
     assert proven["fit"] == [([[1.0, 2.0, 4.0], 2], 3, "nobs")]
     assert proven["Model"] == [(["ols"], "ols", "name")]
     # an object handed to another call may have changed; a private attribute is no API
-    assert proven["summary"] == [] and "run" not in proven
+    assert proven["summary"] == [] and proven.get("run", []) == []
+    # ``run(m)`` after ``m = Model("wls")``: an example of run on the object Model built
+    (passed_on,) = usage.calls["run"]
+    assert (passed_on.built["0"].name, passed_on.built["0"].args) == ("Model", ["wls"])
     assert ["wls"] in [c.args for c in usage.calls["Model"] if not c.has_expected]
 
 
@@ -267,3 +270,30 @@ def test_a_method_of_a_value_is_no_call_of_the_function_of_that_name(tmp_path: P
         ([3, [0.1]], False),  # through the module its import names
         ([[1.0]], True),
     ]
+
+
+def test_an_argument_built_by_the_packages_own_callable_is_recorded(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_aov.py").write_text(
+        textwrap.dedent(
+            """\
+            from stats import anova, read_dataset
+
+            def test_anova(model):
+                df = read_dataset("anova")
+                aov = anova(dv="Pain", between="Hair", data=df).round(3)
+                assert aov.at[0, "F"] == 6.791
+                df.loc[[17], "Pain"] = 1
+                assert anova(dv="Pain", data=df) == 1
+                other = model.read_dataset("x")
+                assert anova(dv="Cold", data=other) == 2
+            """
+        )
+    )
+    calls = mine_usage(tmp_path, {"anova", "read_dataset"}).calls["anova"]
+    first, *rest = calls
+    assert (first.kwargs["data"], first.expected, first.unknown) == (None, 6.791, [])
+    built = first.built["data"]
+    assert (built.name, built.args, built.kwargs) == ("read_dataset", ["anova"], {})
+    # an object the test changed, and a value's method of that name, are no builds
+    assert all(c.built == {} and c.unknown == ["data"] for c in rest)

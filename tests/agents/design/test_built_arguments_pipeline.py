@@ -1,0 +1,76 @@
+"""A function proven through MCP on an argument its test built with the package's own
+loader (``data = load_dataset("pairs")``, then ``assert spread(data, scale=2)["range"] == 16``):
+the loader's tool is replayed into the parameter before the call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixture_repos import make_package_repo
+
+from metaserver.pipeline import convert
+from metaserver.settings import Settings
+
+MODULE = '''\
+"""Datasets and a statistic: a fixture whose tests build their data with its loader."""
+
+__all__ = ["load_dataset", "spread", "width"]
+
+_DATASETS = {"pairs": [[1, 4], [2, 9]], "flat": [[1, 1]]}
+
+
+def load_dataset(name):
+    """The named dataset, as rows of numbers."""
+    return [list(row) for row in _DATASETS[name]]
+
+
+def spread(data, scale=1):
+    """The range of every value in ``data`` (rows of numbers), times ``scale``, by name."""
+    values = [v for row in data for v in row]
+    return {"range": (max(values) - min(values)) * scale, "count": len(values)}
+
+
+def width(data):
+    """The number of values in each row of ``data``."""
+    return [len(row) for row in data]
+'''
+
+TESTS = """\
+from stats_rows import load_dataset, spread, width
+
+
+def test_spread():
+    data = load_dataset("pairs")
+    assert spread(data, scale=2)["range"] == 16
+
+
+def test_width():
+    assert width([[1, 2, 3]]) == [3]
+"""
+
+
+@pytest.mark.integration
+async def test_an_argument_the_test_built_with_the_packages_loader_is_replayed(
+    tmp_path: Path,
+) -> None:
+    repo = make_package_repo(
+        tmp_path / "rows", "stats-rows", "stats_rows", MODULE, {"tests/test_rows.py": TESTS}
+    )
+    report = await convert(str(repo), settings=Settings(home=tmp_path / "home"))
+
+    assert report.status == "success", (report.failure, report.tools)
+    tools = {t.target.rpartition(":")[2]: t for t in report.tools}
+    tool = tools["spread"]
+    assert tool.status == "passed", tool.error
+    evidence = tool.evidence
+    assert evidence is not None and evidence.check == "expected-value", evidence
+    assert evidence.expected == 16
+    (step,) = evidence.session
+    assert (step.target, step.arguments, step.into) == (
+        "stats_rows:load_dataset",
+        {"name": "pairs"},
+        "data",
+    )
+    assert evidence.arguments == {"scale": 2, "data": [[1, 4], [2, 9]]}
+    assert [(r.op, r.keys) for r in evidence.reads] == [("index", ["range"])]
