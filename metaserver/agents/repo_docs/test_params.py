@@ -30,11 +30,13 @@ _SKIPPING_MARKS = {"xfail", "skip", "skipif"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def bind_parameters(tree: ast.Module) -> set[int]:
+def bind_parameters(tree: ast.Module, wanted: set[str] | None = None) -> set[int]:
     """Change ``tree`` in place: each test whose parameters are parametrised by literal rows
     or named after a module fixture returning a literal takes them as assignments of those
     literals, one copy of the test per row. Returns the ``id`` of every call node in the
-    copies after the first (echoes: the same calls again, to be read but not counted)."""
+    copies after the first (echoes: the same calls again, to be read but not counted).
+    With ``wanted`` (names), a test that names none of them is bound to its first row
+    only: its other rows show nothing of interest, and copying a large suite's tests costs."""
     constants = _module_constants(tree)
     fixtures = _literal_fixtures(tree)
     echoes: set[int] = set()
@@ -44,7 +46,8 @@ def bind_parameters(tree: ast.Module) -> set[int]:
             if not isinstance(statement, _FUNCTIONS) or statement.name in fixtures:
                 expanded.append(statement)
                 continue
-            copies = _bound_copies(statement, constants, fixtures)
+            rows = MAX_ROWS if wanted is None or _names_any(statement, wanted) else 1
+            copies = _bound_copies(statement, constants, fixtures, rows)
             expanded += copies
             for echo in copies[1:]:
                 echoes.update(id(n) for n in ast.walk(echo) if isinstance(n, ast.Call))
@@ -113,10 +116,20 @@ def _is_fixture(decorator: ast.expr) -> bool:
     return _dotted(decorator) in ("pytest.fixture", "fixture")
 
 
+def _names_any(test: ast.AST, wanted: set[str]) -> bool:
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and node.id in wanted:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in wanted:
+            return True
+    return False
+
+
 def _bound_copies(
     test: ast.FunctionDef | ast.AsyncFunctionDef,
     constants: dict[str, ast.expr],
     fixtures: dict[str, ast.expr],
+    rows: int = MAX_ROWS,
 ) -> list[ast.stmt]:
     """``test`` as copies with its literal arguments bound in its body (``[test]`` when it
     has none): a copy per combination of its parametrize marks' rows, at most MAX_ROWS."""
@@ -124,11 +137,11 @@ def _bound_copies(
     combinations: list[dict[str, ast.expr]] = [{}]
     kept: list[ast.expr] = []
     for decorator in test.decorator_list:
-        rows = _parametrize_rows(decorator, constants)
-        if rows is None:
+        table = _parametrize_rows(decorator, constants)
+        if table is None:
             kept.append(decorator)
             continue
-        combinations = [{**c, **row} for c in combinations for row in rows][:MAX_ROWS]
+        combinations = [{**c, **row} for c in combinations for row in table][:rows]
         if not combinations:
             return [test]  # every row skipped: the test asserts nothing we can read
     given = {name: value for name, value in fixtures.items() if name in parameters}

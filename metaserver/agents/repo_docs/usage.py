@@ -482,16 +482,19 @@ def _calls_in_code(
         return
     echoes: set[int] = set()  # a parametrised test's calls in its later rows' copies
     if isinstance(tree, ast.Module):
-        echoes = bind_parameters(tree)  # ``@parametrize("x", [1])``: ``x = 1`` in the test
+        try:
+            echoes = bind_parameters(tree, wanted)  # ``@parametrize("x", [1])``: ``x = 1``
+        except RecursionError:  # a tree too deep to copy: its tests as written
+            echoes = set()
         tree = inline_literals(tree)  # ``x = [1, 2]`` then ``f(x)``: the call of f([1, 2])
     asserted: dict[int, _Asserted] = {}
-    for found in _assertions(tree):  # the call's own value first, then what it read of it
+    held = bound_results(tree)  # ``df = read_dataset("anova")``: what ``df`` holds where read
+    for found in _assertions(tree, held):  # the call's own value first, then what it read
         kept = asserted.get(id(found.call))
         if kept is None or (_read_something(kept) and not _read_something(found)):
             asserted[id(found.call)] = found
     failing = _expected_to_fail(tree)
     values = _bound_values(tree)
-    held = bound_results(tree)  # ``df = read_dataset("anova")``: what ``df`` holds where read
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or id(node) in failing:
             continue
@@ -652,7 +655,7 @@ def _read_something(found: _Asserted) -> bool:
     return found.attribute is not None or bool(found.reads)
 
 
-def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
+def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
     """The calls whose results are asserted: ``assert f(...) == literal`` (either side,
     ``pytest.approx`` too), ``self.assertEqual(f(...), literal)``, ``assert_allclose(f(...),
     literal)`` and their kin (``test_calls.asserted_pairs``), and those that compare a
@@ -660,8 +663,7 @@ def _assertions(tree: ast.AST) -> Iterator[_Asserted]:
     unpacked (``cA, cD = dwt(x)``) whose every item is asserted is compared whole; else its
     first asserted item, at its place (``part``). A public attribute of the result
     (``r = fit(y)`` then ``assert r.nobs == 100``, or ``assert fit(y).nobs == 100``) is the
-    call's ``attribute``: the first one asserted."""
-    bound = bound_results(tree)
+    call's ``attribute``: the first one asserted. ``bound``: ``bound_results(tree)``."""
     items: dict[int, tuple[Bound, dict[int, JSON], list[Tolerance]]] = {}
     read: set[int] = set()  # calls with an attribute asserted already
     compared: list[tuple[ast.expr, ast.expr, Tolerance | None]]
