@@ -376,3 +376,44 @@ def make_meter_repo(root: Path) -> Path:
     return make_package_repo(
         root, "meterpack", "meterpack", METER_MODULE, files={"README.md": METER_README}
     )
+
+
+SUITE_TALLY = '''\
+class Tally:
+    """Counts of items, added one at a time."""
+
+    def __init__(self, start=0):
+        self.items = []
+        self.start = start
+
+    def add(self, item):
+        """Count ``item`` once more."""
+        self.items.append(item)
+
+    def count(self, item):
+        """How many times ``item`` was added."""
+        return self.items.count(item)
+
+    def total(self):
+        """The items added, plus the start."""
+        return self.start + len(self.items)
+'''
+"""A class whose methods only the test suite's sessions prove (its README shows no code):
+``tests/probe/test_members.py`` and ``test_test_sessions_pipeline.py``."""
+
+SUITE_WAVES = '''\
+class Wave:
+    """A named wave: its taps."""
+
+    def __init__(self, name):
+        self.name = name
+        self.taps = len(name)
+
+
+def decompose(values, wave):
+    """The values in pairs of sums and differences, scaled by the wave's taps."""
+    sums = [(a + b) * wave.taps for a, b in zip(values[::2], values[1::2])]
+    diffs = [(a - b) * wave.taps for a, b in zip(values[::2], values[1::2])]
+    return sums, diffs
+'''
+"""A function a test gives an object it built (``decompose([3, 1, 4, 1], Wave("db"))``)."""

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from receiver_fixtures import SUITE_TALLY, SUITE_WAVES
 
 from metaserver.agents.analysis.analyse import PROBE
 from metaserver.contracts import Candidate, CodeReport
@@ -663,27 +664,6 @@ def test_star_args_of_a_coded_type_are_decoded_item_by_item(tmp_path: Path) -> N
     assert days["json_schema"]["items"]["anyOf"][0] == {"type": "string", "format": "date"}
 
 
-TALLY = '''\
-class Tally:
-    """Counts of items, added one at a time."""
-
-    def __init__(self, start=0):
-        self.items = []
-        self.start = start
-
-    def add(self, item):
-        """Count ``item`` once more."""
-        self.items.append(item)
-
-    def count(self, item):
-        """How many times ``item`` was added."""
-        return self.items.count(item)
-
-    def total(self):
-        """The items added, plus the start."""
-        return self.start + len(self.items)
-'''
-
 TALLY_TESTS = [
     ">>> from tallyfx import Tally\n>>> t = Tally()\n>>> t.add('a')\n>>> t.add('a')\n"
     ">>> t.count('a')\n2\n",
@@ -703,7 +683,7 @@ def test_a_method_is_proven_on_the_receiver_a_test_built_never_as_the_repository
         found = members.describe_class(module.Tally, "Tally", module, True, "tallyfx")
         return {item["name"]: item["examples"] for item, _, _ in found if item is not None}
 
-    with guided_module(tmp_path, "tallyfx", TALLY, []) as module:
+    with guided_module(tmp_path, "tallyfx", SUITE_TALLY, []) as module:
         members.set_tests(TALLY_TESTS)
         try:
             found = examples()
@@ -724,22 +704,6 @@ def test_a_method_is_proven_on_the_receiver_a_test_built_never_as_the_repository
     assert not any(e["has_expected"] for e in without["Tally.count"] + without["Tally.total"])
 
 
-WAVES = '''\
-class Wave:
-    """A named wave: its taps."""
-
-    def __init__(self, name):
-        self.name = name
-        self.taps = len(name)
-
-
-def decompose(values, wave):
-    """The values in pairs of sums and differences, scaled by the wave's taps."""
-    sums = [(a + b) * wave.taps for a, b in zip(values[::2], values[1::2])]
-    diffs = [(a - b) * wave.taps for a, b in zip(values[::2], values[1::2])]
-    return sums, diffs
-'''
-
 WAVE_TESTS = [
     ">>> from wavefx import Wave, decompose\n>>> w = Wave('db')\n"
     ">>> s, d = decompose([3, 1, 4, 1], w)\n>>> s\n[8, 10]\n"
@@ -753,7 +717,7 @@ def test_a_function_given_an_object_a_test_built_is_proven_by_the_tests_value(
 
     from metaserver.probe import members
 
-    with guided_module(tmp_path, "wavefx", WAVES, []) as module:
+    with guided_module(tmp_path, "wavefx", SUITE_WAVES, []) as module:
         members.set_tests(WAVE_TESTS)
         try:
             candidate, why, _ = members.describe_callable(

@@ -7,10 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_package_repo
-
-from metaserver.pipeline import convert
-from metaserver.settings import Settings
+from pipeline_checks import converted_with_tests, value_evidence
 
 MODULE = '''\
 """Datasets and a statistic: a fixture whose tests build their data with its loader."""
@@ -54,17 +51,8 @@ def test_width():
 async def test_an_argument_the_test_built_with_the_packages_loader_is_replayed(
     tmp_path: Path,
 ) -> None:
-    repo = make_package_repo(
-        tmp_path / "rows", "stats-rows", "stats_rows", MODULE, {"tests/test_rows.py": TESTS}
-    )
-    report = await convert(str(repo), settings=Settings(home=tmp_path / "home"))
-
-    assert report.status == "success", (report.failure, report.tools)
-    tools = {t.target.rpartition(":")[2]: t for t in report.tools}
-    tool = tools["spread"]
-    assert tool.status == "passed", tool.error
-    evidence = tool.evidence
-    assert evidence is not None and evidence.check == "expected-value", evidence
+    report = await converted_with_tests(tmp_path, "stats_rows", MODULE, TESTS)
+    evidence = value_evidence(report, "spread")
     assert evidence.expected == 16
     (step,) = evidence.session
     assert (step.target, step.arguments, step.into) == (

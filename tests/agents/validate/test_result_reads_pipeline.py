@@ -7,10 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_package_repo
-
-from metaserver.pipeline import convert
-from metaserver.settings import Settings
+from pipeline_checks import converted_with_tests, value_evidence
 
 MODULE = '''\
 """Small statistics: a fixture whose tests assert parts of results."""
@@ -53,24 +50,14 @@ def test_scaled():
 
 @pytest.mark.integration
 async def test_results_are_proven_by_what_the_tests_read_of_them(tmp_path: Path) -> None:
-    repo = make_package_repo(
-        tmp_path / "stats", "stats-lite", "stats_lite", MODULE, {"tests/test_stats.py": TESTS}
-    )
-    report = await convert(str(repo), settings=Settings(home=tmp_path / "home"))
-
-    assert report.status == "success", (report.failure, report.tools)
-    tools = {t.target.rpartition(":")[2]: t for t in report.tools}
+    report = await converted_with_tests(tmp_path, "stats_lite", MODULE, TESTS)
     for target, expected, reads in (
         ("summarise", 2.333, [("index", ["mean"]), ("round", [])]),
         ("tabulate", [2, 4, 6], [("index", [1]), ("index", [{"slice": [None, 3, None]}])]),
         ("scaled", 2, [("len", [])]),
     ):
-        tool = tools[target]
-        assert tool.status == "passed", tool.error
-        evidence = tool.evidence
-        assert evidence is not None and evidence.check == "expected-value", evidence
+        evidence = value_evidence(report, target)
         assert evidence.expected == expected
         assert [(r.op, r.keys) for r in evidence.reads] == reads
     # the whole answer travels to the client; the read is validation's
-    summary = tools["summarise"].evidence
-    assert summary is not None and summary.result == {"mean": 7 / 3, "range": 3}
+    assert value_evidence(report, "summarise").result == {"mean": 7 / 3, "range": 3}

@@ -7,11 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repos import make_package_repo
+from pipeline_checks import converted_with_tests, value_evidence
 
 from metaserver.contracts import Tolerance
-from metaserver.pipeline import convert
-from metaserver.settings import Settings
 
 MODULE = '''\
 """Small numerics: a fixture whose tests assert values within a tolerance."""
@@ -55,22 +53,13 @@ def test_drift():
 
 @pytest.mark.integration
 async def test_values_asserted_within_a_tolerance_are_compared_within_it(tmp_path: Path) -> None:
-    repo = make_package_repo(
-        tmp_path / "num", "num-lite", "num_lite", MODULE, {"tests/test_num.py": TESTS}
-    )
-    report = await convert(str(repo), settings=Settings(home=tmp_path / "home"))
-
-    assert report.status == "success", (report.failure, report.tools)
-    tools = {t.target.rpartition(":")[2]: t for t in report.tools}
+    report = await converted_with_tests(tmp_path, "num_lite", MODULE, TESTS)
     for target, expected, tolerance in (
         ("tail", 1.877e-06, Tolerance(rel=1e-05, abs=1e-08)),
         ("growth", [1.1046, 1.21899], Tolerance(rel=1e-04, abs=0.0)),
     ):
-        tool = tools[target]
-        assert tool.status == "passed", tool.error
-        evidence = tool.evidence
-        assert evidence is not None and evidence.check == "expected-value", (target, evidence)
+        evidence = value_evidence(report, target)
         assert (evidence.expected, evidence.tolerance) == (expected, tolerance)
     # the test's value is not what drift returns, even within numpy's tolerance: no proof
-    drift = tools.get("drift")
+    (drift,) = [t for t in report.tools if t.target.endswith(":drift")] or [None]
     assert drift is None or drift.evidence is None or drift.evidence.check != "expected-value"
