@@ -221,3 +221,21 @@ def test_archive_with_unsafe_members_exits_2_and_leaves_nothing(
     assert f"unsafe member in crafted-1.0.tar.gz: {member!r}" in one_line(result)
     assert home_is_empty(home)
     assert not list(tmp_path.rglob("evil.py"))
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("empty-1.0.tar.gz", b""), ("noise-1.0.zip", bytes(range(256)) * 8)],
+)
+def test_archive_that_cannot_be_unpacked_exits_2_and_leaves_nothing(
+    tmp_path: Path, name: str, data: bytes
+) -> None:
+    """A local archive SOURCE that is damaged or no archive is a bad source, said in one line
+    (tarfile lists each method it tried on a line of its own), not a failed conversion."""
+    archive = tmp_path / name
+    archive.write_bytes(data)
+    home = tmp_path / "home"
+    result = run(home, "convert", str(archive))
+    assert result.returncode == 2
+    assert f"could not unpack {name}: " in one_line(result)
+    assert home_is_empty(home)
