@@ -239,3 +239,17 @@ def test_archive_that_cannot_be_unpacked_exits_2_and_leaves_nothing(
     assert result.returncode == 2
     assert f"could not unpack {name}: " in one_line(result)
     assert home_is_empty(home)
+
+
+@pytest.mark.parametrize("name", ["../../../escaped", "a/b", "x" * 300])
+def test_remove_of_a_name_no_server_can_have_exits_2_and_makes_nothing(
+    tmp_path: Path, name: str
+) -> None:
+    """The name reached the server lock's file name: ``../../../escaped`` made
+    ``escaped.lock`` outside the home, ``a/b`` and a long name were internal errors."""
+    home = tmp_path / "deep" / "er" / "home"
+    result = run(home, "remove", name)
+    assert result.returncode == 2
+    assert f"no registered server named {name!r}" in one_line(result)
+    assert home_is_empty(home)
+    assert [p.name for p in tmp_path.rglob("*.lock")] == []
