@@ -224,20 +224,27 @@ def test_archive_with_unsafe_members_exits_2_and_leaves_nothing(
 
 
 @pytest.mark.parametrize(
-    ("name", "data"),
-    [("empty-1.0.tar.gz", b""), ("noise-1.0.zip", bytes(range(256)) * 8)],
+    ("name", "size", "says"),
+    [
+        ("empty-1.0.tar.gz", 0, "could not unpack empty-1.0.tar.gz: "),
+        ("noise-1.0.zip", 2048, "could not unpack noise-1.0.zip: "),
+        ("big-1.0.tar.gz", 513 * 1024 * 1024, "big-1.0.tar.gz is larger than 512 MiB"),
+    ],
 )
 def test_archive_that_cannot_be_unpacked_exits_2_and_leaves_nothing(
-    tmp_path: Path, name: str, data: bytes
+    tmp_path: Path, name: str, size: int, says: str
 ) -> None:
-    """A local archive SOURCE that is damaged or no archive is a bad source, said in one line
-    (tarfile lists each method it tried on a line of its own), not a failed conversion."""
+    """A local archive SOURCE that is damaged, no archive or too large is a bad source, said
+    in one line (tarfile lists each method it tried on a line of its own), not a failed
+    conversion."""
     archive = tmp_path / name
-    archive.write_bytes(data)
+    with archive.open("wb") as file:
+        file.write(bytes(range(256)) * (min(size, 2048) // 256))
+        file.truncate(size)  # sparse past its first bytes: no disk used
     home = tmp_path / "home"
     result = run(home, "convert", str(archive))
     assert result.returncode == 2
-    assert f"could not unpack {name}: " in one_line(result)
+    assert says in one_line(result)
     assert home_is_empty(home)
 
 
