@@ -260,3 +260,18 @@ def test_remove_of_a_name_no_server_can_have_exits_2_and_makes_nothing(
     assert f"no registered server named {name!r}" in one_line(result)
     assert home_is_empty(home)
     assert [p.name for p in tmp_path.rglob("*.lock")] == []
+
+
+@pytest.mark.parametrize("args", [("remove", "x"), ("token", "list"), ("convert", "pypi:six")])
+def test_a_home_that_cannot_be_made_exits_2_before_anything_runs(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """A home under /proc cannot be made: each command that writes to it says so at start
+    (``remove`` was an internal error, ``convert`` said "only 0 MB free")."""
+    home = Path("/proc/1/metaserver-home")
+    result = run(home, *args)
+    assert result.returncode == 2
+    line = one_line(result)
+    assert line == f"metaserver: invalid settings: METASERVER_HOME: cannot make {home}: " + (
+        "No such file or directory"
+    ), line
