@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from metaserver import __version__
@@ -193,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     remove_on_sigterm()  # a SIGTERM leaves no seccomp or proxy directory in /tmp
     try:
         settings = _settings()
+        if args.command in _WRITES_HOME:
+            _check_home(settings.home)
         handler = {
             "convert": _convert,
             "serve": _serve,
@@ -245,6 +249,30 @@ def _port(text: str) -> int:
     if not 0 < port < 65536:
         raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
     return port
+
+
+# The commands that write to the home: each checks first that it can be made, so that one
+# that cannot is said at once (a home under /proc or /sys was an internal error, or "0 MB
+# free"), and leaves nothing: the home is made when something is written to it.
+_WRITES_HOME = frozenset({"convert", "batch", "add", "remove", "serve", "token"})
+
+
+def _check_home(home: Path) -> None:
+    """Make, then remove, the first missing directory of ``home``, or a UserError."""
+    missing = [place for place in (home, *home.parents) if not place.exists()]
+    if not missing:
+        return
+    try:
+        missing[-1].mkdir()
+    except FileExistsError:
+        return  # another process made it meanwhile
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise UserError(
+            f"invalid settings: METASERVER_HOME: cannot make {home}: {reason}"
+        ) from None
+    with contextlib.suppress(OSError):
+        missing[-1].rmdir()
 
 
 def _settings() -> Settings:

@@ -221,3 +221,57 @@ def test_archive_with_unsafe_members_exits_2_and_leaves_nothing(
     assert f"unsafe member in crafted-1.0.tar.gz: {member!r}" in one_line(result)
     assert home_is_empty(home)
     assert not list(tmp_path.rglob("evil.py"))
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "says"),
+    [
+        ("empty-1.0.tar.gz", 0, "could not unpack empty-1.0.tar.gz: "),
+        ("noise-1.0.zip", 2048, "could not unpack noise-1.0.zip: "),
+        ("big-1.0.tar.gz", 513 * 1024 * 1024, "big-1.0.tar.gz is larger than 512 MiB"),
+    ],
+)
+def test_archive_that_cannot_be_unpacked_exits_2_and_leaves_nothing(
+    tmp_path: Path, name: str, size: int, says: str
+) -> None:
+    """A local archive SOURCE that is damaged, no archive or too large is a bad source, said
+    in one line (tarfile lists each method it tried on a line of its own), not a failed
+    conversion."""
+    archive = tmp_path / name
+    with archive.open("wb") as file:
+        file.write(bytes(range(256)) * (min(size, 2048) // 256))
+        file.truncate(size)  # sparse past its first bytes: no disk used
+    home = tmp_path / "home"
+    result = run(home, "convert", str(archive))
+    assert result.returncode == 2
+    assert says in one_line(result)
+    assert home_is_empty(home)
+
+
+@pytest.mark.parametrize("name", ["../../../escaped", "a/b", "x" * 300])
+def test_remove_of_a_name_no_server_can_have_exits_2_and_makes_nothing(
+    tmp_path: Path, name: str
+) -> None:
+    """The name reached the server lock's file name: ``../../../escaped`` made
+    ``escaped.lock`` outside the home, ``a/b`` and a long name were internal errors."""
+    home = tmp_path / "deep" / "er" / "home"
+    result = run(home, "remove", name)
+    assert result.returncode == 2
+    assert f"no registered server named {name!r}" in one_line(result)
+    assert home_is_empty(home)
+    assert [p.name for p in tmp_path.rglob("*.lock")] == []
+
+
+@pytest.mark.parametrize("args", [("remove", "x"), ("token", "list"), ("convert", "pypi:six")])
+def test_a_home_that_cannot_be_made_exits_2_before_anything_runs(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """A home under /proc cannot be made: each command that writes to it says so at start
+    (``remove`` was an internal error, ``convert`` said "only 0 MB free")."""
+    home = Path("/proc/1/metaserver-home")
+    result = run(home, *args)
+    assert result.returncode == 2
+    line = one_line(result)
+    assert line == f"metaserver: invalid settings: METASERVER_HOME: cannot make {home}: " + (
+        "No such file or directory"
+    ), line

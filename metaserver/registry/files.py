@@ -214,6 +214,10 @@ def unregister(settings: Settings, ref: str) -> list[ServerRecord]:
         NotFoundError: no such server or version.
     """
     name, version = split_ref(ref)
+    if not SERVER_NAME.match(name):
+        # No server is called so; and the name must not reach the lock's file name
+        # (``../../x`` made a file outside the home, ``a/b`` was an internal error).
+        raise NotFoundError(f"no registered server named {name!r}")
     registry = Registry(settings.registry_path)
     with server_lock(settings, name):
         removed = registry.remove(name, version)

@@ -62,6 +62,14 @@ def _locks(settings: Settings, kind: str) -> Path:
     return directory
 
 
+def _named(directory: Path, name: str) -> Path:
+    """``directory/<name>.lock``, where ``name`` must be one file name: a lock is never made
+    outside its directory, whatever a caller was given."""
+    if not name or "/" in name or "\0" in name or name in (".", "..") or len(name) > 200:
+        raise ValueError(f"not a lock name: {name[:60]!r}")
+    return directory / f"{name}.lock"
+
+
 def _open(path: Path) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
@@ -69,7 +77,7 @@ def _open(path: Path) -> int:
 @contextlib.contextmanager
 def server_lock(settings: Settings, name: str) -> Iterator[None]:
     """Hold the lock of server ``name`` (blocking): registration, removal and their cleanup."""
-    fd = _open(_locks(settings, "servers") / f"{name}.lock")
+    fd = _open(_named(_locks(settings, "servers"), name))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -107,7 +115,7 @@ async def conversion_lock(settings: Settings, name: str) -> AsyncIterator[bool]:
     Yields:
         Whether this conversion had to wait for another one.
     """
-    fd = _open(_locks(settings, "conversions-of") / f"{name}.lock")
+    fd = _open(_named(_locks(settings, "conversions-of"), name))
     waited = False
     try:
         while True:
@@ -178,7 +186,7 @@ class FilesLease:
         self._fds: list[int] = []
         try:
             for name in sorted(names):
-                fd = _open(directory / f"{name}.lock")
+                fd = _open(_named(directory, name))
                 self._fds.append(fd)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -204,7 +212,7 @@ def deleting(settings: Settings, name: str) -> Iterator[bool]:
         a child that would start from them meanwhile is refused, :class:`FilesGoneError`).
         The lease file goes on the way out when held: the entry's files are gone.
     """
-    path = versions_leases(settings) / f"{name}.lock"
+    path = _named(versions_leases(settings), name)
     fd = _open(path)
     try:
         try:

@@ -161,3 +161,14 @@ def test_a_files_lease_ends_with_its_process(tmp_path: Path) -> None:
     child.wait()
     with deleting(settings, "calc-aaaa") as free:
         assert free
+
+
+@pytest.mark.parametrize("name", ["../../outside", "a/b", "..", ""])
+async def test_a_lock_is_never_made_outside_its_directory(tmp_path: Path, name: str) -> None:
+    settings = Settings(home=tmp_path / "home")
+    with pytest.raises(ValueError, match="not a lock name"), server_lock(settings, name):
+        pass
+    with pytest.raises(ValueError, match="not a lock name"):
+        async with conversion_lock(settings, name):
+            pass
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -76,7 +76,9 @@ def _tool(record: object, target: str) -> str:
     "system, into /proc/<pid>/mountinfo for any reader; bwrap can mask a /proc file only "
     "for its own setup process (pid 1), not the server (pid 2), its threads or children; "
     "the field is the path from the source file system's root, so neither a neutral bind "
-    "nor a tmpfs over /proc hides it (ARCHITECTURE.md decision 28)",
+    "nor a tmpfs over /proc hides it; an overlay re-roots the read-only trees but not the "
+    "writable work/, and every tree stays bound at its own path too, which is its mount "
+    "point field (ARCHITECTURE.md decision 28)",
 )
 async def test_the_mount_table_names_no_path_of_the_home(tmp_path: Path) -> None:
     require_backend("bwrap")

@@ -122,7 +122,8 @@ def _checked_url(url: str) -> str:
         raise UserError(f"invalid URL: {exc}") from None
     del port
     if parts.scheme not in ("http", "https"):
-        raise UserError(f"the URL must start with http:// or https:// (got {parts.scheme!r})")
+        got = f"its scheme is {parts.scheme!r}" if parts.scheme else "it has no scheme"
+        raise UserError(f"the URL must start with http:// or https:// ({got})")
     if not parts.hostname:
         raise UserError("the URL names no host")
     if parts.username is not None or parts.password is not None:

@@ -56,7 +56,7 @@ def _extract_tar(archive: Path, filename: str, work: Path) -> None:
     except tarfile.FilterError as err:
         raise SourceError(f"unsafe member in {filename}: {err}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
-        raise FetchError(f"could not unpack {filename}: {err}") from None
+        raise FetchError(f"could not unpack {filename}: {_one_line(err)}") from None
 
 
 def _extract_zip(archive: Path, filename: str, work: Path) -> None:
@@ -68,7 +68,14 @@ def _extract_zip(archive: Path, filename: str, work: Path) -> None:
                 _check_member_name(filename, info.filename)
             zipped.extractall(work)  # noqa: S202 - every member name was checked above
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error, OSError) as err:
-        raise FetchError(f"could not unpack {filename}: {err}") from None
+        raise FetchError(f"could not unpack {filename}: {_one_line(err)}") from None
+
+
+def _one_line(err: BaseException) -> str:
+    """``err``'s text on one line: tarfile's ``r:*`` puts each method it tried on a line of
+    its own (``- method gz: ReadError('empty file')``)."""
+    lines = (line.strip().removeprefix("- ") for line in str(err).splitlines())
+    return "; ".join(line for line in lines if line).replace(":;", ":")
 
 
 def _check_member_name(filename: str, member: str) -> None:

@@ -163,14 +163,19 @@ def _fetch_archive(path: Path, dest: Path, cache: WorkspaceCache) -> tuple[Cache
             raise SourceError(f"{path.name} is not a regular file")
         size = info.st_size
         if size > MAX_ARCHIVE_BYTES:
-            raise FetchError(f"{path.name} is larger than {MAX_ARCHIVE_BYTES // 2**20} MiB")
+            raise SourceError(f"{path.name} is larger than {MAX_ARCHIVE_BYTES // 2**20} MiB")
         key = archive_key(file_sha256(path))
     except OSError as err:
         raise FetchError(f"could not read {path}: {err}") from None
     if cache.restore(key, dest) is not None:
         return key, True
     with tempfile.TemporaryDirectory(prefix=f".{dest.name}.", dir=dest.parent) as tmp:
-        unpack_archive(path, path.name, Path(tmp) / "tree", dest)
+        try:
+            unpack_archive(path, path.name, Path(tmp) / "tree", dest)
+        except FetchError as err:
+            # The user's own file, damaged or no archive at all: a bad SOURCE (exit 2),
+            # where a downloaded one that fails so is the index's or the network's.
+            raise SourceError(str(err)) from None
     return key, False
 
 

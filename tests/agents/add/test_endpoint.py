@@ -51,9 +51,9 @@ def test_a_relative_file_argument_is_refused_with_its_absolute_path(
 @pytest.mark.parametrize(
     ("url", "why"),
     [
-        ("ftp://example.org/mcp", "http:// or https://"),
+        ("ftp://example.org/mcp", r"http:// or https:// \(its scheme is 'ftp'\)"),
         ("file:///etc/passwd", "http:// or https://"),
-        ("example.org/mcp", "http:// or https://"),
+        ("example.org/mcp", r"http:// or https:// \(it has no scheme\)"),
         ("http:///mcp", "no host"),
         ("https://user:pw@example.org/mcp", "credentials"),
         ("http://example.org:99999/mcp", "invalid URL"),
