@@ -362,10 +362,13 @@ def _build(node, namespace, package, values, source):
         return None
     try:
         signature = inspect.signature(callable_)
-    except (TypeError, ValueError):  # a compiled class method: its docstring, or the guides
+    except (TypeError, ValueError):  # compiled: its docstring's signature, or the guides'
+        # (a class method, ``Satrec.twoline2rv``, or a class, ``Wavelet(name, filter_bank=
+        # None) object describes...``: ``db1 = pywt.Wavelet('db1')`` in a test)
         spelled = getattr(callable_, "__name__", "")
-        signature = text_signature(callable_, spelled) if factory else None
-        if signature is None and factory:
+        compiled = factory or inspect.isclass(callable_)
+        signature = text_signature(callable_, spelled) if compiled else None
+        if signature is None and compiled:
             signature = guide_signature(spelled)
         if signature is None:
             return None

@@ -558,3 +558,47 @@ def test_a_held_result_of_a_built_argument_shows_its_value_later(tmp_path: Path)
     assert shown == [(1.5, 0, None), ([3.5, 3.5], None, None), (None, None, None)]
     assert [s["arguments"] for s in found[1]["session"]] == [{"period": 7.0}]
     assert all("_exact" not in e for e in found)
+
+
+COMPILED = '''
+class _Meta(type):
+    __signature__ = property(lambda cls: "unreadable")  # inspect.signature raises, as in C
+
+
+class Wave(metaclass=_Meta):
+    """Wave(name, bank=None) object describes a named wave."""
+
+    def __init__(self, name, bank=None):
+        self.name = name
+
+
+def decompose(values, wave):
+    """The values in pairs of sums, scaled by the length of the wave's name."""
+    return [(a + b) * len(wave.name) for a, b in zip(values[::2], values[1::2])]
+'''
+
+
+def test_a_compiled_class_built_in_the_text_is_an_argument(tmp_path: Path) -> None:
+    path = tmp_path / "compiledfx.py"
+    path.write_text(COMPILED)
+    spec = importlib.util.spec_from_file_location("compiledfx", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["compiledfx"] = loaded
+    text = ">>> import compiledfx\n>>> w = compiledfx.Wave('db')\n"
+    text += ">>> compiledfx.decompose([3, 1, 4, 1], w)\n[8, 10]\n"
+    try:
+        spec.loader.exec_module(loaded)
+        func = loaded.decompose
+        with pytest.raises((TypeError, ValueError)):
+            inspect.signature(loaded.Wave)
+        found = value_examples(
+            func, loaded, text, inspect.signature(func), {"values", "wave"}, "compiledfx", True
+        )
+    finally:
+        del sys.modules["compiledfx"]
+    # its signature read from the docstring's first line, as pywt.Wavelet's
+    (example,) = found
+    assert (example["arguments"], example["expected"]) == ({"values": [3, 1, 4, 1]}, [8, 10])
+    (step,) = example["session"]
+    assert (step["arguments"], step["into"]) == ({"name": "db"}, "wave")
