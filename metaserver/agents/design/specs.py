@@ -282,13 +282,17 @@ def _with_built(
     arguments do not fit it. A usage example: nothing of it is the repository's line."""
     if candidate.kind == "method":
         return None  # a receiver this call never built
-    positional = [n for n in candidate.positional if not n.startswith("*")]
     steps: list[SessionStep] = []
     arguments = dict(example.arguments)
     for place, built in call.built.items():
-        parameter = positional[int(place)] if place.isdigit() else place
+        parameter = place
+        if place.isdigit():  # by position: a parameter's name, never a ``*args`` item
+            leading = candidate.positional[: int(place) + 1]
+            if len(leading) <= int(place) or any(n.startswith("*") for n in leading):
+                return None
+            parameter = leading[-1]
         maker = makers.get(built.name)
-        if (place.isdigit() and int(place) >= len(positional)) or maker is None:
+        if maker is None:
             return None
         made = _bind(maker, UsageCall(args=built.args, kwargs=built.kwargs))
         if made is None or maker.target == candidate.target:

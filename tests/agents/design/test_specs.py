@@ -548,3 +548,42 @@ def test_a_method_call_of_that_name_is_no_example_of_a_function() -> None:
     )
     (spec,) = design(report(candidate("response", parameters=[omega])), 5, usage)
     assert [e.arguments for e in spec.examples] == [{"omega": [0.2]}]
+
+
+def test_an_argument_built_by_a_loader_is_a_session_step_into_its_parameter() -> None:
+    from metaserver.agents.repo_docs.usage import BuiltArgument, Usage, UsageCall
+
+    def positional(c: Candidate, *names: str) -> Candidate:
+        return c.model_copy(update={"positional": list(names)})
+
+    loader = positional(candidate("load", parameters=[param("name", {"type": "string"})]), "name")
+    data, scale = param("data", {}), param("scale", {"type": "integer"}, required=False)
+    spread = positional(candidate("spread", parameters=[data, scale]), "data", "scale")
+    spread_all = positional(candidate("spread_all", parameters=[data]), "*data")
+    built = BuiltArgument(name="load", args=["pairs"], line="load('pairs')")
+    by_position = UsageCall(args=[None, 2], expected=16, has_expected=True, built={"0": built})
+    by_keyword = UsageCall(
+        kwargs={"data": None}, expected=8, has_expected=True, built={"data": built}
+    )
+    unknown_maker = built.model_copy(update={"name": "nowhere"})
+    usage = Usage(
+        calls={
+            "spread": [by_position, by_keyword],
+            "spread_all": [by_position.model_copy(update={"built": {"0": built}})],
+        }
+    )
+    usage.calls["spread"].append(
+        UsageCall(args=[None, 3], expected=1, has_expected=True, built={"0": unknown_maker})
+    )
+    specs = {s.target: s for s in design(report(loader, spread, spread_all), 12, usage)}
+    proven = [e for e in specs["pkg.mod:spread"].examples if e.has_expected]
+    assert [(e.arguments, e.expected) for e in proven] == [({"scale": 2}, 16), ({}, 8)]
+    for example in proven:
+        (step,) = example.session
+        assert (step.target, step.arguments, step.into) == (
+            "pkg.mod:load",
+            {"name": "pairs"},
+            "data",
+        )
+    # no maker of that name; an item of ``*data``: neither is an example (no crash either)
+    assert not any(e.has_expected for e in specs["pkg.mod:spread_all"].examples)
