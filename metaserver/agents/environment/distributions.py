@@ -21,6 +21,7 @@ DISTRIBUTIONS = {
     "dotenv": "python-dotenv",
     "jose": "python-jose",
     "magic": "python-magic",
+    "pylab": "matplotlib",  # the MATLAB-style namespace old examples import (pykalman's)
 }
 _CANONICAL = {canonicalize_name(d): m for m, d in DISTRIBUTIONS.items()}
 

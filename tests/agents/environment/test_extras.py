@@ -115,6 +115,8 @@ def test_import_names_of_a_distribution() -> None:
     assert import_names("Pillow") == {"pillow", "PIL"}
     assert import_names("python-dateutil") == {"python_dateutil", "dateutil"}
     assert import_names("more-itertools") == {"more_itertools"}
+    # a module a distribution ships beside its own: an example's ``import pylab``
+    assert import_names("matplotlib") == {"matplotlib", "pylab"}
 
 
 def test_a_module_the_plain_install_brings_needs_no_extra(tmp_path: Path) -> None:
