@@ -254,3 +254,24 @@ def test_reloading_an_extension_is_harmless(tmp_path: Path) -> None:
     assert not isinstance(candidate, str), candidate
     assert candidate.notebook is not None
     assert all("%" not in cell.source for cell in candidate.notebook.cells)
+
+
+def test_a_loader_reads_the_repository_file_a_docs_build_from_the_root_finds(
+    tmp_path: Path,
+) -> None:
+    # ``load("freqs.npy", folder="data")`` reads data/freqs.npy where the tutorial runs
+    # (downloading it when absent); the repository ships it in its top data/ folder.
+    write(tmp_path, "data/freqs.npy", "1 2 3")
+    loads = code('import nbcalc\nnbcalc.load_data("freqs.npy", folder="data")')
+    made = notebook_candidate(
+        write(tmp_path, "tutorials/sim/l.ipynb", notebook(loads)), tmp_path, PACKAGES
+    )
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None and made.notebook.data == ["data/freqs.npy"]
+    assert made.notebook.data_from == {"data/freqs.npy": "data/freqs.npy"}
+    assert made.notebook.workdir == ""
+    # Beside the notebook it is read where it is, with nothing to map.
+    write(tmp_path, "tutorials/sim/data/freqs.npy", "4 5 6")
+    made = notebook_candidate(tmp_path / "tutorials/sim/l.ipynb", tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None and made.notebook.data_from == {}
