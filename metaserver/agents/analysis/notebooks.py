@@ -376,17 +376,22 @@ def data_files(trees: list[ast.Module], here: Path, root: Path) -> DataFiles | s
             if writes_file(name) or (name == "open" and _opens_for_writing(node)):
                 written.add(literal)
                 continue
-            if not _READERS.match(name) or literal in written:
+            if literal in written or any(n in found for n in names):
                 continue
-            if any(n in found for n in names):
-                continue
+            # A reader's name says it reads (``read_csv``, ``np.load``); any other call reads
+            # a file when the repository holds one by that name (``Network("line.s2p")``).
+            reader = _READERS.match(name) is not None
             if Path(literal).is_absolute() or not (here / names[0]).resolve().is_relative_to(
                 root.resolve()
             ):
+                if not reader:
+                    continue
                 return f"reads {literal!r}, outside the repository"
             held = [(n, repository_file(n, here, root)) for n in names]
             read, source = next(((n, s) for n, s in held if s is not None), (names[0], None))
             if source is None:
+                if not reader:
+                    continue  # a name of something else: a label, a file it writes
                 return f"reads {literal!r}, a data file the repository does not hold"
             size += (root / source).stat().st_size
             if size > MAX_DATA_BYTES:

@@ -275,3 +275,17 @@ def test_a_loader_reads_the_repository_file_a_docs_build_from_the_root_finds(
     made = notebook_candidate(tmp_path / "tutorials/sim/l.ipynb", tmp_path, PACKAGES)
     assert isinstance(made, Candidate), made
     assert made.notebook is not None and made.notebook.data_from == {}
+
+
+def test_a_file_the_repository_holds_is_data_whatever_call_reads_it(tmp_path: Path) -> None:
+    # A constructor that reads its file (``Network("line.s2p")``) is named as no reader is;
+    # the repository holding a file by that name says it is one.
+    write(tmp_path, "docs/line.s2p", "! touchstone\n")
+    cells = code(
+        'import nbcalc\nline = nbcalc.Network("line.s2p")\n'
+        'nbcalc.Plot("title.png")\nnbcalc.Network("/abs/x.s2p")'
+    )
+    made = notebook_candidate(write(tmp_path, "docs/n.ipynb", notebook(cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    # A name the repository holds no file of is something else (a label, an output).
+    assert made.notebook is not None and made.notebook.data == ["line.s2p"]
