@@ -8,7 +8,9 @@ when it is not there (``load_example_data("freqs.npy", folder="data")`` reads
 docs build finds them, which is not always beside the tutorial: a sphinx-gallery build runs
 ``tutorials/plot_x.py`` with the files in the repository's top ``data/``. So each name a call
 may read is looked for beside the tutorial first, then in each folder above it up to the
-repository's root; the first found is where its copy comes from.
+repository's root; the first found is where its copy comes from. A name may be a folder
+whose files the call reads together (``read_all_networks("trl_data/")``): its files then
+travel, found the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["folder_literals", "looks_like_path", "read_names", "repository_file"]
+__all__ = [
+    "folder_files",
+    "folder_literals",
+    "looks_like_path",
+    "read_names",
+    "repository_file",
+    "repository_folder",
+]
 
 _FOLDER = re.compile(r"^[\w.-]+(?:/[\w.-]+)*/?$")
 
@@ -63,12 +72,32 @@ def repository_file(name: str, here: Path, root: Path) -> str | None:
     """Where the repository holds the file a tutorial in ``here`` reads as ``name``: beside
     it, else the same path in the nearest folder above it (up to ``root``); its path
     relative to ``root``, or None where none holds it (or it would lie outside ``root``)."""
+    return _held(name, here, root, folder=False)
+
+
+def repository_folder(name: str, here: Path, root: Path) -> str | None:
+    """As ``repository_file``, for a folder the tutorial reads as ``name``."""
+    return _held(name, here, root, folder=True)
+
+
+def folder_files(folder: Path) -> list[str]:
+    """The files under ``folder`` (relative to it, in path order): no links, nothing hidden."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        parts = path.relative_to(folder).parts
+        if path.is_file() and not path.is_symlink() and not any(p.startswith(".") for p in parts):
+            found.append(Path(*parts).as_posix())
+    return found
+
+
+def _held(name: str, here: Path, root: Path, folder: bool) -> str | None:
     top = root.resolve()
-    folder = here.resolve()
+    place = here.resolve()
     while True:
-        source = folder / name
-        if source.resolve().is_relative_to(top) and source.is_file() and not source.is_symlink():
+        source = place / name
+        kind = source.is_dir() if folder else source.is_file()
+        if source.resolve().is_relative_to(top) and kind and not source.is_symlink():
             return source.resolve().relative_to(top).as_posix()
-        if folder == top or not folder.is_relative_to(top):
+        if place == top or not place.is_relative_to(top):
             return None
-        folder = folder.parent
+        place = place.parent

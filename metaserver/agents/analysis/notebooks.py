@@ -28,7 +28,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from metaserver.agents.analysis.cell_names import Session
-from metaserver.agents.analysis.data_names import read_names, repository_file
+from metaserver.agents.analysis.data_names import (
+    folder_files,
+    read_names,
+    repository_file,
+    repository_folder,
+)
 from metaserver.agents.repo_docs.file_arguments import writes_file
 from metaserver.contracts import (
     JSON,
@@ -389,18 +394,28 @@ def data_files(trees: list[ast.Module], here: Path, root: Path) -> DataFiles | s
                 return f"reads {literal!r}, outside the repository"
             held = [(n, repository_file(n, here, root)) for n in names]
             read, source = next(((n, s) for n, s in held if s is not None), (names[0], None))
-            if source is None:
+            pairs = [(read, source)] if source is not None else []
+            if not pairs:  # a folder whose files the call reads together
+                folders = [(n, repository_folder(n, here, root)) for n in names]
+                read, place = next(((n, s) for n, s in folders if s), (names[0], None))
+                if place is not None:
+                    pairs = [
+                        (f"{read}/{file}", f"{place}/{file}") for file in folder_files(root / place)
+                    ]
+            if not pairs:
                 if not reader:
                     continue  # a name of something else: a label, a file it writes
                 return f"reads {literal!r}, a data file the repository does not hold"
-            size += (root / source).stat().st_size
-            if size > MAX_DATA_BYTES:
-                return f"reads more than {MAX_DATA_BYTES} bytes of data files"
-            found.append(Path(read).as_posix())
-            beside = (here / read).resolve()
-            if beside != (root / source).resolve():
-                sources[Path(read).as_posix()] = source
-            climbs = max(climbs, _leading_parents(Path(read)))
+            for read, source in pairs:
+                if Path(read).as_posix() in found:
+                    continue
+                size += (root / source).stat().st_size
+                if size > MAX_DATA_BYTES:
+                    return f"reads more than {MAX_DATA_BYTES} bytes of data files"
+                found.append(Path(read).as_posix())
+                if (here / read).resolve() != (root / source).resolve():
+                    sources[Path(read).as_posix()] = source
+                climbs = max(climbs, _leading_parents(Path(read)))
     folder = here.resolve().relative_to(root.resolve()).parts
     workdir = "/".join(folder[len(folder) - climbs :]) if climbs else ""
     return DataFiles(found, workdir, sources)

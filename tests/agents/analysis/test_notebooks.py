@@ -289,3 +289,15 @@ def test_a_file_the_repository_holds_is_data_whatever_call_reads_it(tmp_path: Pa
     assert isinstance(made, Candidate), made
     # A name the repository holds no file of is something else (a label, an output).
     assert made.notebook is not None and made.notebook.data == ["line.s2p"]
+
+
+def test_a_folder_a_call_reads_brings_its_files(tmp_path: Path) -> None:
+    # ``read_all("cal_data/")`` reads every file in the folder; they all travel.
+    write(tmp_path, "docs/cal_data/thru.s2p", "t")
+    write(tmp_path, "docs/cal_data/sub/line.s2p", "l")
+    write(tmp_path, "docs/cal_data/.hidden", "h")
+    cells = code('import nbcalc\nnbcalc.read_all("cal_data/")\nopen("cal_data/thru.s2p")')
+    made = notebook_candidate(write(tmp_path, "docs/f.ipynb", notebook(cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None
+    assert made.notebook.data == ["cal_data/sub/line.s2p", "cal_data/thru.s2p"]
