@@ -21,12 +21,15 @@ import re
 from pathlib import Path
 
 __all__ = [
+    "first_literal",
     "folder_files",
     "folder_literals",
     "looks_like_path",
     "read_names",
     "repository_file",
     "repository_folder",
+    "string_names",
+    "string_value",
 ]
 
 _FOLDER = re.compile(r"^[\w.-]+(?:/[\w.-]+)*/?$")
@@ -56,11 +59,60 @@ def folder_literals(node: ast.Call) -> list[str]:
     ]
 
 
-def read_names(node: ast.Call) -> list[str]:
+def string_names(trees: list[ast.Module]) -> dict[str, str]:
+    """The names the cells set to a string literal (``filename = "line.s2p"``, often a
+    parameter), as the calls after them read them; a name set twice keeps its last."""
+    known: dict[str, str] = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                if isinstance(target, ast.Name):
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                        known[target.id] = value.value
+                    else:
+                        known.pop(target.id, None)
+    return known
+
+
+def first_literal(node: ast.Call, known: dict[str, str] | None = None) -> str | None:
+    """The call's first literal argument, or the string its first argument is built of
+    from literals and the names ``known`` (``directory + "dut.s4p"``,
+    ``os.path.join(folder, "x.csv")``)."""
+    for argument in node.args:
+        if isinstance(argument, ast.Constant):
+            return argument.value if isinstance(argument.value, str) else None
+        built = string_value(argument, known or {})
+        if built is not None:
+            return built
+    return None
+
+
+def string_value(node: ast.expr, known: dict[str, str]) -> str | None:
+    """The string an expression of literals and ``known`` names makes, or None."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = string_value(node.left, known), string_value(node.right, known)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "join" and node.args and not node.keywords:
+            owner = node.func.value  # os.path.join / path.join, not "sep".join
+            if isinstance(owner, ast.Attribute | ast.Name):
+                parts = [string_value(a, known) for a in node.args]
+                if all(p is not None for p in parts):
+                    return os.path.join(*[p for p in parts if p is not None])
+    return None
+
+
+def read_names(node: ast.Call, known: dict[str, str] | None = None) -> list[str]:
     """The paths, relative to where the tutorial runs, that a reading call may read: its
-    first literal, and that literal inside each folder the call names as well."""
-    literal = next((a.value for a in node.args if isinstance(a, ast.Constant)), None)
-    if not isinstance(literal, str) or not looks_like_path(literal):
+    first literal (or the string a name given first was set to, ``known``), and that
+    literal inside each folder the call names as well."""
+    literal = first_literal(node, known)
+    if literal is None or not looks_like_path(literal):
         return []
     names = [os.path.normpath(literal)]
     if not Path(literal).is_absolute():

@@ -29,10 +29,12 @@ from typing import NamedTuple
 
 from metaserver.agents.analysis.cell_names import Session
 from metaserver.agents.analysis.data_names import (
+    first_literal,
     folder_files,
     read_names,
     repository_file,
     repository_folder,
+    string_names,
 )
 from metaserver.agents.repo_docs.file_arguments import writes_file
 from metaserver.contracts import (
@@ -370,14 +372,15 @@ def data_files(trees: list[ast.Module], here: Path, root: Path) -> DataFiles | s
     sources: dict[str, str] = {}
     size = 0
     climbs = 0
+    known = string_names(trees)  # ``filename = "x.s2p"`` before ``Network(filename)``
     for tree in trees:
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
             name = _call_name(node.func)
-            names = read_names(node)
-            if not names:
+            names = read_names(node, known)
+            literal = first_literal(node, known)
+            if not names or literal is None:
                 continue
-            literal = str(next(a.value for a in node.args if isinstance(a, ast.Constant)))
             if writes_file(name) or (name == "open" and _opens_for_writing(node)):
                 written.add(literal)
                 continue

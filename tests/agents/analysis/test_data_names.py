@@ -5,7 +5,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from metaserver.agents.analysis.data_names import folder_literals, read_names, repository_file
+from metaserver.agents.analysis.data_names import (
+    folder_literals,
+    read_names,
+    repository_file,
+    string_names,
+)
 
 
 def call(source: str) -> ast.Call:
@@ -39,3 +44,18 @@ def test_the_file_is_found_beside_the_tutorial_else_in_a_folder_above(tmp_path: 
     # Never outside the repository, however far the name climbs.
     (tmp_path.parent / "outside.txt").write_text("x")
     assert repository_file("../../../outside.txt", here, tmp_path) is None
+
+
+def test_a_path_built_of_literals_and_names_set_to_them_is_read() -> None:
+    cells = [
+        ast.parse("filename = 'files/a.s3p'\ndirectory = 'cal/'\nfolder = 'in'"),
+        ast.parse("folder = make()"),  # no longer a string known here
+    ]
+    known = string_names(cells)
+    assert known == {"filename": "files/a.s3p", "directory": "cal/"}
+    assert read_names(call("Network(filename)"), known) == ["files/a.s3p"]
+    assert read_names(call("Network(directory + 'dut.s4p')"), known) == ["cal/dut.s4p"]
+    assert read_names(call("read(os.path.join(directory, 'x', 'y.csv'))"), known) == ["cal/x/y.csv"]
+    # What is not built of known strings names nothing.
+    assert read_names(call("Network(folder + 'x.s2p')"), known) == []
+    assert read_names(call("Network(', '.join(['a.s2p']))"), known) == []

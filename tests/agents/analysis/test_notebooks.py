@@ -301,3 +301,18 @@ def test_a_folder_a_call_reads_brings_its_files(tmp_path: Path) -> None:
     assert isinstance(made, Candidate), made
     assert made.notebook is not None
     assert made.notebook.data == ["cal_data/sub/line.s2p", "cal_data/thru.s2p"]
+
+
+def test_a_path_set_to_a_name_first_is_data_where_the_name_is_read(tmp_path: Path) -> None:
+    # ``filename = "files/a.s3p"`` (a parameter) then ``Network(filename)``; or a folder
+    # name joined to each file's.
+    write(tmp_path, "docs/files/a.s3p", "a")
+    write(tmp_path, "docs/files/b.s2p", "b")
+    cells = [
+        code('import nbcalc\nfilename = "files/a.s3p"\ndirectory = "files/"'),
+        code("nbcalc.Network(filename)\nnbcalc.Network(directory + 'b.s2p')"),
+    ]
+    made = notebook_candidate(write(tmp_path, "docs/p.ipynb", notebook(*cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None
+    assert made.notebook.data == ["files/a.s3p", "files/b.s2p"]
