@@ -24,6 +24,7 @@ __all__ = [
     "first_literal",
     "folder_files",
     "folder_literals",
+    "formatted_folder",
     "looks_like_path",
     "read_names",
     "repository_file",
@@ -105,6 +106,21 @@ def string_value(node: ast.expr, known: dict[str, str]) -> str | None:
                 if all(p is not None for p in parts):
                     return os.path.join(*[p for p in parts if p is not None])
     return None
+
+
+def formatted_folder(node: ast.Call) -> str | None:
+    """The folder an f-string path given first starts with (``f"./runs/dut_{i}.s2p"``:
+    ``runs``), whose files the call reads one by one; None where there is none."""
+    first = node.args[0] if node.args else None
+    if not isinstance(first, ast.JoinedStr) or not first.values:
+        return None
+    head = first.values[0]
+    if not isinstance(head, ast.Constant) or not isinstance(head.value, str):
+        return None
+    folder = head.value.rpartition("/")[0]
+    if not folder or "\n" in folder or Path(folder).is_absolute():
+        return None
+    return os.path.normpath(folder)
 
 
 def read_names(node: ast.Call, known: dict[str, str] | None = None) -> list[str]:

@@ -31,6 +31,7 @@ from metaserver.agents.analysis.cell_names import Session
 from metaserver.agents.analysis.data_names import (
     first_literal,
     folder_files,
+    formatted_folder,
     read_names,
     repository_file,
     repository_folder,
@@ -380,7 +381,12 @@ def data_files(trees: list[ast.Module], here: Path, root: Path) -> DataFiles | s
             names = read_names(node, known)
             literal = first_literal(node, known)
             if not names or literal is None:
-                continue
+                # ``Network(f"./runs/dut_{i}.s2p")`` in a loop: the files of its folder
+                formatted = formatted_folder(node)
+                held_folder = repository_folder(formatted, here, root) if formatted else None
+                if formatted is None or held_folder is None or writes_file(name):
+                    continue
+                names, literal = [formatted], formatted
             if writes_file(name) or (name == "open" and _opens_for_writing(node)):
                 written.add(literal)
                 continue

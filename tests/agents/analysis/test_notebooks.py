@@ -316,3 +316,17 @@ def test_a_path_set_to_a_name_first_is_data_where_the_name_is_read(tmp_path: Pat
     assert isinstance(made, Candidate), made
     assert made.notebook is not None
     assert made.notebook.data == ["files/a.s3p", "files/b.s2p"]
+
+
+def test_an_f_string_path_brings_the_files_of_the_folder_it_starts_with(tmp_path: Path) -> None:
+    # ``Network(f"./runs/dut_{i}.s2p")`` in a loop reads files of runs/ one by one.
+    write(tmp_path, "docs/runs/dut_1.s2p", "1")
+    write(tmp_path, "docs/runs/dut_2.s2p", "2")
+    cells = code(
+        'import nbcalc\nfor i in (1, 2):\n    nbcalc.Network(f"./runs/dut_{i}.s2p")\n'
+        'nbcalc.Network(f"./nowhere/x_{i}.s2p")\nnbcalc.save(f"./runs/out_{i}.s2p")'
+    )
+    made = notebook_candidate(write(tmp_path, "docs/g.ipynb", notebook(cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None
+    assert made.notebook.data == ["runs/dut_1.s2p", "runs/dut_2.s2p"]
