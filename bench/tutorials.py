@@ -3,10 +3,12 @@
 Usage::
 
     uv run python bench/tutorials.py SOURCE [SOURCE ...] [--max-tools N] [--json FILE]
+        [--keep DIR]
 
 Each SOURCE (a git URL, a local directory, ``pypi:NAME``) is converted in a fresh
-``METASERVER_HOME`` with no model. Per source: tutorials found (notebooks and example
-scripts), tools made of them, how many were checked against stored outputs
+``METASERVER_HOME`` with no model (``--keep DIR``: a home under DIR per source, kept, to
+look at its generated server and runs afterwards). Per source: tutorials found (notebooks
+and example scripts), tools made of them, how many were checked against stored outputs
 (``notebook-outputs``) and how many were run here to make their reference
 (``notebook-run``), the passed ones by check, the unseeded ones, the skipped ones by
 reason, and the seconds of validation and of the tutorial runs. Not run by CI: it needs the
@@ -30,12 +32,18 @@ from metaserver.pipeline import convert
 from metaserver.settings import Settings
 
 
-async def measure(source: str, max_tools: int | None) -> dict[str, Any]:
+async def measure(source: str, max_tools: int | None, keep: Path | None) -> dict[str, Any]:
     # The machine is shared: the load beside each row says what its seconds are worth.
     load_before = os.getloadavg()[0]
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="bench-tutorials-") as home:
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        home = tempfile.mkdtemp(prefix="bench-tutorials-", dir=keep)
         report = await convert(source, settings=Settings(home=Path(home)), max_tools=max_tools)
+    else:
+        with tempfile.TemporaryDirectory(prefix="bench-tutorials-") as home:
+            settings = Settings(home=Path(home))
+            report = await convert(source, settings=settings, max_tools=max_tools)
     total = time.monotonic() - started
     load_after = os.getloadavg()[0]
     summary = report.tutorials
@@ -75,8 +83,9 @@ def main() -> int:
     parser.add_argument("sources", nargs="+")
     parser.add_argument("--max-tools", type=int, default=None)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--keep", type=Path, default=None)
     args = parser.parse_args()
-    rows = [asyncio.run(measure(source, args.max_tools)) for source in args.sources]
+    rows = [asyncio.run(measure(source, args.max_tools, args.keep)) for source in args.sources]
     columns = (
         "found | tools | stored | run here | passed | unseeded | validate s | runs s | "
         "total s | load"

@@ -336,6 +336,13 @@ class NotebookTarget(BaseModel):
         description="Repository files the cells read, relative to the notebook's folder; "
         "copied into the server and into each run's directory.",
     )
+    data_from: dict[str, str] = Field(
+        default_factory=dict,
+        description="A data file of ``data`` the notebook's folder does not hold under the name "
+        "the cells read (``load('x.npy', folder='data')`` reads ``data/x.npy`` where the "
+        "tutorial runs), by its path in the repository: the same path in a folder above the "
+        "notebook's, as a docs build run from the repository's root finds it.",
+    )
     workdir: str = Field(
         default="",
         description="The folder the cells run in, relative to the run's directory: the last "

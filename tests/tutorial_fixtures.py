@@ -8,7 +8,9 @@ numpy). Its tutorials: ``tutorials/savings.ipynb`` saved without outputs, with a
 cell; ``examples/plot_growth.py``, a sphinx-gallery script that saves a figure;
 ``docs/tutorials/reading.ipynb``, unexecuted, reading ``../data/start.txt``;
 ``notebooks/steps.ipynb``, whose stored output is the list numpy 1 printed
-(``[9, -1, 3, 1]``); ``examples/sampling.ipynb``, unexecuted and unseeded.
+(``[9, -1, 3, 1]``); ``examples/sampling.ipynb``, unexecuted and unseeded;
+``tutorials/plot_rates.py``, whose loader reads ``data/rates.txt`` from where it runs, a
+file the repository ships in its top ``data/`` folder.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ TUTCALC = '''\
 
 from __future__ import annotations
 
+import os
 import random
 import struct
 import zlib
@@ -73,6 +76,16 @@ class Vector:
 def differences(values: list[int]) -> Vector:
     """Each value minus the one before it."""
     return Vector([b - a for a, b in zip(values, values[1:])])
+
+
+def load_rates(name: str, folder: str = "data") -> list[float]:
+    """The rates in the file ``name`` of ``folder`` (under the working directory); the
+    project's site would be asked for it when absent, which a sandboxed run cannot."""
+    path = os.path.join(folder, name)
+    if not os.path.isfile(path):
+        raise OSError(f"{path} is absent: it would be downloaded")
+    with open(path) as handle:
+        return [float(x) for x in handle.read().split()]
 
 
 def sample(n: int) -> list[float]:
@@ -153,6 +166,22 @@ DIFFERENCES = notebook(
     ),
 )
 
+# A sphinx-gallery script in tutorials/ whose loader names the file and its folder apart;
+# the repository ships the file in its top data/ folder, where a docs build from the root
+# finds it (the tutorial's own folder holds none).
+PLOT_RATES = '''\
+"""
+Rates from the shipped data
+===========================
+"""
+
+import tutcalc
+
+# %%
+rates = tutcalc.load_rates("rates.txt", folder="data")
+print(tutcalc.total(rates))
+'''
+
 SAMPLING = notebook(
     markdown("# Random draws"),
     code("import tutcalc\ntutcalc.sample(3)"),
@@ -160,7 +189,7 @@ SAMPLING = notebook(
 
 
 def make_tutorial_repo(root: Path) -> Path:
-    """The tutcalc package and the five tutorials above."""
+    """The tutcalc package and the six tutorials above."""
     return make_package_repo(
         root,
         "tutcalc",
@@ -173,5 +202,7 @@ def make_tutorial_repo(root: Path) -> Path:
             "docs/data/start.txt": "200.0\n",
             "notebooks/steps.ipynb": DIFFERENCES,
             "examples/sampling.ipynb": SAMPLING,
+            "tutorials/plot_rates.py": PLOT_RATES,
+            "data/rates.txt": "0.5 0.25\n",
         },
     )

@@ -175,4 +175,10 @@ def bound_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:
                 names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)  # ``except FitError as error:`` binds ``error``
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
     return names

@@ -18,11 +18,11 @@ import re
 from pathlib import Path
 
 from metaserver.agents.analysis.notebooks import title, tutorial_candidate
+from metaserver.agents.repo_docs.tutorial_imports import EXAMPLE_DIRS
 from metaserver.contracts import Candidate, NotebookCell
 
 __all__ = ["EXAMPLE_DIRS", "MAX_EXAMPLE_FILES", "blocks", "example_candidate", "find_examples"]
 
-EXAMPLE_DIRS = ("examples", "example", "gallery", "tutorials", "tutorial")
 MAX_EXAMPLE_FILES = 200
 """Files looked at, at most: a gallery of thousands is read by its first ones."""
 MAX_EXAMPLE_BYTES = 200_000

@@ -23,11 +23,20 @@ import base64
 import binascii
 import json
 import keyword
-import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from metaserver.agents.analysis.cell_names import Session
+from metaserver.agents.analysis.data_names import (
+    first_literal,
+    folder_files,
+    formatted_folder,
+    read_names,
+    repository_file,
+    repository_folder,
+    string_names,
+)
 from metaserver.agents.repo_docs.file_arguments import writes_file
 from metaserver.contracts import (
     JSON,
@@ -42,6 +51,7 @@ from metaserver.contracts import (
 from metaserver.runtime.phash import png_hash
 
 __all__ = [
+    "DataFiles",
     "add_notebooks",
     "data_files",
     "find_notebooks",
@@ -187,7 +197,6 @@ def tutorial_candidate(
     found = data_files(trees, path.parent, root)
     if isinstance(found, str):
         return found
-    data, workdir = found
     parameters_cell, params, parameters_after = parameters(trees, tagged)
     relative = path.relative_to(root).as_posix()
     defaults = {p.name: p.default for p in params}
@@ -211,8 +220,9 @@ def tutorial_candidate(
             cells=code,
             parameters_cell=parameters_cell,
             parameters_after=parameters_after,
-            data=data,
-            workdir=workdir,
+            data=found.names,
+            data_from=found.sources,
+            workdir=found.workdir,
             kind="script" if kind == "script" else "page" if kind == "page" else "notebook",
         ),
         examples=[
@@ -340,44 +350,84 @@ def unbound_reads(code: list[NotebookCell], trees: list[ast.Module], root: Path)
     return ""
 
 
-def data_files(trees: list[ast.Module], here: Path, root: Path) -> tuple[list[str], str] | str:
+class DataFiles(NamedTuple):
+    """The repository files a tutorial reads, and how a run finds them."""
+
+    names: list[str]
+    """As the cells read them, relative to the notebook's folder."""
+    workdir: str
+    """The folder the cells run in (``NotebookTarget.workdir``)."""
+    sources: dict[str, str]
+    """A name the notebook's folder does not hold, by the repository path that holds it."""
+
+
+def data_files(trees: list[ast.Module], here: Path, root: Path) -> DataFiles | str:
     """The repository files the code reads by a literal path (relative to the notebook, as
-    Jupyter runs it) and the folder it must run in for them to be found there (see
-    ``NotebookTarget.workdir``), or why one cannot be had: absent, outside the repository,
-    or too large to copy into the server."""
+    Jupyter runs it; or inside a folder its loader's call names, ``data_names.read_names``),
+    found beside the notebook or, where a docs build from the repository's root would find
+    them, in a folder above it (``data_names.repository_file``), and the folder it must run
+    in for them to be found there (see ``NotebookTarget.workdir``); or why one cannot be
+    had: absent, outside the repository, or too large to copy into the server."""
     written: set[str] = set()
     found: list[str] = []
+    sources: dict[str, str] = {}
     size = 0
     climbs = 0
+    known = string_names(trees)  # ``filename = "x.s2p"`` before ``Network(filename)``
     for tree in trees:
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
             name = _call_name(node.func)
-            literal = next((a.value for a in node.args if isinstance(a, ast.Constant)), None)
-            if not isinstance(literal, str) or not _looks_like_path(literal):
-                continue
+            names = read_names(node, known)
+            literal = first_literal(node, known)
+            if not names or literal is None:
+                # ``Network(f"./runs/dut_{i}.s2p")`` in a loop: the files of its folder
+                formatted = formatted_folder(node)
+                held_folder = repository_folder(formatted, here, root) if formatted else None
+                if formatted is None or held_folder is None or writes_file(name):
+                    continue
+                names, literal = [formatted], formatted
             if writes_file(name) or (name == "open" and _opens_for_writing(node)):
                 written.add(literal)
                 continue
-            if not _READERS.match(name) or literal in written:
+            if literal in written or any(n in found for n in names):
                 continue
-            relative = Path(os.path.normpath(literal))
-            if relative.as_posix() in found:
-                continue
-            if relative.is_absolute():
+            # A reader's name says it reads (``read_csv``, ``np.load``); any other call reads
+            # a file when the repository holds one by that name (``Network("line.s2p")``).
+            reader = _READERS.match(name) is not None
+            if Path(literal).is_absolute() or not (here / names[0]).resolve().is_relative_to(
+                root.resolve()
+            ):
+                if not reader:
+                    continue
                 return f"reads {literal!r}, outside the repository"
-            source = here / relative
-            if not source.resolve().is_relative_to(root.resolve()):
-                return f"reads {literal!r}, outside the repository"
-            if not source.is_file() or source.is_symlink():
+            held = [(n, repository_file(n, here, root)) for n in names]
+            read, source = next(((n, s) for n, s in held if s is not None), (names[0], None))
+            pairs = [(read, source)] if source is not None else []
+            if not pairs:  # a folder whose files the call reads together
+                folders = [(n, repository_folder(n, here, root)) for n in names]
+                read, place = next(((n, s) for n, s in folders if s), (names[0], None))
+                if place is not None:
+                    pairs = [
+                        (f"{read}/{file}", f"{place}/{file}") for file in folder_files(root / place)
+                    ]
+            if not pairs:
+                if not reader:
+                    continue  # a name of something else: a label, a file it writes
                 return f"reads {literal!r}, a data file the repository does not hold"
-            size += source.stat().st_size
-            if size > MAX_DATA_BYTES:
-                return f"reads more than {MAX_DATA_BYTES} bytes of data files"
-            found.append(relative.as_posix())
-            climbs = max(climbs, _leading_parents(relative))
+            for read, source in pairs:
+                if Path(read).as_posix() in found:
+                    continue
+                size += (root / source).stat().st_size
+                if size > MAX_DATA_BYTES:
+                    return f"reads more than {MAX_DATA_BYTES} bytes of data files"
+                found.append(Path(read).as_posix())
+                if (here / read).resolve() != (root / source).resolve():
+                    sources[Path(read).as_posix()] = source
+                climbs = max(climbs, _leading_parents(Path(read)))
     folder = here.resolve().relative_to(root.resolve()).parts
-    return found, "/".join(folder[len(folder) - climbs :]) if climbs else ""
+    workdir = "/".join(folder[len(folder) - climbs :]) if climbs else ""
+    return DataFiles(found, workdir, sources)
 
 
 def _leading_parents(relative: Path) -> int:
@@ -403,14 +453,6 @@ def _opens_for_writing(node: ast.Call) -> bool:
     return any(
         isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax")
         for m in modes
-    )
-
-
-def _looks_like_path(text: str) -> bool:
-    return (
-        0 < len(text) < 260
-        and "\n" not in text
-        and ("/" in text or re.search(r"\.[A-Za-z0-9]{1,5}$", text) is not None)
     )
 
 

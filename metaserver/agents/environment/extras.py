@@ -1,10 +1,12 @@
-"""Optional extras the repository's own guides need: chosen before the install, statically.
+"""Optional extras the repository's own guides and tutorials need: chosen before the
+install, statically.
 
 A distribution often declares what its array or plotting half needs as an extra
 (``Requires-Dist: numpy; extra == "arrays"``), and a plain install leaves it out. When the
-README or a guide page imports such a module, directly (``import numpy as np``) or through a
-module of the package that imports it (``from pkg import unumpy``, whose ``core.py`` has
-``import numpy``), the documented API cannot become tools without it. Deciding that up front,
+README, a guide page or a tutorial (a notebook, an example script: they become tools too)
+imports such a module, directly (``import numpy as np``) or through a module of the package
+that imports it (``from pkg import unumpy``, whose ``core.py`` has ``import numpy``), the
+documented API cannot become tools without it. Deciding that up front,
 from metadata and imports alone, costs one install; waiting for tools to fail costs a
 validation round per missing module.
 
@@ -30,6 +32,7 @@ from packaging.utils import canonicalize_name
 
 from metaserver.agents.environment.distributions import import_names
 from metaserver.agents.repo_docs.guides import guide_sessions
+from metaserver.agents.repo_docs.tutorial_imports import tutorial_imports
 from metaserver.packaging_metadata import pyproject_table, read_headers, read_setup_cfg
 
 __all__ = ["ChosenExtra", "choose_extras", "declared_extras", "extra_requirements"]
@@ -181,15 +184,19 @@ def _needed_modules(root: Path) -> list[tuple[str, str]]:
     that the guides import, directly or through the package's own modules, first met first."""
     needed: dict[str, str] = {}
     seen: set[Path] = set()
-    for imported in _guide_imports(root):
+    # The tutorials become tools too (issue 30): what they import is documented use.
+    shown = [(name, "guides") for name in _guide_imports(root)]
+    shown += [(name, "tutorials") for name in tutorial_imports(root)]
+    for imported, where in shown:
         top = imported.partition(".")[0]
         path = _own_module(root, imported)
         if path is None:
             if top not in sys.stdlib_module_names and _own_module(root, top) is None:
-                needed.setdefault(top, f"the guides import {top}")
+                needed.setdefault(top, f"the {where} import {top}")
             continue
         for module, via in _module_closure(root, path, seen):
-            needed.setdefault(module, f"the guides import {imported}, whose {via} imports {module}")
+            why = f"the {where} import {imported}, whose {via} imports {module}"
+            needed.setdefault(module, why)
     return list(needed.items())
 
 

@@ -374,7 +374,9 @@ def _copy_notebook_data(directory: Path, specs: list[ToolSpec], root: Path) -> N
         folder = (root / spec.notebook.path).parent
         for relative in spec.notebook.data:
             location = data_location(relative, spec.notebook.workdir)
-            source = folder / relative
+            # found in a folder above the notebook's where it is not beside it (data_names)
+            held = spec.notebook.data_from.get(relative)
+            source = root / held if held is not None else folder / relative
             if location is None or not source.resolve().is_relative_to(root.resolve()):
                 raise GenerationError(f"{spec.target}: data file {relative!r} is outside it")
             target = directory / NOTEBOOK_DATA / spec.name / location

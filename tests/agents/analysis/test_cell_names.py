@@ -47,3 +47,21 @@ def test_a_session_knows_what_earlier_cells_bound(tmp_path: Path) -> None:
         missing.append(sorted(session.missing(tree)))
         session.add(tree)
     assert missing == [[], [], ["plt"], [], ["w"], [], []]
+
+
+def test_names_an_except_clause_or_a_match_pattern_binds_are_bound() -> None:
+    # ``except FitError as error: print(error)`` (a gallery script's debugging block) read
+    # ``error`` as unbound, and the script was skipped.
+    session = Session(None)
+    cells = [
+        "try:\n    fit()\nexcept ValueError as error:\n    print(error)",
+        "match point:\n    case [x, *rest]:\n        print(x, rest)\n"
+        "    case {'k': v, **others}:\n        print(v, others)\n    case _ as whole:\n"
+        "        print(whole)",
+    ]
+    missing = []
+    for source in cells:
+        tree = ast.parse(source)
+        missing.append(sorted(session.missing(tree)))
+        session.add(tree)
+    assert missing == [["fit"], ["point"]]

@@ -254,3 +254,79 @@ def test_reloading_an_extension_is_harmless(tmp_path: Path) -> None:
     assert not isinstance(candidate, str), candidate
     assert candidate.notebook is not None
     assert all("%" not in cell.source for cell in candidate.notebook.cells)
+
+
+def test_a_loader_reads_the_repository_file_a_docs_build_from_the_root_finds(
+    tmp_path: Path,
+) -> None:
+    # ``load("freqs.npy", folder="data")`` reads data/freqs.npy where the tutorial runs
+    # (downloading it when absent); the repository ships it in its top data/ folder.
+    write(tmp_path, "data/freqs.npy", "1 2 3")
+    loads = code('import nbcalc\nnbcalc.load_data("freqs.npy", folder="data")')
+    made = notebook_candidate(
+        write(tmp_path, "tutorials/sim/l.ipynb", notebook(loads)), tmp_path, PACKAGES
+    )
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None and made.notebook.data == ["data/freqs.npy"]
+    assert made.notebook.data_from == {"data/freqs.npy": "data/freqs.npy"}
+    assert made.notebook.workdir == ""
+    # Beside the notebook it is read where it is, with nothing to map.
+    write(tmp_path, "tutorials/sim/data/freqs.npy", "4 5 6")
+    made = notebook_candidate(tmp_path / "tutorials/sim/l.ipynb", tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None and made.notebook.data_from == {}
+
+
+def test_a_file_the_repository_holds_is_data_whatever_call_reads_it(tmp_path: Path) -> None:
+    # A constructor that reads its file (``Network("line.s2p")``) is named as no reader is;
+    # the repository holding a file by that name says it is one.
+    write(tmp_path, "docs/line.s2p", "! touchstone\n")
+    cells = code(
+        'import nbcalc\nline = nbcalc.Network("line.s2p")\n'
+        'nbcalc.Plot("title.png")\nnbcalc.Network("/abs/x.s2p")'
+    )
+    made = notebook_candidate(write(tmp_path, "docs/n.ipynb", notebook(cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    # A name the repository holds no file of is something else (a label, an output).
+    assert made.notebook is not None and made.notebook.data == ["line.s2p"]
+
+
+def test_a_folder_a_call_reads_brings_its_files(tmp_path: Path) -> None:
+    # ``read_all("cal_data/")`` reads every file in the folder; they all travel.
+    write(tmp_path, "docs/cal_data/thru.s2p", "t")
+    write(tmp_path, "docs/cal_data/sub/line.s2p", "l")
+    write(tmp_path, "docs/cal_data/.hidden", "h")
+    cells = code('import nbcalc\nnbcalc.read_all("cal_data/")\nopen("cal_data/thru.s2p")')
+    made = notebook_candidate(write(tmp_path, "docs/f.ipynb", notebook(cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None
+    assert made.notebook.data == ["cal_data/sub/line.s2p", "cal_data/thru.s2p"]
+
+
+def test_a_path_set_to_a_name_first_is_data_where_the_name_is_read(tmp_path: Path) -> None:
+    # ``filename = "files/a.s3p"`` (a parameter) then ``Network(filename)``; or a folder
+    # name joined to each file's.
+    write(tmp_path, "docs/files/a.s3p", "a")
+    write(tmp_path, "docs/files/b.s2p", "b")
+    cells = [
+        code('import nbcalc\nfilename = "files/a.s3p"\ndirectory = "files/"'),
+        code("nbcalc.Network(filename)\nnbcalc.Network(directory + 'b.s2p')"),
+    ]
+    made = notebook_candidate(write(tmp_path, "docs/p.ipynb", notebook(*cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None
+    assert made.notebook.data == ["files/a.s3p", "files/b.s2p"]
+
+
+def test_an_f_string_path_brings_the_files_of_the_folder_it_starts_with(tmp_path: Path) -> None:
+    # ``Network(f"./runs/dut_{i}.s2p")`` in a loop reads files of runs/ one by one.
+    write(tmp_path, "docs/runs/dut_1.s2p", "1")
+    write(tmp_path, "docs/runs/dut_2.s2p", "2")
+    cells = code(
+        'import nbcalc\nfor i in (1, 2):\n    nbcalc.Network(f"./runs/dut_{i}.s2p")\n'
+        'nbcalc.Network(f"./nowhere/x_{i}.s2p")\nnbcalc.save(f"./runs/out_{i}.s2p")'
+    )
+    made = notebook_candidate(write(tmp_path, "docs/g.ipynb", notebook(cells)), tmp_path, PACKAGES)
+    assert isinstance(made, Candidate), made
+    assert made.notebook is not None
+    assert made.notebook.data == ["runs/dut_1.s2p", "runs/dut_2.s2p"]

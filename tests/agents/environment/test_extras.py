@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -160,4 +161,40 @@ def test_only_the_needed_requirements_of_a_large_extra_and_no_flag_guarded_impor
     chosen = choose_extras(root, "huepack")
     assert [(e.name, e.requirements, e.reason) for e in chosen] == [
         ("optional", ["matplotlib>=3.9"], "the guides import matplotlib")
+    ]
+
+
+def test_an_extra_a_tutorial_imports_is_needed(tmp_path: Path) -> None:
+    # Tutorials become tools: a notebook's ``import matplotlib.pyplot`` needs the plot
+    # extra as a guide's would (scikit-rf's notebooks, with a README that shows no code);
+    # an example script's import counts too, a shell line or a magic is no import.
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "source": ["%matplotlib inline\n", "import matplotlib.pyplot"]},
+            {"cell_type": "code", "source": "!pip install scipy\nimport netpack"},
+        ]
+    }
+    root = write(
+        tmp_path,
+        {
+            "pyproject.toml": """\
+                [project]
+                name = "netpack"
+                version = "1.0"
+                dependencies = ["numpy"]
+                [project.optional-dependencies]
+                plot = ["matplotlib>=3.5"]
+                xlsx = ["openpyxl>=3.0"]
+                fit = ["scipy"]
+                """,
+            "netpack/__init__.py": "",
+            "README.md": "A package.\n",
+            "doc/examples/lines.ipynb": json.dumps(notebook),
+            "examples/tables.py": "import netpack\nimport openpyxl\n",
+        },
+    )
+    chosen = choose_extras(root, "netpack")
+    assert [(e.name, e.requirements, e.reason) for e in chosen] == [
+        ("plot", ["matplotlib>=3.5"], "the tutorials import matplotlib"),
+        ("xlsx", ["openpyxl>=3.0"], "the tutorials import openpyxl"),
     ]

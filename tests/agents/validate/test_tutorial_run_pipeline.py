@@ -1,6 +1,6 @@
 """Tutorials without stored outputs are run to make their reference, and proven against it
-(issue 30), end to end: a notebook, a sphinx-gallery script, ../data, numpy's repr, and
-unseeded randomness."""
+(issue 30), end to end: a notebook, a sphinx-gallery script, ../data, a loader's data/ at
+the repository's top, numpy's repr, and unseeded randomness."""
 
 from __future__ import annotations
 
@@ -48,6 +48,12 @@ async def test_tutorials_are_run_to_make_their_reference(tmp_path: Path) -> None
     assert reading.status == "passed", reading.error
     assert reading.evidence is not None
     assert reading.evidence.expected == [{"cell": 1, "text": "[200.0, 220.0, 242.0]"}]
+    # A loader reading data/rates.txt where the tutorial runs finds the file the repository
+    # ships in its top data/ folder (not beside tutorials/plot_rates.py).
+    rates = tools["plot_rates"]
+    assert rates.status == "passed", rates.error
+    assert rates.evidence is not None and rates.evidence.check == "notebook-run"
+    assert rates.evidence.expected == [{"cell": 1, "stdout": "0.75\n"}]
     # A stored output that differs only in numpy's repr reproduces.
     steps = tools["steps"]
     assert steps.status == "passed", steps.error
@@ -66,10 +72,10 @@ async def test_tutorials_are_run_to_make_their_reference(tmp_path: Path) -> None
     # Counted apart in the report.
     summary = report.tutorials
     assert summary is not None
-    assert (summary.found, summary.tools, summary.stored, summary.executed) == (5, 5, 1, 4)
-    assert summary.passed == {"notebook-run": 3, "notebook-outputs": 1}
+    assert (summary.found, summary.tools, summary.stored, summary.executed) == (6, 6, 1, 5)
+    assert summary.passed == {"notebook-run": 4, "notebook-outputs": 1}
     assert summary.unseeded == ["sampling"]
-    assert report.notebooks_skipped == []  # all five fit the budget and the tools' share
+    assert report.notebooks_skipped == []  # all six fit the budget and the tools' share
     assert report.seconds["notebook:savings"] > 0
 
     # Through the registered, sandboxed server: the data file is read-only, new numbers.
