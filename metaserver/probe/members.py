@@ -42,6 +42,8 @@ GUIDES = []  # the README's and guides' code as doctest sessions (set_guides)
 GUIDE_METHODS = set()  # the names the guides call as attributes: ``h2.get_energy()``
 TESTS = []  # the test suite's tests as doctest sessions (set_tests)
 MAX_TEST_TEXTS = 12
+TEST_SHARE = 2
+"""The examples a callable's tests may take at least, beside its docs' (``_kept``)."""
 """Tests read at most for one method: a name such as ``fit`` is called in hundreds."""
 KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",
@@ -510,15 +512,15 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
                 if _example_key(example) not in seen:  # the same call read both ways
                     seen.add(_example_key(example))
                     found.append(example)
+        tested = []
         if sum(e["has_expected"] for e in found) < MAX_EXAMPLES:
             tests = [t for t in TESTS if called.search(t)][:MAX_TEST_TEXTS]
             read = _function_test_examples(func, names, tests, signature, exposed, module, package)
             for example in read:
                 if _example_key(example) not in seen:
                     seen.add(_example_key(example))
-                    found.append(example)
-        found.sort(key=lambda e: not e["has_expected"])
-        return found[:MAX_EXAMPLES]
+                    tested.append(example)
+        return _kept(found, tested)
     # A method's output belongs to the receiver its session built: its own docstring's
     # sessions first, then the class's (where a stateful walk-through usually lives), then
     # the README's and guides' (``patch = Point(0, 0).buffer(10)``: what users do first).
@@ -540,10 +542,22 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
         ):
             if example not in found:
                 found.append(example)
+    tested = []
     if method.isidentifier() and sum(e["has_expected"] for e in found) < MAX_EXAMPLES:
-        found += [e for e in _test_examples(owner, owner_target, method, signature, exposed)]
-    found.sort(key=lambda e: not e["has_expected"])
-    return found[:MAX_EXAMPLES]
+        tested = _test_examples(owner, owner_target, method, signature, exposed)
+    return _kept(found, tested)
+
+
+def _kept(documented, tested):
+    """At most MAX_EXAMPLES examples, those that show a value first: the tests' (our reading
+    of them, which may not replay) take the room the docs leave, and never more than
+    TEST_SHARE of it while the docs have examples, so that the docs' own calls stay
+    (pydicom's ``dcmread("CT_small.dcm")`` was crowded out by its tests' values)."""
+    documented = sorted(documented, key=lambda e: not e["has_expected"])
+    room = MAX_EXAMPLES - min(len(documented), MAX_EXAMPLES - TEST_SHARE)
+    kept = documented[: MAX_EXAMPLES - min(len(tested), room)] + tested[:room]
+    kept.sort(key=lambda e: not e["has_expected"])
+    return kept
 
 
 def _example_key(example):

@@ -733,3 +733,23 @@ def test_a_function_given_an_object_a_test_built_is_proven_by_the_tests_value(
     assert example["arguments"]["values"] == [3, 1, 4, 1]
     assert "line" not in example  # our reading of a test: never the repository's own line
     assert not any(e["has_expected"] for e in without["examples"])
+
+
+def test_the_tests_examples_never_crowd_out_the_docs_own_calls() -> None:
+    from metaserver.probe.doctest_lines import MAX_EXAMPLES
+    from metaserver.probe.members import TEST_SHARE, _kept
+
+    def example(name: str, shown: bool) -> dict[str, object]:
+        return {"name": name, "has_expected": shown}
+
+    docs = [example("value", True)] + [example(f"plain{i}", False) for i in range(5)]
+    tests = [example(f"test{i}", True) for i in range(4)]
+    kept = [e["name"] for e in _kept(docs, tests)]
+    # the tests take their share, the docs keep the rest: a plain call of theirs stays
+    assert len(kept) == MAX_EXAMPLES and sum(k.startswith("test") for k in kept) == TEST_SHARE
+    assert kept[0] == "value" and "plain0" in kept
+    # where the docs show less, the tests fill the room; values come first
+    assert [e["name"] for e in _kept(docs[1:2], tests)] == [
+        *(f"test{i}" for i in range(4)),
+        "plain0",
+    ]

@@ -541,7 +541,21 @@ def _examples(candidate: Candidate, owner: Candidate | None, targets: set[str]) 
     if validator is not None:
         # A session example's receiver arrives at validation, from its session's first tool.
         examples = sorted(examples, key=lambda e: not (e.session or _valid(validator, e.arguments)))
-    return examples[:MAX_EXAMPLES]
+    return _with_plain_call(examples)
+
+
+def _with_plain_call(examples: list[Example]) -> list[Example]:
+    """The first MAX_EXAMPLES examples, but where all of them show a value and the docs
+    also call the tool plainly (``dcmread("CT_small.dcm")``, no output), that call takes
+    the last place: values from the tests are tried first, and when none replays, the
+    docs' own call still proves that the tool runs (each example is one try)."""
+    kept = examples[:MAX_EXAMPLES]
+    if len(kept) < MAX_EXAMPLES or not all(e.has_expected for e in kept):
+        return kept
+    plain = next(
+        (e for e in examples[MAX_EXAMPLES:] if not e.has_expected and e.origin == "doctest"), None
+    )
+    return kept if plain is None else [*kept[:-1], plain]
 
 
 def _valid(validator: Draft202012Validator, arguments: dict[str, JSON]) -> bool:

@@ -587,3 +587,22 @@ def test_an_argument_built_by_a_loader_is_a_session_step_into_its_parameter() ->
         )
     # no maker of that name; an item of ``*data``: neither is an example (no crash either)
     assert not any(e.has_expected for e in specs["pkg.mod:spread_all"].examples)
+
+
+def test_the_docs_plain_call_stays_when_every_kept_example_shows_a_value() -> None:
+    from metaserver.agents.design.specs import MAX_EXAMPLES
+
+    reader = param("fp", {"type": "string"})
+    values = [
+        Example(arguments={"fp": f"t{i}.dcm"}, expected=i, has_expected=True, origin="usage")
+        for i in range(MAX_EXAMPLES + 1)
+    ]
+    plain = Example(arguments={"fp": "CT_small.dcm"})
+    (spec,) = design(report(candidate("read", parameters=[reader], examples=[*values, plain])), 4)
+    assert [e.arguments["fp"] for e in spec.examples] == [
+        *(f"t{i}.dcm" for i in range(MAX_EXAMPLES - 1)),
+        "CT_small.dcm",
+    ]
+    # with room enough, or a plain call kept already, nothing changes
+    (spec,) = design(report(candidate("read", parameters=[reader], examples=[values[0], plain])), 4)
+    assert [e.arguments["fp"] for e in spec.examples] == ["t0.dcm", "CT_small.dcm"]
