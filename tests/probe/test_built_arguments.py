@@ -579,24 +579,17 @@ def decompose(values, wave):
 
 
 def test_a_compiled_class_built_in_the_text_is_an_argument(tmp_path: Path) -> None:
-    path = tmp_path / "compiledfx.py"
-    path.write_text(COMPILED)
-    spec = importlib.util.spec_from_file_location("compiledfx", path)
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules["compiledfx"] = loaded
+    from probe_modules import guided_module
+
     text = ">>> import compiledfx\n>>> w = compiledfx.Wave('db')\n"
     text += ">>> compiledfx.decompose([3, 1, 4, 1], w)\n[8, 10]\n"
-    try:
-        spec.loader.exec_module(loaded)
+    with guided_module(tmp_path, "compiledfx", COMPILED, []) as loaded:
         func = loaded.decompose
         with pytest.raises((TypeError, ValueError)):
             inspect.signature(loaded.Wave)
         found = value_examples(
             func, loaded, text, inspect.signature(func), {"values", "wave"}, "compiledfx", True
         )
-    finally:
-        del sys.modules["compiledfx"]
     # its signature read from the docstring's first line, as pywt.Wavelet's
     (example,) = found
     assert (example["arguments"], example["expected"]) == ({"values": [3, 1, 4, 1]}, [8, 10])
