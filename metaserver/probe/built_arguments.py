@@ -40,7 +40,7 @@ from .built_objects import MAX_STEPS, stored_base
 from .constants import inlined
 from .doc_types import documented_type
 from .docstrings import parameter_types
-from .doctest_lines import MAX_EXAMPLES, unwrapped
+from .doctest_lines import MAX_EXAMPLES, rounded, unwrapped
 from .examples import changed_names, example_item, held_name, hold_names
 from .guide_signatures import guide_signature
 from .guides import variable_class
@@ -119,6 +119,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     def example_of(node, want, source):
         """The example when ``node`` calls ``func`` with an argument a step builds."""
         node, wrapper, want = shown_as_text(node, want)  # ``str(f(x))``: the result as text
+        node = rounded(node)  # ``f(data).round(3)``: the result to the digits shown
         inner = unwrapped(node) if wrapper is None else None
         if inner is not None:  # ``list(f(x))``: the call, its result made a list
             node, wrapper = inner

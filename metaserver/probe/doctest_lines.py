@@ -36,9 +36,29 @@ def unwrapped(node):
     return None
 
 
+def rounded(node):
+    """The value ``node`` shows rounded (``aov.round(3)``, ``ttest(x, 4).round(2)``): what a
+    comparison to the digits shown compares anyway; ``node`` itself for any other line."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "round"
+        and len(node.args) + len(node.keywords) <= 1
+        and all(isinstance(a, ast.Constant) and type(a.value) is int for a in node.args)
+        and all(
+            k.arg == "decimals" and isinstance(k.value, ast.Constant) and type(k.value.value) is int
+            for k in node.keywords
+        )
+    ):
+        return node.func.value
+    return node
+
+
 def call_in(node, names):
-    """(wrapper, call) when ``node`` is ``f(...)`` or ``list(f(...))`` with f in ``names``."""
+    """(wrapper, call) when ``node`` is ``f(...)`` or ``list(f(...))`` with f in ``names``,
+    shown rounded or not (``rounded``)."""
     wrapper = None
+    node = rounded(node)
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
@@ -47,7 +67,7 @@ def call_in(node, names):
         and not node.keywords
         and node.func.id not in names
     ):
-        wrapper, node = node.func.id, node.args[0]
+        wrapper, node = node.func.id, rounded(node.args[0])
     if not isinstance(node, ast.Call):
         return None
     func = node.func

@@ -21,13 +21,16 @@ from .doctest_lines import (
     call_in,
     literal_arguments,
     parsed_examples,
+    rounded,
     single_statement,
 )
 from .fold import folded
 from .frames import frame_literal
 from .json_values import Unsupported, json_safe
+from .random_values import RandomStreams
 from .reprs import repr_shaped
 from .session_names import PACKAGE, resolve
+from .tables import table_shaped
 from .text import shown_as_text
 
 
@@ -52,9 +55,11 @@ class Literals:
         self.nodes, self.bound = {}, set()
         self.namespace = namespace if namespace is not None else {}
         self.imported = set()  # names the session's imports bound from the package
+        self.random = RandomStreams(self.namespace, self.inline)
 
     def note(self, statement):
         """Remember what ``statement`` binds to a literal; forget what it rebinds."""
+        drawn = self.random.note(statement)  # ``x = rng.normal(size=5)``: random_values.py
         rebound = stored(statement)
         self.bound |= rebound
         self.imported -= rebound
@@ -65,6 +70,12 @@ class Literals:
         self.imported |= imported_names(statement, package)
         for name in _assigned(statement):
             self.nodes.pop(name, None)
+        for name, (data, codec) in drawn.items():
+            literal = ast.copy_location(ast.Constant(data), statement)
+            literal.codec = codec  # read back by array_codecs: the parameter's codec
+            self.nodes[name] = literal
+        if drawn:
+            return
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -320,7 +331,7 @@ def held_name(statement, held):
     result (``fit.nobs``), shows the value of: (example, place, attribute), or None."""
     if not isinstance(statement, ast.Expr):
         return None
-    node, attribute = statement.value, None
+    node, attribute = rounded(statement.value), None
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node, attribute = node.value, node.attr
     if not isinstance(node, ast.Name) or node.id not in held:
@@ -370,4 +381,7 @@ def example_item(arguments, wrapper, want, exc_msg):
             # A library's own number or array printed as its constructor call:
             # validation compares what it shows (validate/reprs.py).
             item.update(expected=want, wrapper="repr", has_expected=True)
+        elif wrapper is None and table_shaped(want):
+            # A frame as pandas prints it: validation compares its cells (validate/tables.py).
+            item.update(expected=want, wrapper="table", has_expected=True)
     return item

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import inspect
+import math
 import os
 import sys
 import sysconfig
@@ -422,15 +423,44 @@ _DTYPES = frozenset(
 def _dataframe(value: Any, target: str) -> Any:
     pandas = importlib.import_module("pandas")
     if isinstance(value, dict) and {"columns", "data"} <= set(value):
-        return pandas.DataFrame(**{k: value[k] for k in ("data", "columns", "index") if k in value})
-    return pandas.DataFrame(value)
+        frame = pandas.DataFrame(
+            **{k: value[k] for k in ("data", "columns", "index") if k in value}
+        )
+    else:
+        frame = pandas.DataFrame(value)
+    for column in frame.columns[[dtype == "object" for dtype in frame.dtypes]]:
+        frame[column] = _numbers_again(pandas, frame[column])
+    return frame
 
 
 def _series(value: Any, target: str) -> Any:
     pandas = importlib.import_module("pandas")
     if isinstance(value, dict) and {"data", "index"} <= set(value):
-        return pandas.Series(value["data"], index=value["index"], name=value.get("name"))
-    return pandas.Series(value)
+        series = pandas.Series(value["data"], index=value["index"], name=value.get("name"))
+    else:
+        series = pandas.Series(value)
+    return _numbers_again(pandas, series) if series.dtype == "object" else series
+
+
+_NOT_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _numbers_again(pandas: Any, column: Any) -> Any:
+    """A column of numbers whose NaN or infinities travelled as text (codecs.py writes
+    ``"nan"``, JSON having no literal for them) as the float column it was; any other
+    column as it is (a column of words that holds ``"nan"`` stays words)."""
+    items = list(column)
+    numbers = [isinstance(v, int | float) and not isinstance(v, bool) for v in items]
+    if not any(numbers) or not all(
+        n or v in _NOT_FINITE for n, v in zip(numbers, items, strict=True)
+    ):
+        return column
+    return pandas.Series(
+        [_NOT_FINITE[v] if isinstance(v, str) else v for v in items],
+        index=column.index,
+        name=column.name,
+        dtype=float,
+    )
 
 
 def _sympy(value: Any, target: str) -> Any:

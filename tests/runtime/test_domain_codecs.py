@@ -48,6 +48,12 @@ out["frame_equal"] = bool(back.equals(frame))
 indexed = pd.DataFrame({"v": [1.0, 2.0]}, index=["x", "y"])
 _, back = both(indexed, "dataframe")
 out["indexed_equal"] = bool(back.equals(indexed))
+gaps = pd.DataFrame({"v": [1.5, np.nan], "w": ["nan", "x"], "z": [np.inf, 2.0]})
+encoded, back = both(gaps, "dataframe")
+out["gaps_json"] = encoded
+out["gaps_equal"] = bool(back.equals(gaps))
+_, back = both(pd.Series([np.nan, 1.0], index=["a", "b"]), "series")
+out["series_gap"] = [str(back.dtype), bool(np.isnan(back["a"]))]
 series = pd.Series([1.0, 2.5, 4.0])
 encoded, back = both(series, "series")
 out["series_json"] = encoded
@@ -89,6 +95,10 @@ def test_domain_codecs_round_trip(science_python: Path, tmp_path: Path) -> None:
     assert out["numpy"]
     assert out["frame_json"] == [{"a": 1, "b": 0.5}, {"a": 2, "b": 1.5}]  # records
     assert out["frame_equal"] and out["indexed_equal"] and out["series_equal"]
+    # NaN and infinities travel as text and come back as the float columns they were; a
+    # column of words that holds "nan" stays words
+    assert out["gaps_json"][1] == {"v": "nan", "w": "x", "z": 2.0}
+    assert out["gaps_equal"] and out["series_gap"] == ["float64", True]
     assert out["series_json"] == [1.0, 2.5, 4.0]
     assert out["sympy_json"] == {
         "text": "x/3 + sin(x)**2",

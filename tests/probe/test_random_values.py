@@ -1,0 +1,82 @@
+"""Arrays a session draws from a seeded random stream, drawn again from the seed, while the
+order of draws is known (probe/random_values.py, through ``examples.Literals``).
+
+numpy is no metaserver dependency: the probe helper runs where it runs in production, in an
+environment that has it (``science_python``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from science import run_json
+
+PROBE = Path(__file__).resolve().parents[2] / "metaserver" / "probe"
+
+SCRIPT = r"""
+import ast, json, sys
+import importlib.util
+entry_spec = importlib.util.spec_from_file_location("probe_entry", sys.argv[1] + "/__main__.py")
+entry = importlib.util.module_from_spec(entry_spec)
+entry_spec.loader.exec_module(entry)
+entry.load(sys.argv[1])
+import numpy as np
+from metaserver_probe.examples import Literals
+
+def session(lines):
+    namespace = {"np": np, "stats": json}
+    literals = Literals(namespace)
+    for line in lines:
+        literals.note(ast.parse(line).body[0])
+    return {
+        name: [ast.literal_eval(node), getattr(node, "codec", None)]
+        for name, node in literals.nodes.items()
+    }
+
+np.random.seed(123)
+x = np.random.normal(loc=7, size=3)
+y = np.random.randint(0, 9, size=2)
+rng = np.random.default_rng(42)
+a, b = rng.multivariate_normal([0, 1], [[1, 0.5], [0.5, 1]], 4).T
+out = {
+    "expected": {"x": x.tolist(), "y": y.tolist(), "a": a.tolist(), "b": b.tolist()},
+    "global": session([
+        "np.random.seed(123)",
+        "x = np.random.normal(loc=7, size=3)",
+        "y = np.random.randint(0, 9, size=2)",
+    ]),
+    "named": session([
+        "mean, cov = [0, 1], [[1, 0.5], [0.5, 1]]",
+        "rng = np.random.default_rng(42)",
+        "a, b = rng.multivariate_normal(mean, cov, 4).T",
+    ]),
+    # a library call may read the global stream: what is drawn after it is unknown
+    "after_call": session([
+        "np.random.seed(123)",
+        "stats.dumps(1)",
+        "x = np.random.normal(size=3)",
+    ]),
+    # a generator handed to a call has moved on by an unknown number of draws
+    "handed": session([
+        "rng = np.random.default_rng(42)",
+        "stats.dumps(rng)",
+        "x = rng.normal(size=3)",
+    ]),
+    "unseeded": session(["x = np.random.normal(size=3)", "r = np.random.default_rng()"]),
+}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.integration
+def test_seeded_draws_are_drawn_again_while_their_order_is_known(
+    science_python: Path, tmp_path: Path
+) -> None:
+    out = run_json(science_python, SCRIPT, tmp_path, str(PROBE))
+    expected = out["expected"]
+    assert out["global"]["x"] == [expected["x"], "numpy:float64"]
+    assert out["global"]["y"] == [expected["y"], "numpy:int64"]
+    assert out["named"]["a"] == [expected["a"], "numpy:float64"]
+    assert out["named"]["b"] == [expected["b"], "numpy:float64"]
+    assert "x" not in out["after_call"] and "x" not in out["handed"]
+    assert out["unseeded"] == {}

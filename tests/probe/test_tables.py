@@ -1,0 +1,66 @@
+"""A doctest's output printed as pandas prints a frame or a series is a value to compare
+(probe/tables.py), shown rounded or not (``doctest_lines.rounded``)."""
+
+from __future__ import annotations
+
+import inspect
+
+from metaserver.probe.examples import examples_for
+from metaserver.probe.tables import table_shaped
+
+FRAME = """\
+       Source        SS  DF
+0  Hair color  1360.726   3
+1      Within  1001.800  15"""
+
+SERIES = """\
+x    1.5
+y    2.0
+Name: p, dtype: float64"""
+
+
+def test_printed_frames_and_series_are_tables() -> None:
+    assert table_shaped(FRAME) and table_shaped(SERIES)
+    assert table_shaped("   a  b  \\\n0  1  2\n\n   c\n0  3")  # a wide frame, wrapped
+    assert table_shaped("       W  pval\nTime\nPre  0.96  0.47\nPost  0.94  0.09")  # named index
+
+
+def test_literals_reprs_text_and_single_lines_are_no_tables() -> None:
+    for text in (
+        "[[1, 2],\n [3, 4]]",
+        "array([[1, 2],\n       [3, 4]])",
+        "{'a': 1,\n 'b': 2}",
+        "Traceback (most recent call last):\n  ValueError: no",
+        "0  Hair color  1360.726",
+        "A sentence\nthen",
+        "dtype: float64",
+    ):
+        assert not table_shaped(text), text
+
+
+def anova(data: str, dv: str) -> object:
+    """A table of sums of squares.
+
+    >>> aov = anova("pain", dv="threshold")
+    >>> aov.round(3)
+           Source        SS  DF
+    0  Hair color  1360.726   3
+    1      Within  1001.800  15
+    >>> anova("pain", dv="other").round(decimals=2)
+       Source    SS  DF
+    0   Color  1.00   3
+    >>> anova("pain", dv="third").round(2).T
+       0
+    SS 1
+    """
+    return None
+
+
+def test_a_frame_shown_rounded_or_not_is_its_calls_expected_table() -> None:
+    signature = inspect.signature(anova)
+    found = examples_for(anova, {"anova"}, inspect.getdoc(anova), signature, {"data", "dv"})
+    shown = [(e["arguments"]["dv"], e["wrapper"], e["has_expected"]) for e in found]
+    # ``.round(n)`` shows the call's value to n digits, which the comparison to the digits
+    # shown reads anyway; a read after it (``.T``) is no view of the call's own value
+    assert shown == [("threshold", "table", True), ("other", "table", True)]
+    assert found[0]["expected"].splitlines()[1].split() == ["0", "Hair", "color", "1360.726", "3"]
