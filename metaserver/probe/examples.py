@@ -42,6 +42,9 @@ def _assigned(statement):
     return set()
 
 
+ELLIPSIS = "..."
+"""What a doctest with its ELLIPSIS option reads as any text."""
+
 ARRAY_BUILDERS = ("array", "asarray")
 """numpy's array from nested lists: the numpy codec's JSON form is those lists."""
 
@@ -384,4 +387,8 @@ def example_item(arguments, wrapper, want, exc_msg):
         elif wrapper is None and table_shaped(want):
             # A frame as pandas prints it: validation compares its cells (validate/tables.py).
             item.update(expected=want, wrapper="table", has_expected=True)
+        elif wrapper is None and ELLIPSIS in want:
+            # ``['coif1', 'coif2', ...``: doctest's ELLIPSIS, matched as doctest matches it
+            # (validate/compare.ellipsis_match)
+            item.update(expected=want, wrapper="ellipsis", has_expected=True)
     return item

@@ -1,5 +1,6 @@
-"""A doctest's output printed as pandas prints a frame or a series is a value to compare
-(probe/tables.py), shown rounded or not (``doctest_lines.rounded``)."""
+"""A doctest's output printed as pandas prints a frame or a series (probe/tables.py), or
+shortened by doctest's ELLIPSIS, is a value to compare, shown rounded or not
+(``doctest_lines.rounded``)."""
 
 from __future__ import annotations
 
@@ -64,3 +65,18 @@ def test_a_frame_shown_rounded_or_not_is_its_calls_expected_table() -> None:
     # shown reads anyway; a read after it (``.T``) is no view of the call's own value
     assert shown == [("threshold", "table", True), ("other", "table", True)]
     assert found[0]["expected"].splitlines()[1].split() == ["0", "Hair", "color", "1360.726", "3"]
+
+
+def wavelist(family: str) -> list[str]:
+    """Wavelet names.
+
+    >>> wavelist("coif")
+    ['coif1', 'coif2', ...
+    """
+    return []
+
+
+def test_an_output_with_an_ellipsis_is_matched_as_doctest_would() -> None:
+    signature = inspect.signature(wavelist)
+    [found] = examples_for(wavelist, {"wavelist"}, inspect.getdoc(wavelist), signature, {"family"})
+    assert (found["wrapper"], found["expected"]) == ("ellipsis", "['coif1', 'coif2', ...")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import datetime
+import doctest
 import json
 import math
 from collections.abc import Iterator
@@ -291,3 +292,14 @@ def _sorted(values: list[JSON]) -> list[JSON]:
 def _same_members(result: list[JSON], expected: list[JSON]) -> bool:
     key = lambda v: json.dumps(v, sort_keys=True)  # noqa: E731
     return sorted(map(key, result)) == sorted(map(key, expected))
+
+
+def ellipsis_match(result: JSON, text: str) -> bool:
+    """Whether the doctest output ``text``, with ``...`` standing for any text (doctest's
+    ELLIPSIS), is what the result prints: a handle's repr, else the repr of the plain value
+    (a list of words prints as Python prints it). doctest's own checker decides, spacing
+    aside. A value whose JSON changed its repr (a tuple travels as a list) does not match:
+    what it shows is then not read (validate/calls.py), never a difference."""
+    got = str(result["repr"]) if _is_handle(result) else repr(result)  # type: ignore[index]
+    options = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    return doctest.OutputChecker().check_output(text.strip() + "\n", got + "\n", options)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from metaserver.agents.validate.compare import attribute_of, item_of, matches, normalise
+from metaserver.agents.validate.compare import (
+    attribute_of,
+    ellipsis_match,
+    item_of,
+    matches,
+    normalise,
+)
 from metaserver.agents.validate.reprs import repr_value
 from metaserver.contracts import JSON
 from metaserver.probe.reprs import repr_shaped
@@ -337,3 +343,14 @@ def test_a_tolerance_the_source_asserted_widens_the_comparison() -> None:
     # one decimal
     assert matches(1.01, 1.0)
     assert not matches(1.01, 1.0, tolerance=numpy_close)
+
+
+def test_a_shown_value_with_an_ellipsis_matches_as_doctest_matches_it() -> None:
+    names = ["coif1", "coif2", "coif3", "coif17"]
+    assert ellipsis_match(names, "['coif1', 'coif2', ...")
+    assert ellipsis_match(names, "['coif1', ...,\n 'coif17']")  # spacing aside
+    assert not ellipsis_match(names, "['coif2', ...")
+    handle: JSON = {"handle": "h_1", "type": "pkg.Wave", "repr": "Wave(name='db1', len=2)"}
+    assert ellipsis_match(handle, "Wave(name='db1', ...)")
+    # a tuple travels as a list: its repr changed, so what it shows is not matched
+    assert not ellipsis_match([1, 2, 3], "(1, 2, ...)")
