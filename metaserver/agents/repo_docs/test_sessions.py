@@ -104,6 +104,7 @@ def _lifted(node: ast.stmt) -> list[ast.stmt]:
         return [node]
     methods = [n for n in node.body if isinstance(n, _FUNCTIONS)]
     setup = next((m for m in methods if m.name in _SETUPS), None)
+    builders = {m.name: m for m in methods if _builder(m)}
     lifted: list[ast.stmt] = []
     for method in methods:
         if not method.name.startswith("test") or not method.args.args:
@@ -113,9 +114,77 @@ def _lifted(node: ast.stmt) -> list[ast.stmt]:
         first = copy.deepcopy(setup.body) if setup is not None else []
         if first and _is_docstring(first[0]):
             first = first[1:]
-        test.body = [*first, *test.body]
+        body = [line for s in test.body for line in _built_inline(s, builders)]
+        test.body = [*first, *body]
         lifted.append(_SelfAttributes().visit(test))
     return lifted
+
+
+def _builder(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A class's helper that builds what its tests use (``h = self.new_hmm(impl)``): plain
+    positional parameters, straight-line assignments and calls, ending ``return VALUE``."""
+    arguments = method.args
+    if (
+        method.name.startswith("test")
+        or method.name in _SETUPS
+        or method.decorator_list
+        or not arguments.args
+        or arguments.vararg
+        or arguments.kwarg
+        or arguments.kwonlyargs
+        or arguments.defaults
+        or not method.body
+        or not isinstance(method.body[-1], ast.Return)
+        or method.body[-1].value is None
+    ):
+        return False
+    body = method.body[1:-1] if _is_docstring(method.body[0]) else method.body[:-1]
+    return all(isinstance(s, ast.Assign | ast.AnnAssign | ast.Expr) for s in body)
+
+
+def _built_inline(
+    statement: ast.stmt, builders: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+) -> list[ast.stmt]:
+    """``h = self.new_hmm(impl)`` as the helper's own lines, its parameters bound to the
+    arguments first and its returned value assigned last; any other line as it is."""
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Attribute)
+        and isinstance(statement.value.func.value, ast.Name)
+        and statement.value.func.value.id == "self"
+        and statement.value.func.attr in builders
+    ):
+        return [statement]
+    call = statement.value
+    assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+    helper = builders[call.func.attr]
+    names = [a.arg for a in helper.args.args[1:]]
+    given: dict[str, ast.expr] = dict(zip(names, call.args, strict=False))
+    if len(call.args) > len(names) or any(
+        k.arg is None or k.arg not in names or k.arg in given for k in call.keywords
+    ):
+        return [statement]
+    given |= {str(k.arg): k.value for k in call.keywords}
+    if set(given) != set(names):
+        return [statement]
+    bound: list[ast.stmt] = [
+        ast.Assign([ast.Name(name, ast.Store())], copy.deepcopy(value), lineno=0)
+        for name, value in given.items()
+        if not (isinstance(value, ast.Name) and value.id == name)
+    ]
+    body = copy.deepcopy(helper.body)
+    if _is_docstring(body[0]):
+        body = body[1:]
+    returned = body.pop()
+    assert isinstance(returned, ast.Return) and returned.value is not None
+    target = statement.targets[0]
+    value = returned.value
+    if isinstance(target, ast.Name) and isinstance(value, ast.Name) and value.id == target.id:
+        return [*bound, *body]  # ``t = ...; return t`` assigned to ``t`` already
+    last = ast.Assign([copy.deepcopy(target)], returned.value, lineno=0)
+    return [*bound, *body, ast.fix_missing_locations(last)]
 
 
 class _SelfAttributes(ast.NodeTransformer):

@@ -97,3 +97,44 @@ def test_a_line_that_cannot_be_written_back_leaves_its_test_out(tmp_path: Path) 
     # ``sep`` inlined: 3.11's ast.unparse refuses a backslash in an f-string's expression
     (plain,) = suite_sessions(tmp_path)
     assert plain.endswith(">>> t = Tally()\n\n>>> t.total()\n0")
+
+
+HELPED = """\
+import numpy as np
+import pytest
+from tally import Tally
+
+
+class TestBuilt:
+    def new_tally(self, start, label):
+        \"\"\"A tally set up as the tests want it.\"\"\"
+        t = Tally(start)
+        t.label = label
+        t.add(label)
+        return t
+
+    def other(self, n=2):
+        return Tally(n)
+
+    @pytest.mark.parametrize("first", [3])
+    def test_total(self, first):
+        t = self.new_tally(first, label="a")
+        assert t.total() == 4
+
+    def test_defaults_are_not_followed(self):
+        t = self.other()
+        assert t.total() == 2
+"""
+
+
+def test_a_class_helper_that_builds_the_receiver_is_read_as_its_lines(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_built.py").write_text(HELPED)
+    total, defaults = suite_sessions(tmp_path)
+    # the helper's parameters bound to the call's arguments, then its lines
+    assert total.endswith(
+        ">>> first = 3\n\n>>> start = first\n\n>>> label = 'a'\n\n>>> t = Tally(3)\n\n"
+        ">>> t.label = label\n\n>>> t.add('a')\n\n>>> t.total()\n4"
+    )
+    # a helper with defaults is not followed: its call stays a line no reader replays
+    assert defaults.endswith(">>> t = other()\n\n>>> t.total()\n2")
