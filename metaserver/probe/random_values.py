@@ -56,15 +56,15 @@ class RandomStreams:
         if isinstance(statement, ast.Expr) and self._seeds_global(call, numpy):
             self.global_stream = numpy.random.RandomState(self._arguments(call)[0][0])
             return {}
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
+        if isinstance(statement, ast.Assign):
             made = self._generator(call, numpy)
-            if made is not None and isinstance(target, ast.Name):
-                self.named[target.id] = made
+            if made is not None and all(isinstance(t, ast.Name) for t in statement.targets):
+                for target in statement.targets:  # ``self.prng = prng = RandomState(10)``
+                    self.named[target.id] = made
                 return {}
-            drawn = self._draw(call, numpy)
+            drawn = self._draw(call, numpy) if len(statement.targets) == 1 else None
             if drawn is not None:
-                return _bound(target, drawn, numpy)
+                return _bound(statement.targets[0], drawn, numpy)
         self._forget(statement, numpy)
         return {}
 

@@ -47,7 +47,7 @@ out = {
     ]),
     "named": session([
         "mean, cov = [0, 1], [[1, 0.5], [0.5, 1]]",
-        "rng = np.random.default_rng(42)",
+        "prng = rng = np.random.default_rng(42)",
         "a, b = rng.multivariate_normal(mean, cov, 4).T",
     ]),
     # a library call may read the global stream: what is drawn after it is unknown
