@@ -110,10 +110,18 @@ def _frame_differences(
     start = 0
     for block in _blocks(lines):
         header, *body = block
-        width = _header_width(header, columns[start:])
-        shown = columns[start : start + width]
-        if len(body) == len(index) + 1 and len(body[0].split()) == 1:
+        named = len(body) == len(index) + 1 and len(body[0].split()) == 1
+        if named:
             body = body[1:]  # the index's name on a line of its own
+        try:
+            width = _header_width(header, columns[start:])
+        except _NotATable:
+            if not named:
+                raise
+            # the columns' own name heads the header when the index is named too
+            # (``target  0  1`` over ``sex``): the names follow it
+            width = _header_width(header.split(None, 1)[-1], columns[start:])
+        shown = columns[start : start + width]
         if len(body) != len(index):
             return [f"{len(body)} rows shown, {len(index)} answered"]
         for place, line in enumerate(body):

@@ -51,6 +51,20 @@ T_test  1.4    4   two-sided   0.23  [2.32, 9.08]"""
     ]
 
 
+def test_named_columns_and_index_print_their_names_first() -> None:
+    text = """\
+target          0           1
+sex
+0       43.722772   52.277228
+1       94.277228  112.722772"""
+    frame: JSON = {
+        "columns": ["0", "1"],
+        "index": [0, 1],
+        "data": [[43.7227722, 52.2772277], [94.2772277, 112.7227722]],
+    }
+    assert table_differences(frame, text) == []
+
+
 def test_a_wide_frame_is_read_block_by_block() -> None:
     text = "   a  b  \\\n0  1  2   \n\n   c\n0  3  "
     assert table_differences([{"a": 1, "b": 2, "c": 3}], text) == []
