@@ -396,6 +396,7 @@ def _numpy(value: Any, target: str) -> Any:
         return numpy.complex128(_complex(value, target))
     # ``numpy:float64``: the item type the docs name (probe/arguments.array_codec).
     dtype = target if target in _DTYPES else None
+    value = _leaves_as_floats(value)
     try:
         return numpy.asarray(value, dtype=dtype)
     except ValueError:
@@ -443,6 +444,31 @@ def _series(value: Any, target: str) -> Any:
 
 
 _NOT_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _leaves_as_floats(value: Any) -> Any:
+    """Nested lists of numbers whose NaN or infinities travelled as text (an array result
+    handed back as an argument) as numbers again; any other value as it is."""
+    leaves: list[Any] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        else:
+            leaves.append(item)
+    texts = [v for v in leaves if isinstance(v, str)]
+    if not texts or len(texts) == len(leaves) or not all(v in _NOT_FINITE for v in texts):
+        return value
+    if not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in leaves):
+        return value
+
+    def floats(item: Any) -> Any:
+        if isinstance(item, list):
+            return [floats(i) for i in item]
+        return _NOT_FINITE[item] if isinstance(item, str) else item
+
+    return floats(value)
 
 
 def _numbers_again(pandas: Any, column: Any) -> Any:

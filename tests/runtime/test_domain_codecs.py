@@ -54,6 +54,9 @@ out["gaps_json"] = encoded
 out["gaps_equal"] = bool(back.equals(gaps))
 _, back = both(pd.Series([np.nan, 1.0], index=["a", "b"]), "series")
 out["series_gap"] = [str(back.dtype), bool(np.isnan(back["a"]))]
+_, back = both(np.array([[1.0, np.nan], [np.inf, 2.0]]), "numpy")
+out["array_gaps"] = [str(back.dtype), bool(np.isnan(back[0, 1])), bool(np.isinf(back[1, 0]))]
+out["words"] = str(decode(["nan", "a"], "numpy", handles).dtype.kind)
 series = pd.Series([1.0, 2.5, 4.0])
 encoded, back = both(series, "series")
 out["series_json"] = encoded
@@ -99,6 +102,7 @@ def test_domain_codecs_round_trip(science_python: Path, tmp_path: Path) -> None:
     # column of words that holds "nan" stays words
     assert out["gaps_json"][1] == {"v": "nan", "w": "x", "z": 2.0}
     assert out["gaps_equal"] and out["series_gap"] == ["float64", True]
+    assert out["array_gaps"] == ["float64", True, True] and out["words"] == "U"
     assert out["series_json"] == [1.0, 2.5, 4.0]
     assert out["sympy_json"] == {
         "text": "x/3 + sin(x)**2",
