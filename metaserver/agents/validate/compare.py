@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
-from metaserver.agents.validate.text_forms import plain_reprs
+from metaserver.agents.validate.text_forms import numpy_printed, plain_reprs
 from metaserver.contracts import JSON, Tolerance
 from metaserver.runtime.handles import REPR_LIMIT
 
@@ -164,6 +164,9 @@ def _matches_text(result: JSON, text: str) -> bool:
         return _same_text(result, text) or _same_moment(result, text)
     if _same_text(str(result), text):
         return True
+    printed = numpy_printed(text)  # ``print(r)`` of an array: ``[[1. 2.]\n [3. 4.]]``
+    if printed is not None and isinstance(result, list):
+        return _same_printed(normalise(result), *printed)
     try:
         shown = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -172,6 +175,42 @@ def _matches_text(result: JSON, text: str) -> bool:
         return _equal(normalise(result), normalise(_plain(shown)))
     except (TypeError, ValueError):
         return False
+
+
+def _same_printed(result: JSON, shown: list[object], slack: list[float]) -> bool:
+    """An array's JSON against the numbers numpy printed of it, each within its slack (NaN
+    and infinities travel as text: codecs.py)."""
+    got: list[JSON] = []
+    if not _same_shape(result, shown, got):
+        return False
+    values = list(_leaves(shown))  # type: ignore[arg-type]
+    for answered, printed, allowed in zip(got, values, slack, strict=True):
+        if isinstance(answered, str) and answered in ("nan", "inf", "-inf"):
+            answered = float(answered)
+        if isinstance(answered, bool) or not isinstance(answered, int | float):
+            return False
+        assert isinstance(printed, int | float)
+        if math.isnan(printed) or math.isnan(answered):
+            if not (math.isnan(printed) and math.isnan(answered)):
+                return False
+        elif math.isinf(printed) or math.isinf(answered):
+            if printed != answered:
+                return False
+        elif abs(answered - printed) > allowed * (1 + 1e-9) + 1e-12:
+            return False
+    return True
+
+
+def _same_shape(result: JSON, shown: object, leaves: list[JSON]) -> bool:
+    """Whether ``result`` nests as ``shown`` does, its leaves collected in order."""
+    if isinstance(shown, list):
+        if not isinstance(result, list) or len(result) != len(shown):
+            return False
+        return all(_same_shape(r, s, leaves) for r, s in zip(result, shown, strict=True))
+    if isinstance(result, list):
+        return False
+    leaves.append(result)
+    return True
 
 
 def _same_text(got: str, shown: str) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["masked", "plain_reprs", "unwrapped_arrays"]
+__all__ = ["masked", "numpy_printed", "plain_reprs", "unwrapped_arrays"]
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 _DURATION = re.compile(
@@ -50,6 +50,8 @@ _PATH = re.compile(
 # ``<pkg._core.Model object at ...>``: the class by its own name, not its module's path.
 _CLASS_PATH = re.compile(r"<(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*[\s>:(])")
 _ARRAY_CALL = re.compile(r"\b(?:np\.|numpy\.)?array\(")
+_PRINTED_ARRAY = re.compile(r"\[[\[\]\s\d.eE+\-naif]*\]")
+_PRINTED_TOKEN = re.compile(r"\[|\]|[^\s\[\]]+")
 _ARRAY_OPTIONS = re.compile(r",\s*(?:dtype|shape)=[^,()]*(?:\([^()]*\))?[^,()]*$")
 
 
@@ -112,3 +114,37 @@ def _closing(text: str, start: int) -> int | None:
             if depth == 0:
                 return index if text[index] == ")" else None
     return None
+
+
+def numpy_printed(text: str) -> tuple[list[object], list[float]] | None:
+    """What ``print`` of a numpy array of numbers shows, read back: (nested lists, each
+    number's slack in order: half a unit of the last digit printed, which numpy makes the
+    same for all numbers of a fixed-point array), or None for any other text. numpy writes
+    an array's ``str`` without commas (``[[1. 2.]`` then `` [3. 4.]]``, ``[0 0 0 0]``); an
+    array it shortened (``...``) is not all shown and is no value."""
+    text = text.strip()
+    if not _PRINTED_ARRAY.fullmatch(text) or "..." in text:
+        return None
+    stack: list[list[object]] = [[]]
+    places: list[tuple[int, int]] = []  # (decimals, exponent) of each number
+    for part in _PRINTED_TOKEN.findall(text):
+        if part == "[":
+            stack.append([])
+        elif part == "]":
+            if len(stack) < 2:
+                return None
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            try:
+                number: object = int(part) if part.lstrip("+-").isdigit() else float(part)
+            except ValueError:
+                return None
+            mantissa, _, exponent = part.lower().partition("e")
+            places.append((len(mantissa.partition(".")[2]), int(exponent or 0)))
+            stack[-1].append(number)
+    if len(stack) != 1 or len(stack[0]) != 1 or not isinstance(stack[0][0], list):
+        return None
+    widest = max((d for d, e in places if e == 0), default=0)
+    slack = [0.5 * 10.0 ** (e - d) if e else 0.5 * 10.0**-widest for d, e in places]
+    return stack[0][0], slack

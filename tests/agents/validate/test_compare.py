@@ -354,3 +354,13 @@ def test_a_shown_value_with_an_ellipsis_matches_as_doctest_matches_it() -> None:
     assert ellipsis_match(handle, "Wave(name='db1', ...)")
     # a tuple travels as a list: its repr changed, so what it shows is not matched
     assert not ellipsis_match([1, 2, 3], "(1, 2, ...)")
+
+
+def test_an_array_printed_by_numpy_is_compared_as_its_numbers() -> None:
+    shown = "[[ 1.5  2. ]\n [ 3.   nan]]"
+    assert matches([[1.5, 2.0], [3.0, "nan"]], shown, "str")
+    assert matches([[1.5004, 2.0], [3.0, "nan"]], shown, "str")  # within the digit shown
+    assert not matches([[1.6, 2.0], [3.0, "nan"]], shown, "str")
+    assert not matches([[1.5, 2.0], [3.0, 4.0]], shown, "str")
+    assert not matches([1.5, 2.0, 3.0, "nan"], shown, "str")  # another shape
+    assert matches([0, 0, 1], "[0 0 1]", "str") and not matches([0, 0, 2], "[0 0 1]", "str")

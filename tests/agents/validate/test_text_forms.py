@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from metaserver.agents.validate.text_forms import masked, plain_reprs, unwrapped_arrays
+from metaserver.agents.validate.text_forms import (
+    masked,
+    numpy_printed,
+    plain_reprs,
+    unwrapped_arrays,
+)
 
 
 @pytest.mark.parametrize(
@@ -65,3 +70,19 @@ def test_a_doctest_value_keeps_its_dates_and_versions() -> None:
     # A date library's date, a version parser's version: what the function computes.
     assert plain_reprs("2026-12-01 1.4.2") == "2026-12-01 1.4.2"
     assert plain_reprs("<a.b.C object at 0xdeadbeef>") == "<C object at 0x?>"
+
+
+def test_what_print_shows_of_a_numpy_array_is_read_back() -> None:
+    rows = (
+        "[[-3431.31231107 -1029.5637769   5844.08710025]\n [   -1.5           2.            nan]]"
+    )
+    printed = numpy_printed(rows)
+    assert printed is not None
+    values, slack = printed
+    assert values[0] == [-3431.31231107, -1029.5637769, 5844.08710025]  # type: ignore[index]
+    assert slack == [5e-09] * 6  # a fixed-point array's numbers share their decimals
+    assert numpy_printed("[0 0 0 0]") == ([0, 0, 0, 0], [0.5] * 4)
+    assert numpy_printed("[1e-05 2.5e+03]") == ([1e-05, 2500.0], [5e-06, 50.0])
+    # a Python list, an array numpy shortened, words: no array printed
+    for text in ("[1, 2]", "[1. ... 3.]", "[a b]", "[1 2", "1 2"):
+        assert numpy_printed(text) is None, text
