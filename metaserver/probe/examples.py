@@ -30,7 +30,7 @@ from .json_values import Unsupported, json_safe
 from .random_values import RandomStreams
 from .reprs import repr_shaped
 from .session_names import PACKAGE, resolve
-from .tables import table_shaped
+from .tables import table_shaped, truncated_numbers
 from .text import shown_as_text
 
 
@@ -371,6 +371,14 @@ def example_item(arguments, wrapper, want, exc_msg):
     }
     if not want:
         return item
+    shown = want if wrapper is None else _printed_text(want) if wrapper == "str" else None
+    truncated = truncated_numbers(shown) if shown and ELLIPSIS in shown else None
+    if truncated is not None:
+        # ``(-6102.44..., -986.33...)``: each number's digits, the rest cut off
+        value, unit = truncated
+        item.update(expected=value, wrapper=None, has_expected=True)
+        item["tolerance"] = {"rel": 0.0, "abs": unit}
+        return item
     try:
         value = ast.literal_eval(want)
         if isinstance(value, (set, frozenset)):  # a set result, shown as one
@@ -392,3 +400,12 @@ def example_item(arguments, wrapper, want, exc_msg):
             # (validate/compare.ellipsis_match)
             item.update(expected=want, wrapper="ellipsis", has_expected=True)
     return item
+
+
+def _printed_text(want):
+    """The text a ``print`` showed, from the string literal ``shown_as_text`` wrote."""
+    try:
+        value = ast.literal_eval(want)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+    return value if isinstance(value, str) else None

@@ -1,17 +1,20 @@
-"""Probe helper (runs INSIDE the target environment; standard library only): whether a
-doctest's output is a table as pandas prints a frame or a series.
+"""Probe helper (runs INSIDE the target environment; standard library only): doctest
+outputs that are values though no literal reads them.
 
-``aov.round(3)`` shows a header of column names and a row per index label; no literal reads
-it, but each cell is a value (validate/tables.py compares them with the frame the tool
-answers, and reads nothing where the text is no table of that answer). Only the shape is
-judged here: two lines at least, each of two words at least (a series' last line, its
-``dtype``, may be one), and nothing a literal or a repr starts with. Imports nothing else
-of the probe.
+``aov.round(3)`` shows a header of column names and a row per index label
+(``table_shaped``); validate/tables.py compares each cell with the frame the tool answers,
+and reads nothing where the text is no table of that answer. Only the shape is judged
+here: two lines at least, each of two words at least (a series' last line, its ``dtype``,
+may be one), and nothing a literal or a repr starts with. ``(-6102.44..., -986.33...)``
+shows numbers a doctest's ELLIPSIS cut (``truncated_numbers``): the digits shown, within a
+unit of the last. Imports nothing else of the probe.
 """
 
+import ast
 import re
 
 _SERIES_FOOTER = re.compile(r"(?:Name: .*, )?(?:dtype|Length): .*|Name: .*")
+ELLIPSIS = "..."
 _NOT_TABLES = ("[", "(", "{", "<", "'", '"', "Traceback")
 _CALL = re.compile(r"[\w.]+\(")  # ``array([[1, 2],``: a repr
 
@@ -42,3 +45,31 @@ def _frame_block(block):
     the line after the header."""
     rows = block[2:] if len(block) > 2 and len(block[1].split()) == 1 else block[1:]
     return bool(rows) and all(len(line.split()) >= 2 for line in rows)
+
+
+_TRUNCATED = re.compile(r"(?<![\w.])([-+]?\d+\.(\d+))\.\.\.")
+
+
+def truncated_numbers(text):
+    """``(value, unit)`` for an output whose numbers a doctest cut with ELLIPSIS
+    (``(-6102.44..., -986.33...)``, ``0.3333...``): the value with each cut number as its
+    digits shown, and the unit of the coarsest cut digit (how far the true number may be
+    from what is shown); None when any ``...`` is not such a cut or the rest is no literal.
+    """
+    units = [10.0 ** -len(match.group(2)) for match in _TRUNCATED.finditer(text)]
+    plain = _TRUNCATED.sub(r"\1", text)
+    if not units or ELLIPSIS in plain:
+        return None
+    try:
+        value = ast.literal_eval(plain.strip())
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+    if not _numbers_only(value):
+        return None
+    return (list(value) if isinstance(value, tuple) else value), max(units)
+
+
+def _numbers_only(value):
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_numbers_only(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 
+from metaserver.contracts import Example, Tolerance
 from metaserver.probe.examples import examples_for
 from metaserver.probe.tables import table_shaped
 
@@ -80,3 +81,25 @@ def test_an_output_with_an_ellipsis_is_matched_as_doctest_would() -> None:
     signature = inspect.signature(wavelist)
     [found] = examples_for(wavelist, {"wavelist"}, inspect.getdoc(wavelist), signature, {"family"})
     assert (found["wrapper"], found["expected"]) == ("ellipsis", "['coif1', 'coif2', ...")
+
+
+def position(when: float) -> tuple[float, float]:
+    """Where it is.
+
+    >>> print(position(0.5))
+    (-6102.44..., -986.33...)
+    >>> position(1.5)
+    0.3333...
+    """
+    return (0.0, 0.0)
+
+
+def test_numbers_cut_by_an_ellipsis_are_values_within_their_last_digit() -> None:
+    signature = inspect.signature(position)
+    found = examples_for(position, {"position"}, inspect.getdoc(position), signature, {"when"})
+    shown = [(e["expected"], e["wrapper"], e.get("tolerance")) for e in found]
+    assert shown == [
+        ([-6102.44, -986.33], None, {"rel": 0.0, "abs": 0.01}),  # printed: the same numbers
+        (0.3333, None, {"rel": 0.0, "abs": 0.0001}),
+    ]
+    assert Example.model_validate(found[0]).tolerance == Tolerance(abs=0.01)
