@@ -41,7 +41,7 @@ from .constants import inlined
 from .doc_types import documented_type
 from .docstrings import parameter_types
 from .doctest_lines import MAX_EXAMPLES, rounded, unwrapped
-from .examples import changed_names, example_item, held_name, hold_names
+from .examples import changed_names, example_item, held_name, held_value, hold_names
 from .guide_signatures import guide_signature
 from .guides import variable_class
 from .held import module_held
@@ -238,7 +238,7 @@ def _hold(statement, item, held):
     hold_names(statement.targets[0], item, held)
 
 
-def _show(item, part, attribute, example):
+def _show(item, part, attribute, printed, example):
     """What a line shows of a held result (``line1``, ``res.nobs``) as ``item``'s expected
     value, at that place or of that attribute, when its arguments are the ones the session
     built (exactly, or ``STALE``: then with the same call unproven after it). Never the
@@ -246,12 +246,14 @@ def _show(item, part, attribute, example):
     exact = item.get("_exact")
     if item["has_expected"] or exact not in (True, STALE):
         return
-    value = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+    value = held_value(item["arguments"], printed, example)
     if value is None or not value["has_expected"]:
         return
     if exact is STALE:
         item["_unproven"] = {k: v for k, v in item.items() if k != "_exact"}
     item.update(expected=value["expected"], has_expected=True, wrapper=value["wrapper"], part=part)
+    if "tolerance" in value:  # numbers an ELLIPSIS cut (tables.truncated_numbers)
+        item["tolerance"] = value["tolerance"]
     if attribute is not None:
         item["attribute"] = attribute
 

@@ -249,8 +249,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         variables |= _assigned(statement)
         literals.note(statement)
         if shown_name is not None:  # ``cA, cD = dwt(x)`` before, and now ``cA`` (or ``r.n``)
-            item, part, attribute = shown_name
-            shown = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+            item, part, attribute, printed = shown_name
+            shown = held_value(item["arguments"], printed, example)
             if shown is not None and shown["has_expected"] and not item["has_expected"]:
                 item.update(shown, part=part, attribute=attribute)
             continue
@@ -331,10 +331,19 @@ def hold_names(target, item, held):
 
 def held_name(statement, held):
     """What a line that shows a held name alone (``cA``), or a public attribute of a held
-    result (``fit.nobs``), shows the value of: (example, place, attribute), or None."""
+    result (``fit.nobs``), or prints either (``print(r)``), shows the value of: (example,
+    place, attribute, printed), or None."""
     if not isinstance(statement, ast.Expr):
         return None
-    node, attribute = rounded(statement.value), None
+    node, attribute, printed = rounded(statement.value), None, False
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        node, printed = node.args[0], True
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node, attribute = node.value, node.attr
     if not isinstance(node, ast.Name) or node.id not in held:
@@ -342,7 +351,16 @@ def held_name(statement, held):
     item, part = held[node.id]
     if attribute is not None and part is not None:
         return None  # an attribute of one unpacked item: no value the tool returns
-    return item, part, attribute
+    return item, part, attribute, printed
+
+
+def held_value(arguments, printed, example):
+    """The example a line showing a held result makes of its output: the value shown, or
+    for ``print(r)`` the text printed (``text.shown_as_text`` reads ``print(f(x))`` so)."""
+    want = example.want.strip()
+    if printed:
+        return example_item(arguments, "str", repr(want) if want else "", example.exc_msg)
+    return example_item(arguments, None, want, example.exc_msg)
 
 
 def changed_names(statement):

@@ -22,7 +22,7 @@ from .assign import assignment, set_up
 from .built_arguments import object_arguments, unpacked_names
 from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
-from .examples import example_item, held_name
+from .examples import example_item, held_name, held_value
 from .guide_signatures import guide_signature
 from .held import held_arguments
 from .returns import (
@@ -226,8 +226,8 @@ def _show_pending(statement, example, pending):
     change such a name ends what it holds."""
     held = held_name(statement, pending)
     if held is not None:
-        item, part, attribute = held
-        shown = example_item(item["arguments"], None, example.want.strip(), example.exc_msg)
+        item, part, attribute, printed = held
+        shown = held_value(item["arguments"], printed, example)
         if shown is not None and shown["has_expected"] and not item["has_expected"]:
             item.update(
                 expected=shown["expected"],
@@ -235,6 +235,8 @@ def _show_pending(statement, example, pending):
                 has_expected=True,
                 part=part,
             )
+            if "tolerance" in shown:  # numbers an ELLIPSIS cut (tables.truncated_numbers)
+                item["tolerance"] = shown["tolerance"]
             if attribute is not None:
                 item["attribute"] = attribute
         return True

@@ -82,3 +82,30 @@ def test_an_attribute_shown_of_a_held_result_is_that_attributes_value() -> None:
         ({"values": [2.0]}, None, None),
     ]
     assert all("line" not in e for e in found)
+
+
+def propagate(jd: list[float]) -> tuple[list[int], list[float]]:
+    """Errors and positions.
+
+    >>> e, r = propagate([2458826, 2458827])
+    >>> print(e)
+    [0 0]
+    >>> print(r)
+    (-6102.44..., -986.33...)
+    """
+    return [], []
+
+
+def test_a_held_result_printed_is_its_text_or_the_numbers_an_ellipsis_cut() -> None:
+    signature = inspect.signature(propagate)
+    [found] = examples_for(propagate, {"propagate"}, inspect.getdoc(propagate), signature, {"jd"})
+    # the first line that shows the result gives its value: numpy's printed text, compared
+    # as numbers by validation (text_forms.numpy_printed)
+    assert (found["expected"], found["wrapper"], found["part"]) == ("[0 0]", "str", 0)
+    doc = (propagate.__doc__ or "").replace(">>> print(e)\n    [0 0]\n    ", "")
+    [cut] = examples_for(propagate, {"propagate"}, inspect.cleandoc(doc), signature, {"jd"})
+    assert (cut["expected"], cut["part"], cut["tolerance"]) == (
+        [-6102.44, -986.33],
+        1,
+        {"rel": 0.0, "abs": 0.01},
+    )
