@@ -54,11 +54,13 @@ class Literals:
     that use them (``mean(data)`` is ``mean([1, 2, 3])``), as are the package's constants
     whose values are JSON (constants.py), unless the session bound their names."""
 
-    def __init__(self, namespace=None):
+    def __init__(self, namespace=None, unseeded=False):
         self.nodes, self.bound = {}, set()
         self.namespace = namespace if namespace is not None else {}
         self.imported = set()  # names the session's imports bound from the package
-        self.random = RandomStreams(self.namespace, self.inline)
+        # ``unseeded``: draws of no known seed bound too, as data for arguments only (the
+        # caller drops what a line shows of a call that used them: random_values.py)
+        self.random = RandomStreams(self.namespace, self.inline, unseeded)
 
     def note(self, statement):
         """Remember what ``statement`` binds to a literal; forget what it rebinds."""
@@ -230,8 +232,9 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         # a bare name no import line binds: the README's own shorthand for the package's
         return isinstance(call.func, ast.Name) and call.func.id not in imports
 
-    literals = Literals(namespace)
+    literals = Literals(namespace, unseeded=True)
     held = {}  # name -> (its call's arguments, its place in the unpacked result or None)
+    unseeded = set()  # ids of held examples whose call took numbers of no known seed
     for example in parsed_examples(doc):
         if len(found) >= MAX_EXAMPLES:
             break
@@ -250,6 +253,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         literals.note(statement)
         if shown_name is not None:  # ``cA, cD = dwt(x)`` before, and now ``cA`` (or ``r.n``)
             item, part, attribute, printed = shown_name
+            if id(item) in unseeded:
+                continue  # the docs' numbers were other ones: what it showed is no value
             shown = held_value(item["arguments"], printed, example)
             if shown is not None and shown["has_expected"] and not item["has_expected"]:
                 item.update(shown, part=part, attribute=attribute)
@@ -259,6 +264,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
             # (``img = load(path)``), whose value a later line may show
             item = _hold(statement, names, literals, signature, exposed, variables, held, ours)
             if item is not None and not example.exc_msg:
+                if _uses(statement.value, literals.random.unseeded_names):
+                    unseeded.add(id(item))
                 found.append(item)
             continue
         shown, text, want = shown_as_text(statement.value, example.want)  # ``str(f(2))``
@@ -273,6 +280,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         arguments = literal_arguments(inlined, signature, exposed)
         if arguments is None:
             continue
+        if _uses(call, literals.random.unseeded_names):
+            want = ""  # the call on data of the docs' shape; its shown value was of other data
         item = example_item(arguments, wrapper, want.strip(), example.exc_msg)
         if item is None:
             continue
@@ -282,6 +291,14 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         found.append(item)
     found.sort(key=lambda e: not e["has_expected"])
     return found
+
+
+def _uses(node, names):
+    """Whether ``node`` reads any of ``names``."""
+    return bool(names) and any(
+        isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+        for n in ast.walk(node)
+    )
 
 
 def _hold(statement, names, literals, signature, exposed, variables, held, ours):

@@ -29,12 +29,28 @@ MAX_ITEMS = 10_000
 _VIEWS = ("T",)  # ``np.random.multivariate_normal(m, c, 30).T``: the same numbers, transposed
 
 
-class RandomStreams:
-    """The seeded streams of one session: numpy's global one and those bound to names."""
+class _Stream:
+    """A private numpy generator and whether a seed fixed it (else its numbers are of no
+    known seed: data of the docs' shape, never the docs' own numbers)."""
 
-    def __init__(self, namespace, literal):
+    def __init__(self, numbers, fixed):
+        self.numbers, self.fixed = numbers, fixed
+
+
+class RandomStreams:
+    """The seeded streams of one session: numpy's global one and those bound to names.
+
+    With ``unseeded``, a draw from a stream no seed fixed (``standard_normal((500, 1))``
+    with no seed before it, ``default_rng()``) is made too, from a private stream, and the
+    names it binds are kept in ``unseeded_names`` until rebound: data of the docs' shape for
+    an argument, never for a value shown of it (the docs' own numbers were other ones).
+    """
+
+    def __init__(self, namespace, literal, unseeded=False):
         self.namespace = namespace
         self.literal = literal  # node -> a literal node with names put back, or None
+        self.unseeded = unseeded
+        self.unseeded_names = set()
         self.global_stream = None
         self.named = {}
 
@@ -44,6 +60,10 @@ class RandomStreams:
         numpy = sys.modules.get("numpy")
         if numpy is None:
             return {}
+        if isinstance(statement, ast.Assign):
+            self.unseeded_names -= {
+                n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+            }
         try:
             return self._note(statement, numpy)
         except Exception:  # numpy refused the arguments: the stream's place is unknown
@@ -54,7 +74,8 @@ class RandomStreams:
     def _note(self, statement, numpy):
         call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
         if isinstance(statement, ast.Expr) and self._seeds_global(call, numpy):
-            self.global_stream = numpy.random.RandomState(self._arguments(call)[0][0])
+            seed = self._arguments(call)[0][0]
+            self.global_stream = _Stream(numpy.random.RandomState(seed), True)
             return {}
         if isinstance(statement, ast.Assign):
             made = self._generator(call, numpy)
@@ -64,7 +85,11 @@ class RandomStreams:
                 return {}
             drawn = self._draw(call, numpy) if len(statement.targets) == 1 else None
             if drawn is not None:
-                return _bound(statement.targets[0], drawn, numpy)
+                value, stream = drawn
+                bound = _bound(statement.targets[0], value, numpy)
+                if not stream.fixed:
+                    self.unseeded_names |= set(bound)
+                return bound
         self._forget(statement, numpy)
         return {}
 
@@ -77,24 +102,27 @@ class RandomStreams:
         return arguments is not None and len(arguments[0]) == 1 and not arguments[1]
 
     def _generator(self, call, numpy):
-        """A private generator seeded as ``np.random.default_rng(42)`` or
-        ``np.random.RandomState(42)`` seeds the session's; None for any other line."""
+        """A private stream for ``np.random.default_rng(42)`` or ``np.random.RandomState(42)``
+        (and, ``unseeded``, for one with no seed); None for any other line."""
         if not isinstance(call, ast.Call):
             return None
         func = resolve(call.func, self.namespace)
         if func is not numpy.random.default_rng and func is not numpy.random.RandomState:
             return None
         arguments = self._arguments(call)
-        if arguments is None or len(arguments[0]) != 1 or arguments[1]:
+        if arguments is None or arguments[1] or len(arguments[0]) > 1:
             return None
+        if not arguments[0]:
+            return _Stream(func(0), False) if self.unseeded else None
         seed = arguments[0][0]
         if type(seed) is not int:
-            return None  # no seed, or an object's: no stream to follow
-        return func(seed)
+            return None  # an object's seed: no stream to follow
+        return _Stream(func(seed), True)
 
     def _draw(self, node, numpy):
-        """The array a draw from a followed stream makes (``np.random.normal(size=5)``,
-        ``rng.normal(size=5)``, ``.T`` of one), drawn; None for any other node."""
+        """(the array, its stream) a draw from a followed stream makes
+        (``np.random.normal(size=5)``, ``rng.normal(size=5)``, ``.T`` of one); None for any
+        other node."""
         view = None
         if isinstance(node, ast.Attribute) and node.attr in _VIEWS:
             node, view = node.value, node.attr
@@ -106,7 +134,11 @@ class RandomStreams:
         owner = node.func.value
         if isinstance(owner, ast.Name) and owner.id in self.named:
             stream = self.named[owner.id]
-        elif self.global_stream is not None and _global_draw(node.func, self.namespace, numpy):
+        elif _global_draw(node.func, self.namespace, numpy):
+            if self.global_stream is None and self.unseeded:
+                self.global_stream = _Stream(numpy.random.RandomState(0), False)
+            if self.global_stream is None:
+                return None
             stream = self.global_stream
         else:
             return None
@@ -114,8 +146,8 @@ class RandomStreams:
         if arguments is None:
             self._end(stream)
             return None
-        value = numpy.asarray(getattr(stream, method)(*arguments[0], **arguments[1]))
-        return value.T if view == "T" else value
+        value = numpy.asarray(getattr(stream.numbers, method)(*arguments[0], **arguments[1]))
+        return (value.T if view == "T" else value), stream
 
     def _arguments(self, call):
         """(args, kwargs) of ``call`` when every one is a literal (names put back)."""

@@ -109,3 +109,29 @@ def test_a_held_result_printed_is_its_text_or_the_numbers_an_ellipsis_cut() -> N
         1,
         {"rel": 0.0, "abs": 0.01},
     )
+
+
+def spread(values: object) -> float:
+    """The spread of random values.
+
+    >>> import numpy as np
+    >>> y = np.random.standard_normal((4, 2))
+    >>> spread(y)
+    1.25
+    >>> r = spread(y)
+    >>> r
+    1.25
+    """
+    return 0.0
+
+
+def test_unseeded_draws_are_data_for_arguments_never_for_a_shown_value() -> None:
+    import numpy as np
+
+    signature = inspect.signature(spread)
+    found = examples_for(spread, {"spread"}, inspect.getdoc(spread), signature, {"values"})
+    # the docs' shape, numbers of no known seed: the calls are examples, their values not
+    assert [(np.shape(e["arguments"]["values"]), e["has_expected"]) for e in found] == [
+        ((4, 2), False),
+        ((4, 2), False),
+    ]
