@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaserver.registry.embeddings import DIMENSION, MODEL_ID, Vectors, blob_rows, tool_vectors
-from metaserver.registry.release import release_freed_memory
+from metaserver.registry.release import release_freed_memory, steady_mmap_threshold
 from metaserver.registry.vector_file import Stored, load, release_rows, vector_path, write
 
 logger = logging.getLogger(__name__)
@@ -161,6 +161,7 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
     mapped from the registry's vector file (:mod:`metaserver.registry.vector_file`), which is
     written anew from SQLite when it is missing, stale or corrupt.
     """
+    steady_mmap_threshold()
     with _LOCK:
         generation = _generation(db)
         cached = _CACHE.get(path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from metaserver.registry.release import malloc_trim, release_freed_memory
+from metaserver.registry.release import malloc_trim, release_freed_memory, steady_mmap_threshold
 
 
 def _anonymous_kib() -> int:
@@ -42,3 +42,17 @@ def test_without_malloc_trim_it_does_nothing(monkeypatch: pytest.MonkeyPatch) ->
         assert malloc_trim() is None
     finally:
         malloc_trim.cache_clear()
+
+
+@pytest.mark.skipif(malloc_trim() is None, reason="no glibc malloc on this system")
+def test_large_blocks_are_given_back_when_freed_after_a_larger_one() -> None:
+    """With the threshold fixed, a freed 31 MB block does not send the later 2 MB blocks to
+    the heap, where freeing them (the last one kept) gave nothing back."""
+    assert steady_mmap_threshold()
+    large = bytearray(31 << 20)
+    del large
+    before = _anonymous_kib()
+    blocks = [bytearray(2 << 20) for _ in range(20)]
+    assert _anonymous_kib() - before > 30_000
+    del blocks[:-1]
+    assert _anonymous_kib() - before < 10_000

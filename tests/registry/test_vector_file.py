@@ -18,7 +18,7 @@ from metaserver.registry.embeddings import DIMENSION, embedder
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry
-from metaserver.registry.vector_file import load, vector_path, write
+from metaserver.registry.vector_file import load, settle, vector_path, write
 from metaserver.registry.vectors import reduce, searchable_vectors
 from metaserver.settings import Settings
 
@@ -79,6 +79,7 @@ def test_a_written_file_reads_back_and_only_at_its_generation(tmp_path: Path) ->
     path = tmp_path / "registry.sqlite3.vectors"
     rows = _rows(1, 7)
     written = write(path, 5, rows)
+    settle()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # beside a private registry
     read = load(path, 5)
     assert read is not None and read.mapping is not None
@@ -95,8 +96,10 @@ def test_a_written_file_reads_back_and_only_at_its_generation(tmp_path: Path) ->
 def test_a_rewrite_leaves_a_mapped_file_whole(tmp_path: Path) -> None:
     path = tmp_path / "registry.sqlite3.vectors"
     first = write(path, 1, _rows(1, 5))
+    settle()
     before = first.matrix.copy()
     write(path, 2, _rows(2, 9))  # another process's registration
+    settle()
     assert np.array_equal(first.matrix, before)  # the old pages, still mapped
     second = load(path, 2)
     assert second is not None and len(second.ids) == 9
@@ -116,6 +119,7 @@ def test_a_rewrite_leaves_a_mapped_file_whole(tmp_path: Path) -> None:
 def test_a_corrupt_file_is_not_mapped(tmp_path: Path, damage: object) -> None:
     path = tmp_path / "registry.sqlite3.vectors"
     write(path, 3, _rows(4, 6))
+    settle()
     path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
     assert load(path, 3) is None
 
@@ -123,6 +127,7 @@ def test_a_corrupt_file_is_not_mapped(tmp_path: Path, damage: object) -> None:
 def test_row_counts_that_disagree_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "registry.sqlite3.vectors"
     write(path, 3, _rows(4, 6))
+    settle()
     data = bytearray(path.read_bytes())
     counts_at = len(data) - len(b'["s0", "s1", "s2"]') - 6 * 4 - 6 * 8
     data[counts_at : counts_at + 8] = (0).to_bytes(8, "little")  # a tool of no rows
@@ -135,6 +140,7 @@ def test_search_writes_the_file_and_maps_its_rows(settings: Settings) -> None:
     registry = _registry(settings)
     found = _current(registry)
     assert found.mapping is not None
+    settle()
     stored = load(vector_path(registry.path), found.generation)
     assert stored is not None
     assert found.matrix.tobytes() == stored.matrix.tobytes()
@@ -149,6 +155,7 @@ def test_a_missing_corrupt_or_stale_file_is_rebuilt_from_sqlite(
     query = "add two integers"
     expected = search_tools(registry, query)
     before = _current(registry)
+    settle()
     path = vector_path(registry.path)
     if damage == "missing":
         path.unlink()
@@ -156,8 +163,10 @@ def test_a_missing_corrupt_or_stale_file_is_rebuilt_from_sqlite(
         path.write_bytes(path.read_bytes()[:-100])
     else:  # another generation's file under the current generation's name
         write(path, before.generation - 1, [(1, "x", bytes(4 * DIMENSION))])
+        settle()
     vectors._CACHE.clear()  # a new process
     assert search_tools(registry, query) == expected
+    settle()
     rebuilt = load(path, before.generation)
     assert rebuilt is not None and rebuilt.ids == before.ids.tolist()
 
@@ -168,6 +177,7 @@ def test_without_a_writable_file_the_rows_are_held_in_memory(
     registry = _registry(settings)
     query = "split a sentence into words"
     mapped = search_tools(registry, query)
+    settle()
     vectors._CACHE.clear()
     vector_path(registry.path).unlink()
 
@@ -185,9 +195,11 @@ def test_a_registration_by_another_process_is_remapped(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another process registers a server and searches (writing the file of the new
-    generation): this process maps that file instead of reading SQLite again."""
+    generation; it waits at exit for the file's rename): this process maps that file
+    instead of reading SQLite again."""
     registry = _registry(settings)
     first = _current(registry)
+    settle()
     script = textwrap.dedent(
         f"""
         import sys
