@@ -94,7 +94,7 @@ def load(path: Path, generation: int) -> Stored | None:
     model; else None (missing, of another generation, or corrupt)."""
     try:
         with path.open("rb") as file:
-            return _map(file.fileno(), os.fstat(file.fileno()).st_size, generation, path)
+            return _map(file, os.fstat(file.fileno()).st_size, generation)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
@@ -143,7 +143,7 @@ def write(path: Path, generation: int, rows: Iterable[tuple[int, str, bytes]]) -
         )
         file.flush()
         # Mapped before the rename: another process may put a newer file in its place.
-        stored = _map(file.fileno(), file.seek(0, os.SEEK_END), generation, path)
+        stored = _map(file, file.seek(0, os.SEEK_END), generation)
         if stored is None:  # what was just written does not read back
             raise OSError(f"vector file {temporary} did not read back")
     except BaseException:
@@ -192,12 +192,15 @@ def settle(timeout: float = 30.0) -> None:
 atexit.register(settle, 10.0)
 
 
-def _map(fd: int, size: int, generation: int, path: Path) -> Stored | None:
-    """The vectors of the open file ``fd`` of ``size`` bytes, each size and count checked
+def _map(file: BinaryIO, size: int, generation: int) -> Stored | None:
+    """The vectors of the open ``file`` of ``size`` bytes, each size and count checked
     against the others and the file's; None when it is of another generation."""
     if size < _HEADER.size:
         raise ValueError(f"{size} bytes, shorter than a header")
-    header = os.pread(fd, _HEADER.size, 0)
+    file.seek(0)
+    header = file.read(_HEADER.size)
+    if len(header) != _HEADER.size:
+        raise ValueError("the header was cut short")
     magic, held, dimension, model, tools, rows, names, _ = _HEADER.unpack(header)
     if magic != MAGIC or dimension != DIMENSION or model != _MODEL:
         raise ValueError("not a vector file of this model and format")
@@ -209,7 +212,7 @@ def _map(fd: int, size: int, generation: int, path: Path) -> Stored | None:
     tail = tools * _PER_TOOL + names
     if matrix_end + tail != size:
         raise ValueError(f"{size} bytes where the header says {matrix_end + tail}")
-    mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     offset = matrix_end
     ids = np.frombuffer(mapping[offset : offset + 8 * tools], dtype="<i8").astype(np.int64)
     offset += 8 * tools

@@ -17,10 +17,15 @@ first step reads the means projected on their first :data:`REDUCED` principal di
 instead (a third of the memory; at 20,000 tools 3.6 -> 1.3 ms of CPU per need, the same
 tools found), and the means themselves are not kept: the exact score computes its
 candidates' from their rows. No vector index is needed at 20,000 tools
-(bench/registry_scale.py). Reading the vectors from SQLite takes longer than that, so the
-matrix is kept per registry file and read again only when the registry's ``search_state``
+(bench/registry_scale.py). Reading the vectors from SQLite takes longer than that, so they
+are kept per registry file and read again only when the registry's ``search_state``
 generation (bumped by triggers on every change, :mod:`metaserver.registry.schema`) moved,
-whichever process made the change.
+whichever process made the change. The rows are not held in the process: they are mapped
+from the registry's vector file (:mod:`metaserver.registry.vector_file`), written from SQLite
+by the first process to search at a generation and mapped by the others, and each search
+drops its mapping of the rows it read, so of 85 MB of rows at 20,000 tools none stay
+resident (issue 31). The reduced means are computed a block of rows at a time
+(:func:`reduce`, the same floats) so that OpenBLAS keeps no panel of all of them.
 
 Tools without vectors, or with vectors of another model or recipe (a registry from before,
 or registered while no model was installed), get them here, once, written back in one
