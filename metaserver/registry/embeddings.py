@@ -32,6 +32,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
@@ -59,6 +60,8 @@ _BATCH = 32
 # refining a search, the file needs every request with a path shares): 384 floats each.
 _REMEMBERED = 512
 _TOKENIZER = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+# A directory a prepared model was being written into, left this long, is a dead process's.
+_ABANDONED_S = 600.0
 
 Vectors = npt.NDArray[np.float32]
 
@@ -226,8 +229,9 @@ def _loaded() -> Embedder | None:
 def prepared_model(model: Path, cache_dir: Path | None = None) -> Path:
     """The prepared copy of the ONNX file ``model`` (the graph after the basic optimisations,
     its weights in ``model.data`` beside it), made once per home, model file and onnxruntime
-    version under ``cache_dir`` (default: the home's ``cache/embeddings``); ``model`` itself
-    where no copy can be made or read (the session then holds every weight)."""
+    version under ``cache_dir`` (default: the home's ``cache/embeddings``) and made again
+    when its files are not at the sizes written; ``model`` itself where no copy can be made
+    or read (the session then holds every weight)."""
     try:
         import onnxruntime
 
@@ -238,6 +242,8 @@ def prepared_model(model: Path, cache_dir: Path | None = None) -> Path:
         held = model.stat()
         key = f"{model.resolve()}|{held.st_size}|{held.st_mtime_ns}|{onnxruntime.__version__}"
         where = cache_dir / hashlib.sha256(key.encode()).hexdigest()[:16]
+        if where.exists() and not _whole(where):  # damaged since: made again
+            shutil.rmtree(where, ignore_errors=True)
         if not where.exists():
             _prepare(model, where)
         if not _whole(where):
@@ -255,6 +261,10 @@ def _prepare(model: Path, where: Path) -> None:
     import onnxruntime
 
     where.parent.mkdir(parents=True, exist_ok=True)
+    for left in where.parent.glob(".building-*"):  # a process that died while preparing
+        with contextlib.suppress(OSError):
+            if time.time() - left.stat().st_mtime > _ABANDONED_S:
+                shutil.rmtree(left)
     building = Path(tempfile.mkdtemp(dir=where.parent, prefix=".building-"))
     try:
         options = onnxruntime.SessionOptions()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -150,13 +151,18 @@ def test_the_prepared_model_gives_the_shipped_models_vectors(tmp_path: Path) -> 
         assert loaded.embed([text]).tobytes() == shipped.embed([text]).tobytes()
 
 
-def test_a_partial_prepared_copy_is_not_loaded(tmp_path: Path) -> None:
+def test_a_damaged_prepared_copy_is_made_again(tmp_path: Path) -> None:
     files = model_files()
     assert files is not None
     prepared = prepared_model(files[0], tmp_path)
     data = prepared.parent / "model.data"
+    size = data.stat().st_size
     with data.open("r+b") as file:
-        file.truncate(data.stat().st_size - 4096)
-    assert prepared_model(files[0], tmp_path) == files[0]  # the shipped file, whole
+        file.truncate(size - 4096)
+    assert prepared_model(files[0], tmp_path) == prepared  # made again, whole
+    assert data.stat().st_size == size
     (prepared.parent / "sizes.json").write_text("[" * 5000)
-    assert prepared_model(files[0], tmp_path) == files[0]
+    assert prepared_model(files[0], tmp_path) == prepared
+    assert json.loads((prepared.parent / "sizes.json").read_text())["model.data"] == size
+    (tmp_path / "blocked").write_text("")  # where a copy cannot be made
+    assert prepared_model(files[0], tmp_path / "blocked") == files[0]  # the shipped file
