@@ -221,7 +221,7 @@ def reduce(centroids: Vectors, basis: Vectors) -> Vectors:
     (its panel of the 20,000 means, held for reuse); blocks of about :data:`_BLOCK` rows
     keep ~1 MB. Each element is the same dot product over the same dimensions whatever the
     rows beside it (the library blocks the rows, never the sum), so the floats are the whole
-    product's (tests/registry/test_vectors.py). No block is small: a product under the
+    product's (tests/registry/test_vector_file.py). No block is small: a product under the
     library's small-matrix size may take another kernel.
     """
     blocks = np.array_split(centroids, max(1, len(centroids) // _BLOCK))
