@@ -5,8 +5,9 @@ Issue 31's targets: <= 1.5 s with 12 tools registered, <= 3 s with 20,000 (1,000
 the 20,000-tool home, the first ``list_tools(query)`` after a server is registered by another
 process (target <= 100 ms; the serving process rereads the index on its own,
 ``server/warm_search.py``, given a second to do so, as a client takes to read the
-notification) and the meta-server's RSS after its searches (target <= 300 MB) and a live
-child's after one call. With
+notification) and the meta-server's RSS after its searches (target <= 300 MB; its anonymous
+part too: the rest is mapped files, the vector file's and the model's weights among them,
+pages of the system's cache) and a live child's after one call. With
 ``--against OTHER`` (another checkout's ``metaserver`` executable) both are started in turn,
 round after round, and the ratio of their medians is printed: the figure to trust on a loaded
 machine. Each executable gets a bytecode cache of its own under a temporary directory
@@ -70,11 +71,12 @@ async def first_list(executable: str, home: Path, cache: Path) -> float:
         return time.perf_counter() - started
 
 
-def rss_mb(pid: int) -> float:
-    """The resident memory of process ``pid`` (0 when it is gone)."""
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """The resident memory of process ``pid`` (0 when it is gone); ``field`` "RssAnon" for
+    its anonymous part, what no other process shares and the kernel cannot drop."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -120,7 +122,8 @@ def serving_pid(home: Path) -> int:
 
 async def searched(executable: str, home: Path, cache: Path, round_: int) -> tuple[float, ...]:
     """Milliseconds of the first search after a registration by another process, then the
-    meta-server's RSS (MB) after its searches, and a child's after one call."""
+    meta-server's RSS (MB) after its searches, a child's after one call, and the
+    meta-server's anonymous RSS."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("METASERVER_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(cache)
@@ -139,12 +142,13 @@ async def searched(executable: str, home: Path, cache: Path, round_: int) -> tup
         assert name in str(hits.content), "the new server's tool was not found"
         pid = serving_pid(home)
         server_rss = rss_mb(pid)
+        server_anonymous = rss_mb(pid, "RssAnon")
         await client.call_tool(
             "call_generated", {"server": name, "tool": "add", "arguments": {"a": 1, "b": 2}}
         )
         child = deepest_rss(pid)
     Registry(settings.registry_path).remove(name)
-    return first, server_rss, child
+    return first, server_rss, child, server_anonymous
 
 
 async def main(rounds: int, against: str | None) -> None:
@@ -174,10 +178,11 @@ async def main(rounds: int, against: str | None) -> None:
             figures.setdefault(label, []).append(found)
     print("20,000 tools: first search after another process registered a server, then RSS")
     for label, rows in figures.items():
-        first, server, child = (statistics.median(column) for column in zip(*rows, strict=True))
+        columns = [statistics.median(column) for column in zip(*rows, strict=True)]
+        first, server, child, anonymous = columns
         print(
             f"  {label:8} first search {first:7.1f} ms  meta-server {server:5.0f} MB"
-            f"  child {child:4.0f} MB"
+            f" (anonymous {anonymous:5.0f})  child {child:4.0f} MB"
         )
 
 

@@ -10,13 +10,29 @@ dot product is the cosine.
 The model loads lazily, once per process (about 0.5 s), on the first registration or search
 that needs it. When it cannot load (the packages missing or broken) :func:`embedder` returns
 None and search falls back to BM25 alone.
+
+The session loads a prepared copy of the shipped file (:func:`prepared_model`, under the
+home's ``cache/embeddings``): the graph after onnxruntime's basic optimisations, whose
+constant folding dequantizes the int8 weights, with those weights in a file of their own.
+onnxruntime maps such a file instead of copying it into the process, so of the 47 MB word
+embedding table only the rows of the tokens embedded are resident, as pages of the system's
+cache that every process of the home shares: a loaded session is ~46 MB less anonymous
+memory (issue 31). The session applies the rest of its optimisations on load as it does to
+the shipped file, and the vectors are bit-identical (tests/registry/test_embeddings.py).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib.util
+import json
 import logging
+import os
+import shutil
+import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
@@ -26,7 +42,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from metaserver.registry.release import release_freed_memory
+from metaserver.registry.release import release_freed_memory, steady_mmap_threshold
 from metaserver.registry.requests import name_words
 
 logger = logging.getLogger(__name__)
@@ -44,6 +60,8 @@ _BATCH = 32
 # refining a search, the file needs every request with a path shares): 384 floats each.
 _REMEMBERED = 512
 _TOKENIZER = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+# A directory a prepared model was being written into, left this long, is a dead process's.
+_ABANDONED_S = 600.0
 
 Vectors = npt.NDArray[np.float32]
 
@@ -196,15 +214,100 @@ def forget_embedder() -> None:
 
 @cache
 def _loaded() -> Embedder | None:
+    steady_mmap_threshold()  # before the first of search's large steps
     files = model_files()
     if files is None:
         logger.warning("no embedding model installed: tool search uses BM25 alone")
         return None
     try:
-        return Embedder(*files)
+        return Embedder(prepared_model(files[0]), files[1])
     except Exception as exc:  # a broken install must not break registration or search
         logger.warning("the embedding model did not load (%s): tool search uses BM25 alone", exc)
         return None
+
+
+def prepared_model(model: Path, cache_dir: Path | None = None) -> Path:
+    """The prepared copy of the ONNX file ``model`` (the graph after the basic optimisations,
+    its weights in ``model.data`` beside it), made once per home, model file and onnxruntime
+    version under ``cache_dir`` (default: the home's ``cache/embeddings``) and made again
+    when its files are not at the sizes written; ``model`` itself where no copy can be made
+    or read (the session then holds every weight)."""
+    try:
+        import onnxruntime
+
+        if cache_dir is None:
+            from metaserver.settings import Settings
+
+            cache_dir = Settings().home / "cache" / "embeddings"
+        held = model.stat()
+        key = f"{model.resolve()}|{held.st_size}|{held.st_mtime_ns}|{onnxruntime.__version__}"
+        where = cache_dir / hashlib.sha256(key.encode()).hexdigest()[:16]
+        if where.exists() and not _whole(where):  # damaged since: made again
+            shutil.rmtree(where, ignore_errors=True)
+        if not where.exists():
+            _prepare(model, where)
+        if not _whole(where):
+            raise OSError(f"{where} does not hold a whole prepared model")
+        return where / "model.onnx"
+    except Exception as exc:  # any failure: the shipped file, as before
+        logger.warning("the embedding model is loaded whole (%s)", exc)
+        return model
+
+
+def _prepare(model: Path, where: Path) -> None:
+    """Write the prepared copy of ``model`` into a private directory beside ``where``, flush
+    it to disk and rename it to ``where``: several processes share one home, and a reader
+    sees a whole copy or none (the first rename wins; the other copy is dropped)."""
+    import onnxruntime
+
+    where.parent.mkdir(parents=True, exist_ok=True)
+    for left in where.parent.glob(".building-*"):  # a process that died while preparing
+        with contextlib.suppress(OSError):
+            if time.time() - left.stat().st_mtime > _ABANDONED_S:
+                shutil.rmtree(left)
+    building = Path(tempfile.mkdtemp(dir=where.parent, prefix=".building-"))
+    try:
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = False
+        # Basic only: the rewrites that hold on any hardware; the session that loads the copy
+        # applies the others, as it does to the shipped file.
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        options.optimized_model_filepath = str(building / "model.onnx")
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", "model.data"
+        )
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+        )
+        onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        sizes = {name: (building / name).stat().st_size for name in ("model.onnx", "model.data")}
+        (building / "sizes.json").write_text(json.dumps(sizes))
+        for name in (*sizes, "sizes.json"):
+            with (building / name).open("rb") as file:
+                os.fsync(file.fileno())
+        with contextlib.suppress(OSError):  # another process's copy came first
+            building.rename(where)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+        release_freed_memory()  # the optimising session's copies
+
+
+def _whole(where: Path) -> bool:
+    """Whether the prepared copy at ``where`` has its files at the sizes it was written with."""
+    try:
+        listed = where / "sizes.json"
+        if listed.stat().st_size > 1024:
+            return False
+        sizes = json.loads(listed.read_text())
+        return (
+            isinstance(sizes, dict)
+            and set(sizes) == {"model.onnx", "model.data"}
+            and all((where / name).stat().st_size == sizes[name] for name in sizes)
+        )
+    except (OSError, ValueError):
+        return False
 
 
 def to_blob(vector: Vectors) -> bytes:

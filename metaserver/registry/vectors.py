@@ -17,10 +17,15 @@ first step reads the means projected on their first :data:`REDUCED` principal di
 instead (a third of the memory; at 20,000 tools 3.6 -> 1.3 ms of CPU per need, the same
 tools found), and the means themselves are not kept: the exact score computes its
 candidates' from their rows. No vector index is needed at 20,000 tools
-(bench/registry_scale.py). Reading the vectors from SQLite takes longer than that, so the
-matrix is kept per registry file and read again only when the registry's ``search_state``
+(bench/registry_scale.py). Reading the vectors from SQLite takes longer than that, so they
+are kept per registry file and read again only when the registry's ``search_state``
 generation (bumped by triggers on every change, :mod:`metaserver.registry.schema`) moved,
-whichever process made the change.
+whichever process made the change. The rows are not held in the process: they are mapped
+from the registry's vector file (:mod:`metaserver.registry.vector_file`), written from SQLite
+by the first process to search at a generation and mapped by the others, and each search
+drops its mapping of the rows it read, so of 85 MB of rows at 20,000 tools none stay
+resident (issue 31). The reduced means are computed a block of rows at a time
+(:func:`reduce`, the same floats) so that OpenBLAS keeps no panel of all of them.
 
 Tools without vectors, or with vectors of another model or recipe (a registry from before,
 or registered while no model was installed), get them here, once, written back in one
@@ -30,16 +35,22 @@ transaction.
 from __future__ import annotations
 
 import json
+import logging
+import mmap
 import sqlite3
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from metaserver.registry.embeddings import DIMENSION, MODEL_ID, Vectors, blob_rows, tool_vectors
-from metaserver.registry.release import release_freed_memory
+from metaserver.registry.release import release_freed_memory, steady_mmap_threshold
+from metaserver.registry.vector_file import Stored, load, release_rows, vector_path, write
+
+logger = logging.getLogger(__name__)
 
 # How many tools, per tool asked for, the first step passes to the exact score.
 CANDIDATES = 3
@@ -48,6 +59,8 @@ CANDIDATES = 3
 REDUCE_FROM = 5000
 REDUCED = 128
 _SAMPLE = 4096
+# Rows of means per product with the basis (:func:`reduce`).
+_BLOCK = 1024
 _SEARCHABLE = " FROM tools AS t JOIN servers AS s ON s.name = t.server AND s.latest = t.version"
 
 
@@ -70,6 +83,9 @@ class ToolVectors:
     # basis.T``), for the first pass of a large registry; None for a small one.
     basis: Vectors | None = None
     reduced: Vectors | None = None
+    # The vector file ``matrix`` is mapped from, None for rows held in memory: each search
+    # drops its mapping of the rows it read (:func:`release_rows`).
+    mapping: mmap.mmap | None = None
 
     def means(self, tools: npt.NDArray[np.int64]) -> Vectors:
         """The mean rows of tools ``tools`` (row indices into ``ids``)."""
@@ -114,6 +130,7 @@ class ToolVectors:
             scores = self.similarity(tools, query)
             order = np.argsort(-scores, kind="stable")[:depth]
             found.append([int(self.ids[tools[i]]) for i in order if scores[i] >= floor])
+        release_rows(self.mapping)
         return found
 
 
@@ -145,8 +162,11 @@ _LOCK = threading.Lock()
 def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
     """The vectors of the tools search offers, from the cache when the registry is unchanged.
 
-    ``db`` is an open connection to the registry at ``path`` in autocommit mode.
+    ``db`` is an open connection to the registry at ``path`` in autocommit mode. The rows are
+    mapped from the registry's vector file (:mod:`metaserver.registry.vector_file`), which is
+    written anew from SQLite when it is missing, stale or corrupt.
     """
+    steady_mmap_threshold()
     with _LOCK:
         generation = _generation(db)
         cached = _CACHE.get(path)
@@ -154,7 +174,15 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
             return cached
         if _fill_missing(db):
             generation = _generation(db)
-        vectors = assemble(path, generation, *_stored(db))
+        file = vector_path(path)
+        stored = load(file, generation) or _stored(db, file)
+        vectors = replace(
+            assemble(
+                path, stored.generation, stored.ids, stored.servers, stored.counts, stored.matrix
+            ),
+            mapping=stored.mapping,
+        )
+        release_rows(stored.mapping)  # computing the means read every row
         _CACHE[path] = vectors
     release_freed_memory()  # the blobs read, the means' copies
     return vectors
@@ -182,35 +210,62 @@ def assemble(
         matrix=matrix,
         centroids=centroids if basis is None else None,
         basis=basis,
-        reduced=None if basis is None else np.ascontiguousarray(centroids @ basis.T),
+        reduced=None if basis is None else reduce(centroids, basis),
     )
 
 
-def _stored(
-    db: sqlite3.Connection,
-) -> tuple[list[int], list[str], npt.NDArray[np.int64], Vectors]:
-    """The searchable tools' ids, servers, row counts and stored vectors (one matrix).
+def reduce(centroids: Vectors, basis: Vectors) -> Vectors:
+    """``centroids @ basis.T``, a block of rows at a time.
 
-    The blobs are copied into one buffer as the rows are read, each freed in turn: holding
-    them all (``fetchall``) and then joining them held the matrix three times over, and the
-    allocator kept the freed copies (issue 31).
+    The whole product in one call kept ~28 MB of OpenBLAS's packing buffers in the process
+    (its panel of the 20,000 means, held for reuse); blocks of about :data:`_BLOCK` rows
+    keep ~1 MB. Each element is the same dot product over the same dimensions whatever the
+    rows beside it (the library blocks the rows, never the sum), so the floats are the whole
+    product's (tests/registry/test_vector_file.py). No block is small: a product under the
+    library's small-matrix size may take another kernel.
     """
+    blocks = np.array_split(centroids, max(1, len(centroids) // _BLOCK))
+    return np.ascontiguousarray(np.concatenate([block @ basis.T for block in blocks]))
+
+
+def _stored(db: sqlite3.Connection, file: Path) -> Stored:
+    """The searchable tools' ids, servers, row counts and stored vectors, of one snapshot of
+    the registry: written to the vector ``file`` and mapped from it, or held in memory where
+    the file cannot be written."""
+    db.execute("BEGIN")  # one snapshot: the generation and the rows it counts
+    try:
+        generation = _generation(db)
+        query = (
+            "SELECT t.id, t.server, t.embedding" + _SEARCHABLE + " WHERE t.embedding_model = ?"
+            " AND length(t.embedding) > 0"
+        )
+        try:
+            return write(file, generation, db.execute(query, (MODEL_ID,)))
+        except OSError as exc:
+            logger.warning("vectors held in memory: cannot write %s: %s", file, exc)
+            return _in_memory(generation, db.execute(query, (MODEL_ID,)))
+    finally:
+        db.execute("COMMIT")
+
+
+def _in_memory(generation: int, rows: Iterable[tuple[int, str, bytes]]) -> Stored:
+    """The rows in one buffer, each blob copied in as it is read and freed in turn: holding
+    them all (``fetchall``) and then joining them held the matrix three times over, and the
+    allocator kept the freed copies (issue 31)."""
     ids: list[int] = []
     servers: list[str] = []
     counts: list[int] = []
     buffer = bytearray()
-    for tool_id, server, blob in db.execute(
-        "SELECT t.id, t.server, t.embedding" + _SEARCHABLE + " WHERE t.embedding_model = ?"
-        " AND length(t.embedding) > 0",
-        (MODEL_ID,),
-    ):
-        rows = blob_rows(blob)
+    for tool_id, server, blob in rows:
+        count = blob_rows(blob)
+        if not count:
+            continue
         ids.append(tool_id)
         servers.append(server)
-        counts.append(rows)
-        buffer += memoryview(blob)[: rows * 4 * DIMENSION]  # whole rows (blob_rows)
+        counts.append(count)
+        buffer += memoryview(blob)[: count * 4 * DIMENSION]  # whole rows (blob_rows)
     matrix = np.frombuffer(buffer, dtype="<f4").reshape(-1, DIMENSION)
-    return ids, servers, np.array(counts, dtype=np.int64), matrix
+    return Stored(generation, ids, servers, np.array(counts, dtype=np.int64), matrix)
 
 
 def principal_basis(path: Path, centroids: Vectors) -> Vectors | None:

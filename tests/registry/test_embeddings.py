@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from metaserver.registry.embeddings import (
     from_blobs,
     model_files,
     name_words,
+    prepared_model,
     to_blob,
     tool_document,
     tool_texts,
@@ -121,3 +124,45 @@ def test_only_the_latest_query_embeddings_are_remembered(monkeypatch: pytest.Mon
     model.embed_queries(["third text"])  # pushes out the least recent: "second text"
     assert list(model._remembered) == ["first text", "third text"]
     model.forget_queries()
+
+
+def test_the_prepared_model_gives_the_shipped_models_vectors(tmp_path: Path) -> None:
+    """The session loads a prepared copy (basic optimisations applied, weights in a mapped
+    file): the same floats as the shipped file, one text at a time and in batches."""
+    files = model_files()
+    assert files is not None
+    prepared = prepared_model(files[0], tmp_path)
+    assert prepared != files[0] and (prepared.parent / "model.data").stat().st_size > 80_000_000
+    assert prepared_model(files[0], tmp_path) == prepared  # made once
+    texts = [
+        "add two numbers",
+        "split a sentence into words and count how often each occurs",
+        "Solar zenith angle at a date, a latitude and a longitude, in degrees.",
+        "x" * 300,
+        "convert 3 feet to metres",
+        "",
+        "résumé naïve café 東京 🙂",
+        " ".join(["token"] * 200),
+    ]
+    shipped = embeddings.Embedder(*files)
+    loaded = embeddings.Embedder(prepared, files[1])
+    assert loaded.embed(texts).tobytes() == shipped.embed(texts).tobytes()
+    for text in texts:
+        assert loaded.embed([text]).tobytes() == shipped.embed([text]).tobytes()
+
+
+def test_a_damaged_prepared_copy_is_made_again(tmp_path: Path) -> None:
+    files = model_files()
+    assert files is not None
+    prepared = prepared_model(files[0], tmp_path)
+    data = prepared.parent / "model.data"
+    size = data.stat().st_size
+    with data.open("r+b") as file:
+        file.truncate(size - 4096)
+    assert prepared_model(files[0], tmp_path) == prepared  # made again, whole
+    assert data.stat().st_size == size
+    (prepared.parent / "sizes.json").write_text("[" * 5000)
+    assert prepared_model(files[0], tmp_path) == prepared
+    assert json.loads((prepared.parent / "sizes.json").read_text())["model.data"] == size
+    (tmp_path / "blocked").write_text("")  # where a copy cannot be made
+    assert prepared_model(files[0], tmp_path / "blocked") == files[0]  # the shipped file
