@@ -119,6 +119,14 @@ packages = ["{package}"]
 """
 
 
+def pyproject_with(name: str, package: str, dependencies: list[str]) -> str:
+    """PYPROJECT for ``name`` (package ``package``) that depends on ``dependencies``."""
+    listed = ", ".join(f'"{d}"' for d in dependencies)
+    return PYPROJECT.format(name=name, package=package).replace(
+        'requires-python = ">=3.9"', f'requires-python = ">=3.9"\ndependencies = [{listed}]'
+    )
+
+
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *args],

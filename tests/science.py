@@ -8,6 +8,20 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+PROBE = Path(__file__).resolve().parents[1] / "metaserver" / "probe"
+"""The probe's folder, the first argument of a script that starts with ``PROBE_PRELUDE``."""
+
+PROBE_PRELUDE = r"""
+import ast, json, sys
+import importlib.util
+# The probe as the sandbox loads it (its __main__.py): a package under a private name.
+entry_spec = importlib.util.spec_from_file_location("probe_entry", sys.argv[1] + "/__main__.py")
+entry = importlib.util.module_from_spec(entry_spec)
+entry_spec.loader.exec_module(entry)
+entry.load(sys.argv[1])
+"""
+"""The opening of a script that imports the probe's modules as ``metaserver_probe``."""
+
 
 def run_json(python: Path, script: str, cwd: Path, *args: str) -> Any:
     """Run ``script`` with ``python`` in ``cwd`` and read the JSON its last line prints."""

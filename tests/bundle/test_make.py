@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixture_repos import CALC_MODULE, PYPROJECT, git, make_package_repo
+from fixture_repos import CALC_MODULE, git, make_package_repo, pyproject_with
 
 from metaserver.bundle.manifest import read_manifest
 
@@ -40,11 +40,7 @@ def run(home: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.Comp
 @pytest.mark.skipif(shutil.which("unshare") is None or os.geteuid() != 0, reason="needs root")
 def test_a_bundled_library_converts_with_no_network(tmp_path: Path) -> None:
     repo = make_package_repo(tmp_path / "sixcalc", "sixcalc", "sixcalc", DEPENDENT)
-    (repo / "pyproject.toml").write_text(
-        PYPROJECT.format(name="sixcalc", package="sixcalc").replace(
-            'requires-python = ">=3.9"', 'requires-python = ">=3.9"\ndependencies = ["six>=1.16"]'
-        )
-    )
+    (repo / "pyproject.toml").write_text(pyproject_with("sixcalc", "sixcalc", ["six>=1.16"]))
     git(repo, "commit", "-qam", "depend on six")
     source = f"file://{repo}"
     bundle = tmp_path / "bundle"

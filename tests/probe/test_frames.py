@@ -9,18 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from science import run_json
+from science import PROBE, PROBE_PRELUDE, run_json
 
-PROBE = Path(__file__).resolve().parents[2] / "metaserver" / "probe"
-
-SCRIPT = r"""
-import ast, json, sys
-import importlib.util
-# The probe as the sandbox loads it (its __main__.py): a package under a private name.
-entry_spec = importlib.util.spec_from_file_location("probe_entry", sys.argv[1] + "/__main__.py")
-entry = importlib.util.module_from_spec(entry_spec)
-entry_spec.loader.exec_module(entry)
-entry.load(sys.argv[1])
+SCRIPT = (
+    PROBE_PRELUDE
+    + r"""
 import pandas as pd
 from pandas import Series
 from metaserver_probe.examples import Literals
@@ -60,6 +53,7 @@ call = literals.inline(ast.parse("system.scale(data)", mode="eval").body)
 out["inlined"] = ast.literal_eval(call.args[0])
 print(json.dumps(out))
 """
+)
 
 
 @pytest.mark.integration

@@ -9,17 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from science import run_json
+from science import PROBE, PROBE_PRELUDE, run_json
 
-PROBE = Path(__file__).resolve().parents[2] / "metaserver" / "probe"
-
-SCRIPT = r"""
-import ast, json, sys
-import importlib.util
-entry_spec = importlib.util.spec_from_file_location("probe_entry", sys.argv[1] + "/__main__.py")
-entry = importlib.util.module_from_spec(entry_spec)
-entry_spec.loader.exec_module(entry)
-entry.load(sys.argv[1])
+SCRIPT = (
+    PROBE_PRELUDE
+    + r"""
 import numpy as np
 from metaserver_probe.examples import Literals
 
@@ -66,6 +60,7 @@ out = {
 }
 print(json.dumps(out))
 """
+)
 
 
 @pytest.mark.integration

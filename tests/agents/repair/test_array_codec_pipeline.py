@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import fixture_repos
 import pytest
-from fixture_repos import make_package_repo
+from fixture_repos import make_package_repo, pyproject_with
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings
@@ -53,9 +52,7 @@ def test_peak():
     assert peak(np.array([[1, 5], [3, 2]])) == 1
 """
 
-PYPROJECT = fixture_repos.PYPROJECT.format(name="signalpack", package="signalpack").replace(
-    'requires-python = ">=3.9"', 'requires-python = ">=3.9"\ndependencies = ["numpy"]'
-)
+PYPROJECT = pyproject_with("signalpack", "signalpack", ["numpy"])
 
 
 @pytest.mark.integration

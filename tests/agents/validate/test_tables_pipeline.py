@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import fixture_repos
 import pytest
-from fixture_repos import make_package_repo
+from fixture_repos import make_package_repo, pyproject_with
 
 from metaserver.pipeline import convert
 from metaserver.settings import Settings
@@ -75,9 +74,7 @@ def stale(values):
     return pd.DataFrame({"n": [len(values)]})
 '''
 
-PYPROJECT = fixture_repos.PYPROJECT.format(name="framepack", package="framepack").replace(
-    'requires-python = ">=3.9"', 'requires-python = ">=3.9"\ndependencies = ["numpy", "pandas"]'
-)
+PYPROJECT = pyproject_with("framepack", "framepack", ["numpy", "pandas"])
 
 
 @pytest.mark.integration
