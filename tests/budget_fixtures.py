@@ -6,6 +6,7 @@ functions. Its unexecuted tutorials, in path order: ``tutorials/a_first.ipynb`` 
 ``wait``; ``tutorials/b_tour.ipynb`` shows ``wait``, ``double`` and ``halve``;
 ``tutorials/c_again.ipynb`` shows ``wait`` and ``square``. Each waits 2 s a run and is run
 twice (its reference, its reproduction), so the first run alone spends a 3 s budget.
+``make_waiting_repo``: the same three, waiting the seconds given.
 """
 
 from __future__ import annotations
@@ -78,5 +79,15 @@ def make_budget_repo(root: Path) -> Path:
         "tutorials/a_first.ipynb": FIRST,
         "tutorials/b_tour.ipynb": TOUR,
         "tutorials/c_again.ipynb": AGAIN,
+    }
+    return make_package_repo(root, "slowpack", "slowpack", SLOWPACK, files=files)
+
+
+def make_waiting_repo(root: Path, first: float, tour: float, again: float) -> Path:
+    """slowpack whose three tutorials wait the seconds given a run, in path order."""
+    files = {
+        "tutorials/a_first.ipynb": FIRST.replace("wait(2.0)", f"wait({first})"),
+        "tutorials/b_tour.ipynb": TOUR.replace("wait(2.0)", f"wait({tour})"),
+        "tutorials/c_again.ipynb": AGAIN.replace("wait(2.0)", f"wait({again})"),
     }
     return make_package_repo(root, "slowpack", "slowpack", SLOWPACK, files=files)

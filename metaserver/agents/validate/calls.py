@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import shutil
+import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from pathlib import Path
@@ -44,7 +45,7 @@ from metaserver.agents.validate.protocol import documents_problems, listing_prob
 from metaserver.agents.validate.result_reads import read_result
 from metaserver.agents.validate.sessions import SessionError, replay_session
 from metaserver.agents.validate.tables import table_differences
-from metaserver.agents.validate.tutorial_budget import TutorialClock
+from metaserver.agents.validate.tutorial_budget import TutorialClock, runs_of
 from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
 from metaserver.contracts import Environment, Evidence, Example, ToolEvidence, ToolSpec
@@ -190,17 +191,34 @@ async def validate(
         _check_listing(tools, specs, "legacy")
         schemas = {tool.name: tool.input_schema for tool in tools}
         lost = False  # the server the last call left is dead or held
+        waiting: list[tuple[int, ToolSpec, Deferred]] = []  # heavy tutorials, put off
+
+        async def live() -> Client[Any]:
+            """The client, on a new server when the last call lost the old one."""
+            nonlocal client, lost
+            if lost:  # the tools after one that killed or holds it meet a fresh one
+                with suppress(Exception):  # closing a dead server's session may fail
+                    await stack.aclose()
+                client = await stack.enter_async_context(
+                    connect(server_dir, environment, settings, sandbox)
+                )
+                lost = False
+            return client
+
+        async def keep(spec: ToolSpec, evidence: ToolEvidence) -> None:
+            nonlocal lost
+            if evidence.status == "failed" and not await answers(client, evidence):
+                # This tool is charged; the next ones get a new server, not
+                # "Connection closed".
+                logger.warning("validate: %s stopped its server; restarting it", spec.name)
+                evidence.error = _short(f"{evidence.error} ({SERVER_LOST})")
+                lost = True
+
         try:
             for spec in specs:
                 if only is not None and spec.name not in only:
                     continue
-                if lost:  # the tools after one that killed or holds it meet a fresh one
-                    with suppress(Exception):  # closing a dead server's session may fail
-                        await stack.aclose()
-                    client = await stack.enter_async_context(
-                        connect(server_dir, environment, settings, sandbox)
-                    )
-                    lost = False
+                await live()
                 examples = (attempts or {}).get(spec.name) or [_best_example(spec)]
                 if spec.kind == "notebook":
                     if not clock.allows():
@@ -214,18 +232,37 @@ async def validate(
                     ]
                 calling(spec.name)
                 started = clock.start()
-                evidence = await _check_examples(
-                    client, spec, examples, schemas[spec.name], settings, by_target
-                )
+                try:
+                    evidence = await _check_examples(
+                        client,
+                        spec,
+                        examples,
+                        schemas[spec.name],
+                        settings,
+                        by_target,
+                        clock if spec.kind == "notebook" else None,
+                    )
+                except Deferred as heavy:  # its other runs wait, or would not fit
+                    clock.charge(spec, started, ended=heavy.stopped)
+                    if not heavy.stopped:
+                        waiting.append((len(results), spec, heavy))
+                    runs = runs_of(spec)
+                    results.append(clock.refused_heavy(spec, heavy.seconds, runs, heavy.stopped))
+                    continue
                 if spec.kind == "notebook":
                     clock.charge(spec, started)
                 results.append(evidence)
-                if evidence.status == "failed" and not await answers(client, evidence):
-                    # This tool is charged; the next ones get a new server, not
-                    # "Connection closed".
-                    logger.warning("validate: %s stopped its server; restarting it", spec.name)
-                    evidence.error = _short(f"{evidence.error} ({SERVER_LOST})")
-                    lost = True
+                await keep(spec, evidence)
+            for index, spec, put_off in sorted(waiting, key=lambda w: w[2].seconds):
+                if not clock.resumes(put_off.seconds, runs_of(spec)):  # its first run: why
+                    results[index] = clock.refused_heavy(spec, put_off.seconds, runs_of(spec))
+                    continue
+                calling(spec.name)
+                started = clock.start()
+                evidence = await put_off.rest(await live())
+                clock.charge(spec, started)
+                results[index] = evidence
+                await keep(spec, evidence)
         finally:
             calling(None)
     # Blamed on the repository only if its own doctest, run unchanged, disagrees too.
@@ -258,6 +295,7 @@ async def _check_examples(
     schema: dict[str, Any],
     settings: Settings,
     by_target: dict[str, ToolSpec],
+    clock: TutorialClock | None = None,
 ) -> ToolEvidence:
     validator = Draft202012Validator(schema)
     # Arguments the published schema refuses can only test the refusal: try them last (a
@@ -265,7 +303,7 @@ async def _check_examples(
     ordered = sorted(examples, key=lambda e: not (e.session or validator.is_valid(e.arguments)))
     first: ToolEvidence | None = None
     for example in ordered[: MAX_ATTEMPTS + MAX_SETUP_ATTEMPTS]:
-        result = await _check(client, spec, example, settings, by_target)
+        result = await _check(client, spec, example, settings, by_target, clock)
         if result.status == "passed":
             return result
         first = first or result
@@ -283,7 +321,11 @@ async def _check(
     example: Example,
     settings: Settings,
     by_target: dict[str, ToolSpec] | None = None,
+    clock: TutorialClock | None = None,
 ) -> ToolEvidence:
+    """One example's call and its check. A tutorial run here whose first run ``clock``
+    finds heavy (``TutorialClock.after_first``) raises ``Deferred``, with the rest of its
+    check or its stop."""
     evidence = Evidence(
         arguments=example.arguments,
         expected=example.expected if example.has_expected else None,
@@ -303,16 +345,21 @@ async def _check(
             # Our replay of the session failed (a tool missing, a setup call refused): the
             # example says nothing about the repository's code yet.
             return _failed(spec, evidence, _short(str(exc)), example, ours=True)
+    began = time.monotonic()
     try:
         raw = await client.call_tool_mcp(spec.name, evidence.arguments, timeout=timeout)
     except Exception as exc:  # a timeout or a dead child: the tool failed, the run goes on
         error = _short(f"{type(exc).__name__}: {exc}")
         return _failed(spec, evidence, error, example)
+    seconds = time.monotonic() - began
     if raw.is_error:
         text = error_text(raw)
         return _failed(spec, evidence, _short(text or "error without a message"), example)
     evidence.result = result_value(raw)
     if example.wrapper == "notebook" and not example.has_expected:
+        then = "go on" if clock is None else clock.after_first(seconds, runs_of(spec))
+        if then != "go on":
+            raise Deferred(seconds, spec, example, evidence, timeout, stopped=then == "stop")
         return await _check_notebook_run(client, spec, example, evidence, timeout)
     if example.wrapper == "notebook":
         return _check_notebook(spec, evidence)
@@ -379,6 +426,31 @@ def _check_notebook(spec: ToolSpec, evidence: Evidence) -> ToolEvidence:
         error=_short("stored outputs not reproduced: " + "; ".join(differences)),
         failure_type="repo_internal_bug",  # the notebook's own outputs disagree with its code
     )
+
+
+class Deferred(Exception):
+    """A tutorial's first run was heavy (``TutorialClock.after_first``): the rest of its
+    ``notebook-run`` check waits until the lighter tutorials have run, or is not run
+    (``stopped``: it would not fit in what is left of the budget)."""
+
+    def __init__(
+        self,
+        seconds: float,
+        spec: ToolSpec,
+        example: Example,
+        evidence: Evidence,
+        timeout: float,
+        stopped: bool = False,
+    ) -> None:
+        super().__init__(f"{spec.name}: first run {seconds:.1f} s")
+        self.seconds, self.spec, self.example = seconds, spec, example
+        self.evidence, self.timeout, self.stopped = evidence, timeout, stopped
+
+    async def rest(self, client: Client[Any]) -> ToolEvidence:
+        """The rest of the check, from the first run's result."""
+        return await _check_notebook_run(
+            client, self.spec, self.example, self.evidence, self.timeout
+        )
 
 
 async def _check_notebook_run(
