@@ -41,20 +41,22 @@ def test_a_handle_is_the_same_object_by_type_and_repr_not_by_id(tmp_path: Path) 
 
 
 class _Raw:
-    def __init__(self, handle: str) -> None:
+    def __init__(self, result: object) -> None:
         self.is_error = False
-        self.structured_content = {"result": {"handle": handle}}
+        self.structured_content = {"result": result}
 
 
 class _Client:
-    """Each tool call returns a new handle; the calls are kept."""
+    """Each tool call returns a new handle (a path for ``path_tool``); the calls are kept."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, object]]] = []
 
     async def call_tool_mcp(self, tool: str, arguments: dict[str, object]) -> _Raw:
         self.calls.append((tool, arguments))
-        return _Raw(f"h{len(self.calls)}")
+        if tool == "path_tool":
+            return _Raw("/data/ct.dcm")
+        return _Raw({"handle": f"h{len(self.calls)}"})
 
 
 def test_a_step_takes_a_list_of_the_objects_earlier_steps_built(tmp_path: Path) -> None:
@@ -72,6 +74,20 @@ def test_a_step_takes_a_list_of_the_objects_earlier_steps_built(tmp_path: Path) 
         "mix_new",
         {"name": "duo", "signals": [{"handle": "h1"}, {"handle": "h2"}]},
     )
+
+
+def test_a_value_a_step_returns_is_taken_by_a_later_step_as_it_is(tmp_path: Path) -> None:
+    # ``path = get_testdata_file("CT_small.dcm")``, then ``ds = dcmread(path)``: the path is
+    # no handle, and the read's argument (before: a TypeError reading it as one)
+    receiver = _template(tmp_path).receiver
+    step = {"arguments": {}, "receiver": None}
+    session = [
+        dict(step, tool="path_tool", arguments={"name": "ct.dcm"}),
+        dict(step, tool="read_new", takes={"fp": 0}),
+    ]
+    client = _Client()
+    assert asyncio.run(receiver(client, session, {})) == {"handle": "h2"}
+    assert client.calls[-1] == ("read_new", {"fp": "/data/ct.dcm"})
 
 
 SERVER = """

@@ -121,7 +121,13 @@ async def receiver(client, session, arguments):
         raw = await client.call_tool_mcp(step["tool"], given)
         assert not raw.is_error, raw
         if not step["receiver"] or step.get("chained"):  # built, or a chain's result
-            handle = {"handle": (raw.structured_content or {})["result"]["handle"]}
+            value = (raw.structured_content or {}).get("result")
+            if not isinstance(value, dict) or not isinstance(value.get("handle"), str):
+                # ``path = get_testdata_file("CT_small.dcm")`` then ``dcmread(path)``: a
+                # value a later step takes as it is (validate/sessions.py replays it so)
+                after[-1] = value
+                continue
+            handle = {"handle": value["handle"]}
             after[-1] = handle
     return handle
 
