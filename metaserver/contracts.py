@@ -257,6 +257,17 @@ class Example(BaseModel):
         "and set it up, replayed through their tools before the call.",
     )
 
+    @property
+    def shown_loosely(self) -> bool:
+        """Whether what it shows may prove unreadable against the result (a printed table
+        of another shape, an ELLIPSIS text the JSON form does not print): then the call
+        passes by ``no-error``, so it is tried after the examples whose value is read."""
+        return self.has_expected and self.wrapper in LOOSELY_SHOWN
+
+
+LOOSELY_SHOWN = frozenset({"table", "ellipsis"})
+"""Wrappers of a shown value that validation may find no way to read (validate/calls.py)."""
+
 
 class Parameter(BaseModel):
     name: str

@@ -41,7 +41,14 @@ from .constants import inlined
 from .doc_types import documented_type
 from .docstrings import parameter_types
 from .doctest_lines import MAX_EXAMPLES, rounded, unwrapped
-from .examples import changed_names, example_item, held_name, held_value, hold_names
+from .examples import (
+    changed_names,
+    example_item,
+    held_name,
+    held_value,
+    hold_names,
+    shown_first,
+)
 from .guide_signatures import guide_signature
 from .guides import variable_class
 from .held import module_held
@@ -221,7 +228,7 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
     found += [e.pop("_unproven") for e in list(found) if "_unproven" in e]
     for item in found:
         item.pop("_exact", None)
-    found.sort(key=lambda e: not e["has_expected"])
+    found.sort(key=shown_first)
     return found
 
 

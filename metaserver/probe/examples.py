@@ -289,8 +289,19 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         if item["has_expected"]:
             item["line"] = example.source.strip()
         found.append(item)
-    found.sort(key=lambda e: not e["has_expected"])
+    found.sort(key=shown_first)
     return found
+
+
+LOOSELY_SHOWN = ("table", "ellipsis")
+"""What validation may find no way to read against the result (contracts.LOOSELY_SHOWN)."""
+
+
+def shown_first(example):
+    """Sort key: examples that show a value first, those whose value is surely read first
+    among them (an ELLIPSIS text or a printed table may prove unreadable: the call then
+    passes by ``no-error`` before a later example's value was tried)."""
+    return not example["has_expected"], example.get("wrapper") in LOOSELY_SHOWN
 
 
 def _uses(node, names):

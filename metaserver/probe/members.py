@@ -18,7 +18,7 @@ from .built_arguments import value_examples
 from .doc_types import documented_annotation
 from .docstrings import parameter_docs, parameter_types, summary_of
 from .doctest_lines import MAX_EXAMPLES
-from .examples import examples_for
+from .examples import examples_for, shown_first
 from .guide_signatures import guide_signature, set_called_texts
 from .guides import set_texts, variable_class
 from .json_values import Unsupported, json_safe
@@ -553,10 +553,10 @@ def _kept(documented, tested):
     of them, which may not replay) take the room the docs leave, and never more than
     TEST_SHARE of it while the docs have examples, so that the docs' own calls stay
     (pydicom's ``dcmread("CT_small.dcm")`` was crowded out by its tests' values)."""
-    documented = sorted(documented, key=lambda e: not e["has_expected"])
+    documented = sorted(documented, key=shown_first)
     room = MAX_EXAMPLES - min(len(documented), MAX_EXAMPLES - TEST_SHARE)
     kept = documented[: MAX_EXAMPLES - min(len(tested), room)] + tested[:room]
-    kept.sort(key=lambda e: not e["has_expected"])
+    kept.sort(key=shown_first)
     return kept
 
 

@@ -22,7 +22,7 @@ from .assign import assignment, set_up
 from .built_arguments import object_arguments, unpacked_names
 from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
-from .examples import example_item, held_name, held_value
+from .examples import example_item, held_name, held_value, shown_first
 from .guide_signatures import guide_signature
 from .held import held_arguments
 from .returns import (
@@ -201,7 +201,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
                 if steps is not None and not example.exc_msg
                 else None
             )
-    found.sort(key=lambda e: not e["has_expected"])
+    found.sort(key=shown_first)
     return found
 
 

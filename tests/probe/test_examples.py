@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 
+from metaserver.contracts import Example
 from metaserver.probe.examples import examples_for
 
 
@@ -135,3 +136,27 @@ def test_unseeded_draws_are_data_for_arguments_never_for_a_shown_value() -> None
         ((4, 2), False),
         ((4, 2), False),
     ]
+
+
+def affine(points: list[int]) -> list[int]:
+    """Moved points.
+
+    >>> affine([1, 2])
+    array([[14, 14, 24]]...)
+    >>> affine([3])
+    [4]
+    """
+    return []
+
+
+def test_a_value_surely_read_is_tried_before_one_that_may_prove_unreadable() -> None:
+    signature = inspect.signature(affine)
+    found = examples_for(affine, {"affine"}, inspect.getdoc(affine), signature, {"points"})
+    # an ELLIPSIS text may not print as the JSON form does: the call would pass by no-error
+    # before the exact value below was tried (nibabel's apply_affine lost its value so)
+    assert [(e["expected"], e["wrapper"]) for e in found] == [
+        ([4], None),
+        ("array([[14, 14, 24]]...)", "ellipsis"),
+    ]
+    assert Example.model_validate(found[1]).shown_loosely
+    assert not Example.model_validate(found[0]).shown_loosely

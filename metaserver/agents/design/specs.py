@@ -268,7 +268,13 @@ def _with_usage(
         examples.append(guessed.model_copy(update={"arguments": {**guessed.arguments, **hints}}))
     examples = [_with_shipped_files(candidate, e, usage.data_files) for e in examples]
     # A value the call returns itself proves more than one attribute of it.
-    examples.sort(key=lambda e: (not e.has_expected, e.attribute is not None or bool(e.reads)))
+    examples.sort(
+        key=lambda e: (
+            not e.has_expected,
+            e.shown_loosely,  # a value read for sure first (nibabel's ``...)`` repr)
+            e.attribute is not None or bool(e.reads),
+        )
+    )
     update = {"usage": candidate.usage + count, "examples": examples, "documented": documented}
     return candidate.model_copy(update=update)
 

@@ -250,7 +250,10 @@ def alternative_examples(spec: ToolSpec, workspace: Path) -> list[Example]:
     unique: dict[str, Example] = {}
     for example in found:
         unique.setdefault(_key(example.arguments, example.session), example)
-    ordered = sorted(unique.values(), key=lambda e: (not e.has_expected, e.origin != "doctest"))
+    ordered = sorted(
+        unique.values(),
+        key=lambda e: (not e.has_expected, e.shown_loosely, e.origin != "doctest"),
+    )
     return ordered
 
 

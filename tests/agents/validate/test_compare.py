@@ -354,6 +354,10 @@ def test_a_shown_value_with_an_ellipsis_matches_as_doctest_matches_it() -> None:
     assert ellipsis_match(handle, "Wave(name='db1', ...)")
     # a tuple travels as a list: its repr changed, so what it shows is not matched
     assert not ellipsis_match([1, 2, 3], "(1, 2, ...)")
+    # numpy's repr around the list the JSON form holds
+    shown = "array([[14, 14, 24],\n       [16, 17, 28]]...)"
+    assert ellipsis_match([[14, 14, 24], [16, 17, 28]], shown)
+    assert not ellipsis_match([[14, 14, 24], [16, 17, 29]], shown)
 
 
 def test_an_array_printed_by_numpy_is_compared_as_its_numbers() -> None:
