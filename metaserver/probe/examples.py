@@ -9,6 +9,7 @@ arguments by parameter name, its wrapper, and, when shown, its expected value
 
 import ast
 import copy
+import re
 import sys
 
 from .array_values import array_value, numpy_built
@@ -382,12 +383,21 @@ def held_name(statement, held):
     return item, part, attribute, printed
 
 
+_PRINTED_NUMBERS = re.compile(r"[\[\]()\s\d.,eE+\-naif]+")
+"""What ``print`` shows of numbers: an array as numpy prints it, a tuple or list of them."""
+
+
 def held_value(arguments, printed, example):
     """The example a line showing a held result makes of its output: the value shown, or
-    for ``print(r)`` the text printed (``text.shown_as_text`` reads ``print(f(x))`` so)."""
+    for ``print(r)`` the text printed (``text.shown_as_text`` reads ``print(f(x))`` so),
+    numbers only (``[[1. 2.] [3. 4.]]``, ``(-6102.44..., -986.33...)``): the text of an
+    object the tool answers as JSON (``[1.0+/-0.01 2.0+/-0.002]``, an array of the library's
+    numbers) is no text its answer can show again."""
     want = example.want.strip()
     if printed:
-        return example_item(arguments, "str", repr(want) if want else "", example.exc_msg)
+        numbers = _PRINTED_NUMBERS.fullmatch(want.replace(ELLIPSIS, ""))
+        shown = repr(want) if want and numbers else ""
+        return example_item(arguments, "str", shown, example.exc_msg)
     return example_item(arguments, None, want, example.exc_msg)
 
 

@@ -160,3 +160,22 @@ def test_a_value_surely_read_is_tried_before_one_that_may_prove_unreadable() -> 
     ]
     assert Example.model_validate(found[1]).shown_loosely
     assert not Example.model_validate(found[0]).shown_loosely
+
+
+def uarray(values: list[float], errors: list[float]) -> object:
+    """Numbers with errors.
+
+    >>> arr = uarray([1, 2], [0.01, 0.002])
+    >>> print(arr)
+    [1.0+/-0.01 2.0+/-0.002]
+    """
+    return None
+
+
+def test_a_held_result_printed_as_other_than_numbers_shows_no_value() -> None:
+    # the library's numbers print as text the tool's JSON answer never shows again
+    signature = inspect.signature(uarray)
+    [found] = examples_for(
+        uarray, {"uarray"}, inspect.getdoc(uarray), signature, {"values", "errors"}
+    )
+    assert not found["has_expected"]
