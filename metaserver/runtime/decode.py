@@ -396,9 +396,13 @@ def _numpy(value: Any, target: str) -> Any:
         return numpy.complex128(_complex(value, target))
     # ``numpy:float64``: the item type the docs name (probe/arguments.array_codec).
     dtype = target if target in _DTYPES else None
-    value = _leaves_as_floats(value)
     try:
-        return numpy.asarray(value, dtype=dtype)
+        array = numpy.asarray(value, dtype=dtype)
+        if array.dtype.kind in "UO" and isinstance(value, list):
+            # text among the numbers: NaN or infinities as the codec writes them? (only
+            # then is every item looked at: an array of numbers pays nothing for it)
+            array = numpy.asarray(_leaves_as_floats(value), dtype=dtype)
+        return array
     except ValueError:
         if not (isinstance(value, list) and value and all(isinstance(v, list) for v in value)):
             raise
