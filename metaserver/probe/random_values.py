@@ -126,21 +126,23 @@ class RandomStreams:
         view = None
         if isinstance(node, ast.Attribute) and node.attr in _VIEWS:
             node, view = node.value, node.attr
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        if not isinstance(node, ast.Call):
             return None
-        method = node.func.attr
-        if method.startswith("_"):
-            return None
-        owner = node.func.value
+        owner = node.func.value if isinstance(node.func, ast.Attribute) else None
         if isinstance(owner, ast.Name) and owner.id in self.named:
-            stream = self.named[owner.id]
+            stream, method = self.named[owner.id], node.func.attr
         elif _global_draw(node.func, self.namespace, numpy):
             if self.global_stream is None and self.unseeded:
                 self.global_stream = _Stream(numpy.random.RandomState(0), False)
             if self.global_stream is None:
                 return None
+            # ``np.random.normal(...)`` or, imported by name, ``standard_normal((500, 1))``
+            # (arch's docstrings): the global stream's method of that name either way
             stream = self.global_stream
+            method = resolve(node.func, self.namespace).__name__
         else:
+            return None
+        if method.startswith("_"):
             return None
         arguments = self._arguments(node)
         if arguments is None:

@@ -18,7 +18,7 @@ import numpy as np
 from metaserver_probe.examples import Literals
 
 def session(lines):
-    namespace = {"np": np, "stats": json}
+    namespace = {"np": np, "stats": json, "standard_normal": np.random.standard_normal}
     literals = Literals(namespace)
     for line in lines:
         literals.note(ast.parse(line).body[0])
@@ -32,8 +32,12 @@ x = np.random.normal(loc=7, size=3)
 y = np.random.randint(0, 9, size=2)
 rng = np.random.default_rng(42)
 a, b = rng.multivariate_normal([0, 1], [[1, 0.5], [0.5, 1]], 4).T
+np.random.seed(7)
+z = np.random.standard_normal((2, 3))
 out = {
-    "expected": {"x": x.tolist(), "y": y.tolist(), "a": a.tolist(), "b": b.tolist()},
+    "expected": {
+        "x": x.tolist(), "y": y.tolist(), "a": a.tolist(), "b": b.tolist(), "z": z.tolist()
+    },
     "global": session([
         "np.random.seed(123)",
         "x = np.random.normal(loc=7, size=3)",
@@ -57,6 +61,8 @@ out = {
         "x = rng.normal(size=3)",
     ]),
     "unseeded": session(["x = np.random.normal(size=3)", "r = np.random.default_rng()"]),
+    # ``from numpy.random import standard_normal``: the global stream's draw, by its name
+    "by_name": session(["np.random.seed(7)", "z = standard_normal((2, 3))"]),
 }
 print(json.dumps(out))
 """
@@ -75,3 +81,4 @@ def test_seeded_draws_are_drawn_again_while_their_order_is_known(
     assert out["named"]["b"] == [expected["b"], "numpy:float64"]
     assert "x" not in out["after_call"] and "x" not in out["handed"]
     assert out["unseeded"] == {}
+    assert out["by_name"]["z"] == [expected["z"], "numpy:float64"]
