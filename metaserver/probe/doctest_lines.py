@@ -136,7 +136,16 @@ def array_codecs(call, signature):
     """The codec (``numpy:int16``) of each argument of ``call`` that numpy built, by
     parameter name: a literal that remembers it (examples.Literals)."""
     bound = bound_by(call, signature, lambda node: getattr(node, "codec", None))
-    return {name: codec for name, codec in (bound or {}).items() if isinstance(codec, str)}
+    codecs = {}
+    for name, codec in (bound or {}).items():
+        if isinstance(codec, (tuple, dict)):
+            # ``*args`` or ``**kwargs`` (``IIDBootstrap(x, y=y, z=z)``): the runtime decodes
+            # each item by the parameter's one codec, so one only where numpy's agree
+            made = {c for c in (codec.values() if isinstance(codec, dict) else codec) if c}
+            codec = made.pop() if len(made) == 1 else None
+        if isinstance(codec, str):
+            codecs[name] = codec
+    return codecs
 
 
 def bound_by(call, signature, value):

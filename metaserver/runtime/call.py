@@ -106,11 +106,14 @@ def _decoded(
     name: str, value: Any, positional: list[str], handles: HandleTable, codecs: dict[str, str]
 ) -> Any:
     """One argument decoded by its parameter's codec; a spread ``*args`` list item by item
-    (``IIDBootstrap(*arrays)``: each item an array)."""
+    (``IIDBootstrap(*arrays)``: each item an array), a ``**kwargs`` object value by value
+    (``IIDBootstrap(x, y=y, z=z)``)."""
     if name not in codecs:
         return from_json(value, handles)
     if f"*{name}" in positional and isinstance(value, list):
         return [decode(item, codecs[name], handles) for item in value]
+    if f"**{name}" in positional and isinstance(value, dict):
+        return {key: decode(item, codecs[name], handles) for key, item in value.items()}
     return decode(value, codecs[name], handles)
 
 

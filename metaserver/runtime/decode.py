@@ -396,6 +396,10 @@ def _numpy(value: Any, target: str) -> Any:
         return numpy.complex128(_complex(value, target))
     # ``numpy:float64``: the item type the docs name (probe/arguments.array_codec).
     dtype = target if target in _DTYPES else None
+    if dtype is None and type(value) in (int, bool):
+        # ``IIDBootstrap(x, seed=1234)``: a parameter typed ``int | Generator`` checks for an
+        # int, which a 0-d array is not; the docs passed the Python number, so does the codec
+        return value
     try:
         array = numpy.asarray(value, dtype=dtype)
         if array.dtype.kind in "UO" and isinstance(value, list):

@@ -174,3 +174,35 @@ def test_a_documented_call_numpy_could_build_stays_the_call(tmp_path: Path) -> N
     (example,) = candidate["examples"]
     assert example["arguments"] == {"a": [[1, 2], [3, 4]]}
     assert example["has_expected"]
+
+
+SPREAD = """
+import numpy as np
+
+
+def resample(*args, seed=None, **kwargs):
+    kinds = {str(a.dtype) for a in (*args, *kwargs.values())}
+    return sorted(kinds) + [type(seed).__name__]
+"""
+
+SPREAD_GUIDE = """
+>>> import numpy as np
+>>> import spreadfx
+>>> x = np.arange(4, dtype=np.int16)
+>>> y = np.arange(2, dtype=np.int16)
+>>> spreadfx.resample(x, y=y, seed=3)
+['int16', 'int']
+"""
+
+
+def test_arrays_numpy_built_into_args_and_kwargs_keep_their_item_type(tmp_path: Path) -> None:
+    from metaserver.probe.members import describe_callable
+
+    with guided_module(tmp_path, "spreadfx", SPREAD, [SPREAD_GUIDE]) as module:
+        candidate, _, _ = describe_callable(module.resample, "resample", module, True)
+    assert candidate is not None
+    (example,) = [e for e in candidate["examples"] if e["has_expected"]]
+    assert example["arguments"] == {"args": [[0, 1, 2, 3]], "seed": 3, "kwargs": {"y": [0, 1]}}
+    codecs = {p["name"]: p["codec"] for p in candidate["parameters"]}
+    # ``IIDBootstrap(x, y=y, z=z)``: the runtime decodes each item by the parameter's codec
+    assert codecs["args"] == "numpy:int16" and codecs["kwargs"] == "numpy:int16"

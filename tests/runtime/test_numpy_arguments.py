@@ -14,7 +14,7 @@ RUNTIME = Path(__file__).resolve().parents[2] / "metaserver" / "runtime"
 SCRIPT = r"""
 import json
 import numpy as np
-from metaserver_runtime import HandleTable, decode
+from metaserver_runtime import HandleTable, decode, invoke
 
 handles = HandleTable()
 out = {}
@@ -23,6 +23,16 @@ plain = decode([[1, 2], [3, 4]], "numpy", handles)
 out["floats"] = [str(floats.dtype), list(floats.shape), floats.ndim]
 out["plain"] = str(plain.dtype)
 out["sized"] = [str(decode([1, 2], f"numpy:{t}", handles).dtype) for t in ("int16", "float32")]
+out["scalars"] = [type(decode(v, c, handles)).__name__ for v, c in (
+    (1234, "numpy"), (True, "numpy"), (2, "numpy:float64"), (2.5, "numpy")
+)]
+def spread(*args, **kwargs):
+    named = sorted(f"{k}:{type(v).__name__}" for k, v in kwargs.items())
+    return [type(a).__name__ for a in args] + named
+out["spread"] = invoke(
+    spread, ["*args", "**kwargs"], {"args": [[1, 2]], "kwargs": {"y": [[1.0], [2.0]], "n": 3}},
+    handles, codecs={"args": "numpy:float64", "kwargs": "numpy"},
+)
 ragged = decode([[1, 2, 3], [4, 5]], "numpy:float64", handles)
 out["ragged"] = [[type(r).__name__, str(r.dtype), len(r)] for r in ragged]
 f = decode("exp(-x**2) + np.sqrt(x)", "expression:x@numpy", handles)
@@ -45,6 +55,10 @@ def test_arrays_with_dtype_and_numpy_expressions(science_python: Path, tmp_path:
     assert out["plain"].startswith("int")
     # the fixed-size item type a doc's array was built with (probe/array_values.py)
     assert out["sized"] == ["int16", "float32"]
+    # a Python int stays one unless the docs named an item type (``seed: int | Generator``)
+    assert out["scalars"] == ["int", "bool", "ndarray", "ndarray"]
+    # ``IIDBootstrap(x, y=y, z=z)``: each item of ``*args`` and each value of ``**kwargs``
+    assert out["spread"] == ["ndarray", "n:int", "y:ndarray"]
     # a list of rows of different lengths (wavelet coefficients per level): arrays, one a row
     assert out["ragged"] == [["ndarray", "float64", 3], ["ndarray", "float64", 2]]
     assert out["vectorised"] == ["ndarray", [1.0, 1.367879, 2.0]]
