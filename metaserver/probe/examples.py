@@ -9,6 +9,7 @@ arguments by parameter name, its wrapper, and, when shown, its expected value
 
 import ast
 import copy
+import functools
 import re
 import sys
 
@@ -128,6 +129,7 @@ class Literals:
         ):
             return node
         nodes, array, path = self.nodes, self._array, self._path
+        plain = functools.partial(_plain_array, namespace=self.namespace)
 
         class Put(ast.NodeTransformer):
             def visit_Name(self, name):
@@ -142,7 +144,14 @@ class Literals:
                     literal.constant = True  # the package's value, as an inlined constant's
                     return ast.copy_location(literal, call)
                 inner = array(call)
-                return self.generic_visit(call) if inner is None else self.visit(inner)
+                if inner is None:
+                    return self.generic_visit(call)
+                made = self.visit(inner)
+                if plain(call) and getattr(made, "codec", None) is None:
+                    # ``np.array((2458826, 2458826))``: the callable was given an array, and
+                    # numpy makes the same one of the JSON lists (read back by array_codecs)
+                    made.codec = "numpy"
+                return made
 
         copied = copy.deepcopy(node)
         if keep_call and isinstance(copied, ast.Call):
@@ -286,7 +295,7 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         item = example_item(arguments, wrapper, want.strip(), example.exc_msg)
         if item is None:
             continue
-        _note_arrays(item, inlined, signature)
+        note_arrays(item, inlined, signature)
         if item["has_expected"]:
             item["line"] = example.source.strip()
         found.append(item)
@@ -333,12 +342,12 @@ def _hold(statement, names, literals, signature, exposed, variables, held, ours)
     if arguments is None:
         return None
     item = example_item(arguments, None, "", None)
-    _note_arrays(item, inlined, signature)
+    note_arrays(item, inlined, signature)
     hold_names(statement.targets[0], item, held)
     return item
 
 
-def _note_arrays(item, call, signature):
+def note_arrays(item, call, signature):
     """Keep, under ``_arrays``, the codec of each argument numpy built (schemas.py makes it
     the parameter's: the callable gets an array of the docs' item type again)."""
     codecs = array_codecs(call, signature)

@@ -16,6 +16,7 @@ valuable part first and stops when the budget is spent, noting what it left unre
 import argparse
 import importlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import re
@@ -28,6 +29,7 @@ from .budget import Budget, named
 from .listing import Listing, guide_words
 from .members import (
     GUIDES,
+    TESTS,
     describe_callable,
     describe_class,
     public_members,
@@ -223,6 +225,7 @@ def main(started=None):
     if options.path:
         sys.path.insert(0, options.path)
     warnings.simplefilter("ignore")
+    import_array_library(GUIDES + TESTS)
     budget = Budget(options.budget, time.monotonic() if started is None else started)
     packages = top_level_modules(options.distribution, options.path)
     skipped, listing, walks = [], Listing(), []
@@ -261,6 +264,28 @@ def main(started=None):
     report = {"packages": packages, "candidates": candidates, "skipped": skipped}
     with open(options.output, "w", encoding="utf-8") as handle:
         json.dump({**report, "unread": budget.unread}, handle)
+
+
+def import_array_library(sessions):
+    """Import numpy where the sessions import it and this environment has it.
+
+    Session reading binds only modules already imported (doctest_lines.bind_imports), and
+    the docs build their arrays with numpy even where the package itself never imports it:
+    sgp4's README makes with ``np.array`` the arrays ``Satrec.sgp4_array`` takes, and
+    without numpy bound no such call was an example. numpy is the one library whose arrays
+    session reading makes (array_values.py); any other module a guide imports stays
+    unknown."""
+    if "numpy" in sys.modules or not any(_IMPORTS_NUMPY.search(s) for s in sessions):
+        return
+    if importlib.util.find_spec("numpy") is None:
+        return
+    try:
+        importlib.import_module("numpy")
+    except Exception:  # a broken install: the sessions' arrays stay unknown, as before
+        return
+
+
+_IMPORTS_NUMPY = re.compile(r"^\s*(>>>\s*)?(import numpy\b|from numpy\b)", re.MULTILINE)
 
 
 def list_members(listing, module, package_name, skipped):

@@ -22,7 +22,7 @@ from .assign import assignment, set_up
 from .built_arguments import object_arguments, unpacked_names
 from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
-from .examples import example_item, held_name, held_value, shown_first
+from .examples import example_item, held_name, held_value, note_arrays, shown_first
 from .guide_signatures import guide_signature
 from .held import held_arguments
 from .returns import (
@@ -174,6 +174,8 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             shown = steps is not None and assigned is None and not looped
             want = shown_want.strip() if shown else ""
             item = example_item(arguments, wrapper, want, example.exc_msg)
+            if item is not None:  # ``sat.sgp4_array(jd, fr)``: numpy's arrays again
+                note_arrays(item, node, signature)
             if item is not None and (steps is not None or not built_only):
                 if steps is not None:
                     item["session"] = [dict(step) for step in steps] + built

@@ -594,3 +594,40 @@ def test_name_steps_names_classes_by_their_constructors() -> None:
     assert factory["returns"] == "pkg:Signal" and "_returns" not in factory
     assert child["bases"] == ["pkg:Signal"]  # a class listed by a method alone is left out
     assert user["examples"] == []  # its typed step names no constructor: no tool builds it
+
+
+ORBIT = '''
+class Orbit:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def positions(self, times):
+        """Positions for a NumPy array of times (this package never imports numpy)."""
+        return (times * self.scale).tolist()
+'''
+
+ORBIT_README = """
+>>> import numpy as np
+>>> from orbitfx import Orbit
+>>> orbit = Orbit(2)
+>>> times = np.array((1.0, 2.5))
+>>> orbit.positions(times)
+[2.0, 5.0]
+"""
+
+
+def test_arrays_the_readme_builds_with_numpy_are_examples_where_the_package_never_imports_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "orbitfx").mkdir()
+    (tmp_path / "orbitfx" / "__init__.py").write_text(ORBIT)
+    guides = tmp_path / "guides.json"
+    guides.write_text(json.dumps([ORBIT_README]))
+    output = tmp_path / "report.json"
+    argv = [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)]
+    subprocess.run([*argv, "--guides", str(guides)], check=True, cwd=tmp_path, timeout=60)
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    [positions] = [c for c in report.candidates if c.target == "orbitfx:Orbit.positions"]
+    [example] = positions.examples
+    assert (example.arguments, example.expected) == ({"times": [1.0, 2.5]}, [2.0, 5.0])
+    assert {p.name: p.codec for p in positions.parameters}["times"] == "numpy"
