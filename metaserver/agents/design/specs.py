@@ -593,7 +593,16 @@ def _built_by_tool(
         if documented is None:  # nothing documented: its own best guess, as the new codec's
             documented = synthesise_example(owner.parameters, _context(owner)).arguments
         return [built_step(owner, documented, handle.name)]
-    if not isinstance(value, dict) or not (handle.codec or "").startswith("new:"):
+    if not (handle.codec or "").startswith("new:"):
+        return []
+    spread = [p.name for p in owner.parameters if p.kind in ("var_positional", "var_keyword")]
+    best = _best_arguments(owner)
+    if any(best.get(name) for name in spread):
+        # ``IIDBootstrap(x, y=y, z=z)``: the ``new`` codec takes its arguments as one list
+        # or one object, never data by position and by keyword at once; the constructor
+        # tool takes them as its own example does
+        return [built_step(owner, best, handle.name)]
+    if not isinstance(value, dict):
         return []
     coded = {p.name for p in owner.parameters if p.codec}
     if not any(_object_value(value.get(name)) for name in coded):
@@ -610,13 +619,20 @@ def _instance_value(handle: Parameter, owner: Candidate | None) -> JSON:
     """JSON the ``new`` codec turns into an instance: the constructor's best arguments."""
     if owner is None or not (handle.codec or "").startswith("new:"):
         return value_for_parameter(handle)
-    first = (owner.examples or [synthesise_example(owner.parameters, _context(owner))])[0]
-    best = first.arguments
+    best = _best_arguments(owner)
     varargs = [p.name for p in owner.parameters if p.kind == "var_positional"]
     if varargs and best.get(varargs[0]):
-        ordered = [p.name for p in owner.parameters if p.kind != "keyword_only"]
+        ordered = [
+            p.name for p in owner.parameters if p.kind not in ("keyword_only", "var_keyword")
+        ]
         return [best[n] for n in ordered if n in best and n != varargs[0]] + list(best[varargs[0]])
     return best
+
+
+def _best_arguments(owner: Candidate) -> dict[str, JSON]:
+    """The constructor's first example's arguments, else its synthesised ones."""
+    first = (owner.examples or [synthesise_example(owner.parameters, _context(owner))])[0]
+    return dict(first.arguments)
 
 
 def _description(candidate: Candidate) -> str:

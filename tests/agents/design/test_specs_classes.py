@@ -346,3 +346,38 @@ def test_a_receiver_only_a_handle_can_be_is_built_by_its_constructor_tool() -> N
     for example in specs["opt_run"].examples:
         assert [s.target for s in example.session] == ["pkg.mod:Opt"]
         assert isinstance(example.session[0].arguments["steps"], int)
+
+
+def test_a_receiver_built_from_data_by_position_and_keyword_is_built_by_its_constructor_tool() -> (
+    None
+):
+    # ``bs = IIDBootstrap(x, y=y)`` then ``bs.conf_int(...)``: the ``new`` codec takes one
+    # list or one object, never both; the constructor tool takes its example as it is.
+    handle = param("handle", HANDLE, "new:pkg.mod:Boot", kind="positional_only")
+    data = {"args": [[1.0, 2.0, 3.0]], "kwargs": {"y": [4.0, 5.0, 6.0]}}
+    array = {"type": "array", "items": {}}
+    candidates = [
+        cand(
+            "Boot",
+            kind="constructor",
+            parameters=[
+                param("args", array, "numpy", kind="var_positional", required=False),
+                param("seed", {"type": "integer"}, kind="keyword_only", required=False),
+                param("kwargs", {"type": "object"}, "numpy", kind="var_keyword", required=False),
+            ],
+            examples=[Example(arguments=data, origin="doctest")],
+            usage=3,
+            documented=0,
+        ),
+        cand(
+            "Boot.conf_int",
+            kind="method",
+            owner="pkg.mod:Boot",
+            parameters=[handle, param("reps", {"type": "integer"}, required=False, default=10)],
+            usage=5,
+            documented=1,
+        ),
+    ]
+    specs = {s.name: s for s in design(CodeReport(packages=["pkg"], candidates=candidates), 5)}
+    [example, *_] = specs["boot_conf_int"].examples
+    assert [(s.target, s.arguments) for s in example.session] == [("pkg.mod:Boot", data)]
