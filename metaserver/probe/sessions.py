@@ -68,6 +68,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         given = passed(statement, objects.keys() | receivers.keys(), is_class)
         source = example.source.strip()
         assigned = None
+        prior = None  # ``kf = kf.em(X)``: the receiver the name held before the line rebinds it
         looped = isinstance(statement, ast.For) and _method_call(statement.iter)
         if looped:
             # ``for eq in game.support_enumeration(): print(eq)``: a call whose results the
@@ -106,6 +107,7 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             and isinstance(statement.targets[0], ast.Name)
         ):
             name = statement.targets[0].id
+            prior = receivers.get(name)
             bound.pop(name, None)
             method_of = _bound_method(
                 statement.value, owner, owner_target, namespace, receivers, source
@@ -153,7 +155,9 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             continue
         name, target = node.func.attr, node.func.value
         variable = target.id if isinstance(target, ast.Name) else None
-        if variable is not None and variable in receivers:
+        if variable is not None and variable == assigned and prior is not None:
+            steps = prior  # the call ran on what the name held before this line rebound it
+        elif variable is not None and variable in receivers:
             steps = receivers[variable]
         elif variable is None:  # ``Grid("A1").code()``: built on the line itself
             known = {k: v for k, v in objects.items() if k not in stale}

@@ -210,6 +210,10 @@ ESTIMATOR_README = """\
 >>> values, marks = series(size)
 >>> Scaler().fit(values).transform(3)
 1.0
+>>> model = Scaler(3)
+>>> model = model.fit([2, 4])
+>>> model.transform(5)
+6.0
 """
 
 
@@ -236,7 +240,14 @@ def test_a_method_that_returns_self_sets_its_receiver_up(tmp_path: Path) -> None
         "Scaler(2).fit([1, 2, 3]).transform(4)",
         "fitted.transform(15)",
         "Scaler().fit(values).transform(3)",
+        "model.transform(5)",
     }
+    # ``kf = kf.em(X)``: the line's call ran on the model the name held before it rebound it
+    rebound = proofs["model.transform(5)"]["session"]
+    assert [(s["member"], s["arguments"]) for s in rebound] == [
+        (None, {"factor": 3}),
+        ("fit", {"values": [2, 4]}),
+    ]
     chain = proofs["Scaler(2).fit([1, 2, 3]).transform(4)"]
     assert [(s["member"], s["arguments"], s.get("chained")) for s in chain["session"]] == [
         (None, {"factor": 2}, None),
