@@ -125,6 +125,7 @@ class Literals:
             (isinstance(n, ast.Name) and n.id in self.nodes)
             or self._array(n, build=False) is not None
             or self._path(n) is not None
+            or _expression(n) is not None
             for n in ast.walk(node)
         ):
             return node
@@ -136,6 +137,12 @@ class Literals:
                 if isinstance(name.ctx, ast.Load) and name.id in nodes:
                     return copy.deepcopy(nodes[name.id])
                 return name
+
+            def visit_Lambda(self, function):
+                written = _expression(function)
+                if written is None:
+                    return function
+                return ast.copy_location(ast.Constant(written), function)
 
             def visit_Call(self, call):
                 joined = path(call)
@@ -198,6 +205,27 @@ class Literals:
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return None
         return argument
+
+
+def _expression(node):
+    """A lambda of plain parameters (``lambda x, w: x + np.sin(w)``) as the expression
+    codec's explicit form, ``{"expression": "x + np.sin(w)", "variables": ["x", "w"]}``,
+    which the runtime reads as an expression tree (runtime/expressions.py), never as code;
+    None for any other node, or a lambda with defaults, ``*args`` or a nested lambda."""
+    if not isinstance(node, ast.Lambda):
+        return None
+    arguments = node.args
+    if (
+        arguments.posonlyargs
+        or arguments.kwonlyargs
+        or arguments.vararg
+        or arguments.kwarg
+        or arguments.defaults
+        or not arguments.args
+        or any(isinstance(n, ast.Lambda) for n in ast.walk(node.body))
+    ):
+        return None
+    return {"expression": ast.unparse(node.body), "variables": [a.arg for a in arguments.args]}
 
 
 def _plain_array(node, namespace):

@@ -3,10 +3,11 @@ result the session bound to names among them."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 
 from metaserver.contracts import Example
-from metaserver.probe.examples import examples_for
+from metaserver.probe.examples import Literals, examples_for
 
 
 def dwt(data: list[float], wavelet: str) -> tuple[list[float], list[float]]:
@@ -179,3 +180,15 @@ def test_a_held_result_printed_as_other_than_numbers_shows_no_value() -> None:
         uarray, {"uarray"}, inspect.getdoc(uarray), signature, {"values", "errors"}
     )
     assert not found["has_expected"]
+
+
+def test_a_lambda_of_plain_parameters_is_the_expression_codecs_explicit_form() -> None:
+    # ``UnscentedKalmanFilter(lambda x, w: x + np.sin(w), ...)``: read as written, in the
+    # lambda's own variables, never as code (runtime/expressions.py parses the text)
+    line = "f(lambda x, w: x + np.sin(w), lambda: 1, lambda a=1: a, lambda *v: v)"
+    node = Literals({}).inline(ast.parse(line).body[0].value)  # type: ignore[attr-defined]
+    assert isinstance(node, ast.Call)
+    written, *others = node.args
+    assert isinstance(written, ast.Constant)
+    assert written.value == {"expression": "x + np.sin(w)", "variables": ["x", "w"]}
+    assert all(isinstance(other, ast.Lambda) for other in others)
