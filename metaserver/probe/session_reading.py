@@ -70,10 +70,19 @@ _CALLED = {}
 
 
 def _shows_a_name(statement):
-    """A line that shows a name alone, or a public attribute of one (``res.nobs``)."""
+    """A line that shows a name alone, or a public attribute of one (``res.nobs``), or
+    prints either (``print(r)``: examples.held_name reads it)."""
     if not isinstance(statement, ast.Expr):
         return False
     node = statement.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        node = node.args[0]
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node = node.value
     return isinstance(node, ast.Name)

@@ -25,6 +25,7 @@ from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
 from .examples import example_item, held_name, held_value, note_arrays, shown_first
 from .guide_signatures import guide_signature
 from .held import held_arguments
+from .readers import reads_only_arguments
 from .returns import (
     class_factory,
     factory_of,
@@ -151,7 +152,13 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
             method_call = ast.Attribute(value=ast.Name(id=key, ctx=ast.Load()), attr=member)
             node = ast.Call(func=method_call, args=node.args, keywords=node.keywords)
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-            _forget(statement, receivers)
+            # ``sat_epoch_datetime(satellite)``: a function that only reads what it is
+            # given leaves the receiver as it was (readers.py); any other use may change it
+            if not (
+                isinstance(node, ast.Call)
+                and reads_only_arguments(resolve(node.func, namespace), node, receivers.keys())
+            ):
+                _forget(statement, receivers)
             continue
         name, target = node.func.attr, node.func.value
         variable = target.id if isinstance(target, ast.Name) else None
