@@ -61,6 +61,11 @@ def public_members(module, package_name):
     """(public name, function or class, in __all__) a user of ``module`` is meant to call."""
     exported = getattr(module, "__all__", None)
     names = list(exported) if isinstance(exported, (list, tuple)) else dir(module)
+    if "__getattr__" in vars(module):
+        # A module's ``__getattr__`` (PEP 562) answers names ``dir`` never lists: pydicom's
+        # README calls ``examples.get_path("ct")``, which ``examples.__getattr__`` returns.
+        # Only the names the guides call after a dot are asked for.
+        names += sorted(GUIDE_METHODS - set(names))
     for name in names:
         if not isinstance(name, str) or name.startswith("_"):
             continue
@@ -79,7 +84,7 @@ def public_members(module, package_name):
             continue
         elif not _in_package(obj, package_name):
             continue  # re-exported from elsewhere (stdlib, a dependency)
-        yield name, obj, exported is not None
+        yield name, obj, isinstance(exported, (list, tuple)) and name in exported
 
 
 def _compiled_or_wrapped(obj):

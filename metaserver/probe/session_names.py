@@ -25,7 +25,12 @@ def resolve(node, namespace):
         try:
             found = inspect.getattr_static(base, node.attr)
         except AttributeError:
-            return None
+            if not (inspect.ismodule(base) and "__getattr__" in vars(base)):
+                return None
+            try:  # a module's ``__getattr__`` (PEP 562): ``examples.get_path``
+                return getattr(base, node.attr)
+            except Exception:
+                return None
         if isinstance(found, (classmethod, staticmethod)):  # what the call really calls
             return found.__get__(None, base)
         return found

@@ -631,3 +631,39 @@ def test_arrays_the_readme_builds_with_numpy_are_examples_where_the_package_neve
     [example] = positions.examples
     assert (example.arguments, example.expected) == ({"times": [1.0, 2.5]}, [2.0, 5.0])
     assert {p.name: p.codec for p in positions.parameters}["times"] == "numpy"
+
+
+LAZY = '''
+def _get_path(name):
+    """The path of the example dataset called ``name``."""
+    return name + ".dcm"
+
+
+def __getattr__(name):
+    if name == "get_path":
+        return _get_path
+    raise AttributeError(name)
+'''
+
+LAZY_README = """
+>>> import lazyfx
+>>> lazyfx.get_path("ct")
+'ct.dcm'
+"""
+
+
+def test_a_function_a_modules_getattr_answers_is_listed_when_the_guides_call_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "lazyfx").mkdir()
+    (tmp_path / "lazyfx" / "__init__.py").write_text(LAZY)
+    guides = tmp_path / "guides.json"
+    guides.write_text(json.dumps([LAZY_README]))
+    output = tmp_path / "report.json"
+    argv = [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)]
+    subprocess.run([*argv, "--guides", str(guides)], check=True, cwd=tmp_path, timeout=60)
+    report = CodeReport.model_validate(json.loads(output.read_text()))
+    [found] = [c for c in report.candidates if c.target == "lazyfx:get_path"]
+    [example] = found.examples
+    assert (example.arguments, example.expected) == ({"name": "ct"}, "ct.dcm")
+    assert not found.in_all
