@@ -152,7 +152,12 @@ class Literals:
                     return ast.copy_location(literal, call)
                 inner = array(call)
                 if inner is None:
-                    return self.generic_visit(call)
+                    named = any(isinstance(n, ast.Name) and n.id in nodes for n in ast.walk(call))
+                    visited = self.generic_visit(call)
+                    # ``np.concatenate([X1, X2])``: numpy builds it once its names are the
+                    # literals they hold
+                    built = array(visited) if named else None
+                    return visited if built is None else built
                 made = self.visit(inner)
                 if plain(call) and getattr(made, "codec", None) is None:
                     # ``np.array((2458826, 2458826))``: the callable was given an array, and
@@ -164,8 +169,11 @@ class Literals:
         if keep_call and isinstance(copied, ast.Call):
             # The documented call stays a call (``np.cumsum(a)`` documenting a wrapper of
             # numpy's ``cumsum``): only its arguments become literals.
-            return Put().generic_visit(copied)
-        return Put().visit(copied)
+            put = Put().generic_visit(copied)
+        else:
+            put = Put().visit(copied)
+        # ``[len(X1), len(X2)]``: what folds once the names are the literals they hold
+        return folded(put, self.namespace, self.bound)
 
     def _path(self, node):
         return joined_path(node, self.namespace, self.imported) if self.imported else None

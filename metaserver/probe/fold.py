@@ -5,13 +5,13 @@ to the number it is.
 ``f(2**10)``, ``g(1/3)``, ``h(-3*4)``, ``rotate(math.pi/4)``, ``np.pi/2``, ``math.sqrt(2)``
 and ``radians(45)`` (``radians`` being ``math.radians``) are literal arguments: the call is
 an example like ``f(1024)``. Only a whitelisted tree is evaluated, never by ``eval``:
-numbers, ``+ - * / // % **``, unary ``-``/``+``, the pure functions of ``math`` in
-FUNCTIONS (or numpy's functions of those names, applied to a number) and the constants in
-CONSTANTS (``math.pi``, ``numpy.e``...). Anything else is refused: another name or call, an
-exponent over MAX_EXPONENT, a result over LIMIT, a division by zero, a value that is not a
-finite int or float (JSON has no inf). With a ``namespace`` (the probe) a name counts by the
-object it is bound to (``sqrt`` from sympy is not ``math.sqrt``); without one (the host's
-static usage mining) only the written ``math.X``, ``np.X`` and ``numpy.X`` count.
+numbers, ``+ - * / // % **``, unary ``-``/``+``, ``len`` of a literal, the pure functions
+of ``math`` in FUNCTIONS (or numpy's functions of those names, applied to a number) and the
+constants in CONSTANTS (``math.pi``, ``numpy.e``...). Anything else is refused: another name
+or call, an exponent over MAX_EXPONENT, a result over LIMIT, a division by zero, a value that
+is not a finite int or float (JSON has no inf). With a ``namespace`` (the probe) a name
+counts by the object it is bound to (``sqrt`` from sympy is not ``math.sqrt``); without one
+(the host's static usage mining) only the written ``math.X``, ``np.X`` and ``numpy.X`` count.
 """
 
 import ast
@@ -94,7 +94,7 @@ def folded(node, namespace=None, ignore=()):
 
 
 def _foldable(node):
-    if isinstance(node, ast.BinOp):
+    if isinstance(node, ast.BinOp) or _length_call(node):
         return True
     name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
     return isinstance(node, (ast.Name, ast.Attribute)) and (name in FUNCTIONS or name in CONSTANTS)
@@ -155,6 +155,16 @@ def _evaluate(node, namespace):
         if isinstance(node.op, ast.Pow):
             _bounded_power(left, right)
         return _checked(OPERATORS[type(node.op)](left, right))
+    if _length_call(node):
+        if namespace is not None and "len" in namespace:
+            raise _Refused  # the session's own ``len``
+        try:
+            value = ast.literal_eval(node.args[0])
+        except _LITERAL_ERRORS:
+            raise _Refused from None
+        if not isinstance(value, (list, tuple, str, dict, set)):
+            raise _Refused
+        return len(value)
     if isinstance(node, ast.Call):
         name = _known(node.func, namespace, FUNCTIONS)
         if name is None or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
@@ -166,6 +176,18 @@ def _evaluate(node, namespace):
             raise _Refused
         return CONSTANTS[name]
     raise _Refused
+
+
+def _length_call(node):
+    """``len(literal)``: ``lengths = [len(X1), len(X2)]`` once the names are the lists."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], ast.Starred)
+    )
 
 
 def _bounded_power(base, exponent):

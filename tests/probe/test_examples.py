@@ -192,3 +192,21 @@ def test_a_lambda_of_plain_parameters_is_the_expression_codecs_explicit_form() -
     assert isinstance(written, ast.Constant)
     assert written.value == {"expression": "x + np.sin(w)", "variables": ["x", "w"]}
     assert all(isinstance(other, ast.Lambda) for other in others)
+
+
+def test_what_numpy_builds_over_names_and_their_lengths_fold_once_the_names_are_put_back() -> None:
+    # hmmlearn's tutorial: ``X = np.concatenate([X1, X2])``, ``lengths = [len(X1), len(X2)]``
+    import numpy as np
+
+    literals = Literals({"np": np})
+    for line in (
+        "X1 = [[0.5], [1.0], [-1.0]]",
+        "X2 = [[2.4], [4.2]]",
+        "X = np.concatenate([X1, X2])",
+        "lengths = [len(X1), len(X2)]",
+    ):
+        literals.note(ast.parse(line).body[0])
+    nodes = literals.nodes  # type: ignore[attr-defined]
+    assert ast.literal_eval(nodes["X"]) == [[0.5], [1.0], [-1.0], [2.4], [4.2]]
+    assert nodes["X"].codec == "numpy:float64"
+    assert ast.literal_eval(nodes["lengths"]) == [3, 2]

@@ -36,6 +36,8 @@ def fold(text: str, namespace: dict[str, Any] | None = None) -> Any:
         ("math.hypot(3, 4)", 5.0),
         ("[1/3, 2**3, 'a']", [1 / 3, 8, "a"]),
         ("{'angle': -math.tau/8}", {"angle": -math.tau / 8}),
+        # ``lengths = [len(X1), len(X2)]`` once the names are the lists (examples.Literals)
+        ("[len([[0.5], [1.0]]), len((1, 2, 3)), len('abc')]", [2, 3, 3]),
     ],
 )
 def test_arithmetic_over_numbers_folds_without_a_namespace(text: str, expected: Any) -> None:
@@ -63,11 +65,19 @@ def test_arithmetic_over_numbers_folds_without_a_namespace(text: str, expected: 
         "True + 1",
         "'a' * 3",
         "sympy.sqrt(2)",
+        "len(x)",  # a name
+        "len(3)",
+        "len([1], [2])",
     ],
 )
 def test_anything_else_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         fold(text)
+
+
+def test_a_session_that_rebinds_len_folds_none_of_it() -> None:
+    with pytest.raises(ValueError):
+        fold("len([1, 2])", {"len": lambda value: 0})
 
 
 def test_a_bare_name_counts_by_what_it_is_bound_to() -> None:

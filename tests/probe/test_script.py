@@ -446,12 +446,13 @@ def test_numpy_parameter_docs(by_name: dict[str, Candidate]) -> None:
 
 def test_doctest_examples_with_literal_arguments(by_name: dict[str, Candidate]) -> None:
     examples = by_name["add"].examples
-    # len("abc") is not a literal, the ValueError example is no example, ``add(2, 2) + 1``
-    # does not show add's own result, and an assignment shows nothing: its call is an
-    # example with no output to compare.
+    # len("abc") of a literal folds to 3 (fold.py), the ValueError example is no example,
+    # ``add(2, 2) + 1`` does not show add's own result, and an assignment shows nothing:
+    # its call is an example with no output to compare.
     assert [(e.arguments, e.expected, e.has_expected) for e in examples] == [
         ({"x": 1, "y": 2}, 3, True),
         ({"x": 5}, 6, True),
+        ({"x": 3, "y": 1}, 4, True),
         ({"x": 7, "y": 7}, None, False),
     ]
     assert all(e.origin == "doctest" and e.wrapper is None for e in examples)
