@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaserver.registry.embeddings import DIMENSION, MODEL_ID, Vectors, blob_rows
+from metaserver.registry.lexical_delta import stamp
 
 # SQLite's bound parameters per statement stay under its oldest limit (999).
 _CHUNK = 900
@@ -47,11 +48,6 @@ class Delta:
     stamps: npt.NDArray[np.int64]
 
 
-def _stamp(version: str, created_at: float) -> int:
-    # Hashed within this process only: stamps are compared with stamps it read itself.
-    return hash((version, created_at))
-
-
 def _listed(db: sqlite3.Connection, searchable: str) -> list[tuple[int, str, int, int]]:
     """Each searchable tool with vectors of this model: its id, server, row count and stamp,
     in id order (as a rebuild reads them)."""
@@ -63,7 +59,7 @@ def _listed(db: sqlite3.Connection, searchable: str) -> list[tuple[int, str, int
         (MODEL_ID,),
     ).fetchall()
     found = [
-        (tool, server, size // (4 * DIMENSION), _stamp(version, created_at))
+        (tool, server, size // (4 * DIMENSION), stamp(version, created_at))
         for tool, server, size, version, created_at in listed
     ]
     return [entry for entry in found if entry[2] > 0]  # as a rebuild skips a blob of no row
