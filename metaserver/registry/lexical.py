@@ -67,6 +67,9 @@ class LexicalIndex:
     # Each row's stamp of its version (:mod:`metaserver.registry.lexical_delta`), read with
     # the index; None when it could not be: the next change reads the index again.
     stamps: npt.NDArray[np.int64] | None = None
+    # How many tool rows had been changed in place when it was read (a change in place
+    # since makes the next change read it again); None: not known.
+    updates: int | None = None
 
     @classmethod
     def read(
@@ -143,9 +146,11 @@ class LexicalIndex:
         weights). None when the change is not the kept rows followed by added ones (a
         server's older version made latest again), adds more than :data:`ADDED_ROWS`, or
         the index cannot be read."""
-        if self.stamps is None:
+        if self.stamps is None or self.updates is None:
             return None
         now = indexed(db)
+        if now.updates != self.updates:
+            return None  # a row's text may have changed in place
         # A held row stays when a tool of its id and its version's stamp is indexed now.
         position = np.minimum(np.searchsorted(now.ids, self.ids), max(len(now.ids) - 1, 0))
         keep = np.zeros(len(self.ids), dtype=bool)
@@ -199,6 +204,7 @@ class LexicalIndex:
             rows=row[order].astype(np.int64),
             counts=counts[order],
             stamps=now.stamps,
+            updates=now.updates,
         )
 
     def rank(self, prefixes: Sequence[str], server: str | None, depth: int) -> list[int]:
@@ -348,7 +354,7 @@ def _build(path: Path, weights: Sequence[float]) -> None:
             index = LexicalIndex.read(db, weights, int(row[0]) if row else 0)
             listed = indexed(db)
             if np.array_equal(listed.ids, index.ids):
-                index = replace(index, stamps=listed.stamps)
+                index = replace(index, stamps=listed.stamps, updates=listed.updates)
             db.execute("COMMIT")
         finally:
             db.close()

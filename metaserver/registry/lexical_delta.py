@@ -33,24 +33,41 @@ def stamp(version: str, created_at: float) -> int:
 
 @dataclass(frozen=True)
 class Indexed:
-    """The indexed tools (each server's latest version's), in id order."""
+    """The indexed tools (each server's latest version's), in id order, and how many tool
+    rows were ever changed in place (None: a registry that does not count them)."""
 
     ids: npt.NDArray[np.int64]
     servers: list[str]
     stamps: npt.NDArray[np.int64]
+    updates: int | None
+
+
+def tool_updates(db: sqlite3.Connection) -> int | None:
+    """How many tool rows were changed in place (the ``tool_updates`` trigger's count);
+    None where the registry has no count (held indexes are then read again whole)."""
+    try:
+        row = db.execute("SELECT count FROM tool_updates WHERE id = 0").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return None if row is None else int(row[0])
 
 
 def indexed(db: sqlite3.Connection) -> Indexed:
-    """The tools ``tools_fts`` indexes now, as :meth:`LexicalIndex.read` lists them."""
+    """The tools ``tools_fts`` indexes now (each server's latest version's, the tools search
+    offers), as :meth:`LexicalIndex.read` lists them: read from the tools' unique index
+    (server, version, name, and the id), no row of the table (whose vectors make a scan of
+    20,000 tools read some 80 MB of pages), then put in id order."""
     rows = db.execute(
-        "SELECT t.id, t.server, t.version, v.created_at FROM tools AS t"
-        " JOIN servers AS s ON s.name = t.server AND s.latest = t.version"
-        " JOIN versions AS v ON v.server = t.server AND v.version = t.version ORDER BY t.id"
+        "SELECT t.id, s.name, s.latest, v.created_at FROM servers AS s"
+        " JOIN versions AS v ON v.server = s.name AND v.version = s.latest"
+        " CROSS JOIN tools AS t ON t.server = s.name AND t.version = s.latest"
     ).fetchall()
+    rows.sort(key=lambda row: int(row[0]))
     return Indexed(
         ids=np.array([row[0] for row in rows], dtype=np.int64),
         servers=[row[1] for row in rows],
         stamps=np.array([stamp(row[2], row[3]) for row in rows], dtype=np.int64),
+        updates=tool_updates(db),
     )
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metaserver.registry.embeddings import DIMENSION, MODEL_ID, Vectors, blob_rows
-from metaserver.registry.lexical_delta import stamp
+from metaserver.registry.lexical_delta import indexed
 
 # SQLite's bound parameters per statement stay under its oldest limit (999).
 _CHUNK = 900
@@ -44,95 +44,94 @@ class Delta:
     servers: list[str]
     counts: npt.NDArray[np.int64]
     rows: Vectors
-    # Every tool's stamp now (:func:`stamps`), the kept tools' first.
+    # The stamps of the kept tools, then of the added ones (:func:`stamps`), and the count
+    # of tool rows changed in place (:func:`metaserver.registry.lexical_delta.tool_updates`).
     stamps: npt.NDArray[np.int64]
-
-
-def _listed(db: sqlite3.Connection, searchable: str) -> list[tuple[int, str, int, int]]:
-    """Each searchable tool with vectors of this model: its id, server, row count and stamp,
-    in id order (as a rebuild reads them)."""
-    listed = db.execute(
-        "SELECT t.id, t.server, length(t.embedding), t.version, v.created_at"
-        + searchable
-        + " JOIN versions AS v ON v.server = t.server AND v.version = t.version"
-        " WHERE t.embedding_model = ? AND length(t.embedding) > 0 ORDER BY t.id",
-        (MODEL_ID,),
-    ).fetchall()
-    found = [
-        (tool, server, size // (4 * DIMENSION), stamp(version, created_at))
-        for tool, server, size, version, created_at in listed
-    ]
-    return [entry for entry in found if entry[2] > 0]  # as a rebuild skips a blob of no row
+    updates: int
 
 
 def stamps(
-    db: sqlite3.Connection, searchable: str, ids: npt.NDArray[np.int64]
-) -> npt.NDArray[np.int64] | None:
+    db: sqlite3.Connection, ids: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], int] | None:
     """The stamps of the searchable tools ``ids`` (in id order, as read with their rows in
-    this transaction of ``db``); None when the tools listed now are others."""
-    listed = _listed(db, searchable)
-    if [entry[0] for entry in listed] != ids.tolist():
+    this transaction of ``db``) and the count of rows changed in place; None when one of
+    them is not searchable now or the registry keeps no count."""
+    now = indexed(db)
+    position = np.minimum(np.searchsorted(now.ids, ids), max(len(now.ids) - 1, 0))
+    if len(ids) and (not len(now.ids) or not np.array_equal(now.ids[position], ids)):
         return None
-    return np.array([entry[3] for entry in listed], dtype=np.int64)
+    if now.updates is None:
+        return None
+    return (now.stamps[position] if len(ids) else np.zeros(0, dtype=np.int64)), now.updates
 
 
 def read_delta(
     db: sqlite3.Connection,
-    searchable: str,
     held_ids: npt.NDArray[np.int64],
-    held_counts: npt.NDArray[np.int64],
     held_stamps: npt.NDArray[np.int64],
+    held_updates: int,
+    most: int,
 ) -> Delta | None:
-    """The change from the held tools (``held_ids``, in id order, with ``held_counts`` rows
-    and ``held_stamps`` each) to the searchable tools of ``db`` now; ``searchable`` is the
-    ``FROM ... JOIN`` of the searchable tools (aliases ``t`` and ``s``). None when the tools
-    now are not the kept ones followed by new ones, or a kept tool's row count moved: the
-    held rows cannot be trusted, and the caller rereads them all.
+    """The change from the held tools (``held_ids``, in id order, with ``held_stamps``) to
+    the searchable tools of ``db`` now. None when the tools now are not the kept ones
+    followed by new ones (in id order, as a rebuild reads them), a tool row was changed in
+    place since ``held_updates`` was counted (its vectors may be others), or more than
+    ``most`` tools are not kept ones: the caller rereads them all.
 
-    ``db`` is read in one transaction of the caller's: the ids and the added rows of one
-    snapshot.
+    The searchable tools are listed from the tools' unique index (their ids, servers and
+    versions, no row of the table read); only the tools not held are read whole. ``db`` is
+    read in one transaction of the caller's: the list and the added rows of one snapshot.
     """
     if len(held_ids) > 1 and not bool(np.all(held_ids[1:] > held_ids[:-1])):
-        return None  # held in another order than a rebuild reads the tools now
-    now = _listed(db, searchable)
-    ids = np.array([entry[0] for entry in now], dtype=np.int64)
-    now_stamps = np.array([entry[3] for entry in now], dtype=np.int64)
-    # A held tool stays when a tool of its id and its version's stamp is listed now.
-    position = np.searchsorted(ids, held_ids)
-    inside = position < len(ids)
-    keep = np.zeros(len(held_ids), dtype=bool)
-    keep[inside] = (ids[position[inside]] == held_ids[inside]) & (
-        now_stamps[position[inside]] == held_stamps[inside]
-    )
-    kept = held_ids[keep]
-    if not np.array_equal(ids[: len(kept)], kept):
-        return None  # a new tool among the kept ones: not where a rebuild puts it
-    counts = np.array([entry[2] for entry in now], dtype=np.int64)
-    if not np.array_equal(counts[: len(kept)], held_counts[keep]):
+        return None  # held in another order than a rebuild reads the tools
+    now = indexed(db)
+    if now.updates is None or now.updates != held_updates:
         return None
-    added = now[len(kept) :]
-    blobs: dict[int, bytes] = {}
-    for begin in range(0, len(added), _CHUNK):
-        chunk = [entry[0] for entry in added[begin : begin + _CHUNK]]
+    # A held tool stays when a tool of its id and its version's stamp is searchable now.
+    position = np.minimum(np.searchsorted(now.ids, held_ids), max(len(now.ids) - 1, 0))
+    keep = np.zeros(len(held_ids), dtype=bool)
+    if len(now.ids):
+        keep = (now.ids[position] == held_ids) & (now.stamps[position] == held_stamps)
+    others = np.ones(len(now.ids), dtype=bool)
+    others[position[keep]] = False
+    if int(others.sum()) > most:
+        return None
+    candidates = now.ids[others].tolist()
+    found: dict[int, tuple[str | None, bytes | None]] = {}
+    for begin in range(0, len(candidates), _CHUNK):
+        chunk = candidates[begin : begin + _CHUNK]
         marks = ",".join("?" * len(chunk))
-        blobs.update(
-            db.execute(
-                f"SELECT id, embedding FROM tools WHERE id IN ({marks})",  # noqa: S608 - marks only
-                chunk,
-            ).fetchall()
+        rows = db.execute(
+            f"SELECT id, embedding_model, embedding FROM tools WHERE id IN ({marks})",  # noqa: S608 - marks only
+            chunk,
         )
+        found.update((tool, (model, blob)) for tool, model, blob in rows)
+    servers = np.array(now.servers, dtype=object)[others].tolist()
+    other_stamps = now.stamps[others]
+    ids: list[int] = []
+    names: list[str] = []
+    counts: list[int] = []
+    added: list[int] = []
     buffer = bytearray()
-    for tool, _, count, _ in added:
-        blob = blobs.get(tool)
-        if blob is None or blob_rows(blob) != count:
-            return None  # changed between the two reads: not of one snapshot
-        buffer += memoryview(blob)[: count * 4 * DIMENSION]
-    rows = np.frombuffer(buffer, dtype="<f4").reshape(-1, DIMENSION)
+    for index, tool in enumerate(candidates):
+        model, blob = found.get(tool, (None, None))
+        if model != MODEL_ID or not blob or not blob_rows(blob):
+            continue  # no vectors of this model: a rebuild leaves it out too
+        count = blob_rows(blob)
+        ids.append(tool)
+        names.append(servers[index])
+        counts.append(count)
+        added.append(index)
+        buffer += memoryview(blob)[: count * 4 * DIMENSION]  # whole rows (blob_rows)
+    kept = held_ids[keep]
+    if len(kept) and ids and ids[0] < int(kept[-1]):
+        return None  # an added tool among the kept ones: not where a rebuild puts it
     return Delta(
         keep=keep,
-        ids=[entry[0] for entry in added],
-        servers=[entry[1] for entry in added],
-        counts=counts[len(kept) :],
-        rows=rows,
-        stamps=now_stamps,
+        ids=ids,
+        servers=names,
+        counts=np.array(counts, dtype=np.int64),
+        rows=np.frombuffer(buffer, dtype="<f4").reshape(-1, DIMENSION),
+        stamps=np.concatenate([held_stamps[keep], other_stamps[added]]).astype(np.int64),
+        updates=held_updates,
     )

@@ -105,6 +105,8 @@ class ToolVectors:
     # Each tool's stamp of its version (:func:`metaserver.registry.vector_delta.stamps`),
     # read with the rows; None when it could not be: the next change rebuilds.
     stamps: npt.NDArray[np.int64] | None = None
+    # The count of tool rows changed in place when they were read (vector_delta).
+    updates: int | None = None
 
     def take(self, rows: npt.NDArray[np.int64]) -> Vectors:
         """Rows ``rows`` (of ``matrix``, then ``extra``), in that order."""
@@ -227,7 +229,9 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
             ),
             mapping=stored.mapping,
         )
-        vectors = replace(vectors, stamps=_stamps(db, vectors))
+        stamped = _stamps(db, vectors)
+        if stamped is not None:
+            vectors = replace(vectors, stamps=stamped[0], updates=stamped[1])
         release_rows(stored.mapping)  # computing the means read every row
         _CACHE[path] = vectors
     release_freed_memory()  # the blobs read, the means' copies
@@ -260,14 +264,16 @@ def assemble(
     )
 
 
-def _stamps(db: sqlite3.Connection, vectors: ToolVectors) -> npt.NDArray[np.int64] | None:
-    """The stamps of ``vectors``' tools, read where the registry is still at their
-    generation (else None: the next change rebuilds)."""
+def _stamps(
+    db: sqlite3.Connection, vectors: ToolVectors
+) -> tuple[npt.NDArray[np.int64], int] | None:
+    """The stamps of ``vectors``' tools and the count of rows changed in place, read where
+    the registry is still at their generation (else None: the next change rebuilds)."""
     db.execute("BEGIN")
     try:
         if _generation(db) != vectors.generation:
             return None
-        return stamps(db, _SEARCHABLE, vectors.ids)
+        return stamps(db, vectors.ids)
     finally:
         db.execute("COMMIT")
 
@@ -275,15 +281,21 @@ def _stamps(db: sqlite3.Connection, vectors: ToolVectors) -> npt.NDArray[np.int6
 def _advanced(db: sqlite3.Connection, path: Path, held: ToolVectors) -> ToolVectors | None:
     """``held`` moved to the registry's generation now by the tools that changed, read in
     one snapshot; None when it cannot be (:func:`advance`, :func:`read_delta`)."""
-    if held.stamps is None:
+    if held.stamps is None or held.updates is None:
         return None
     db.execute("BEGIN")
     try:
         generation = _generation(db)
-        delta = read_delta(db, _SEARCHABLE, held.ids, held.counts, held.stamps)
+        delta = read_delta(db, held.ids, held.stamps, held.updates, _extra_bound(held))
     finally:
         db.execute("COMMIT")
     return None if delta is None else advance(held, delta, generation, path)
+
+
+def _extra_bound(held: ToolVectors) -> int:
+    """How many more rows ``held`` may take in memory before a rebuild (:data:`EXTRA_ROWS`)."""
+    extra = 0 if held.extra is None else len(held.extra)
+    return max(EXTRA_ROWS, len(held.matrix) // 10) - extra
 
 
 def advance(held: ToolVectors, delta: Delta, generation: int, path: Path) -> ToolVectors | None:
@@ -294,7 +306,7 @@ def advance(held: ToolVectors, delta: Delta, generation: int, path: Path) -> Too
     :data:`EXTRA_ROWS`, or the first pass would change (crossing :data:`REDUCE_FROM`, or a
     size the held basis is not kept for, :func:`principal_basis`)."""
     extra = held.extra if held.extra is not None else np.zeros((0, DIMENSION), np.float32)
-    if len(extra) + len(delta.rows) > max(EXTRA_ROWS, len(held.matrix) // 10):
+    if len(delta.rows) > _extra_bound(held):
         return None
     total = int(delta.keep.sum()) + len(delta.ids)
     local = (np.cumsum(delta.counts) - delta.counts).astype(np.int64)  # where each begins
@@ -326,6 +338,7 @@ def advance(held: ToolVectors, delta: Delta, generation: int, path: Path) -> Too
         mapping=held.mapping,
         extra=np.concatenate([extra, delta.rows]),
         stamps=delta.stamps,
+        updates=delta.updates,
     )
 
 

@@ -148,3 +148,12 @@ def test_more_added_rows_than_the_bound_are_read_whole(
     )
     assert _advanced(registry.path, held) is None
     assert np.array_equal(held.ids, _held(registry.path).ids[: len(held.ids)])
+
+
+def test_a_row_changed_in_place_is_read_whole(settings: Settings) -> None:
+    registry = _registry(settings)
+    held = _held(registry.path)
+    db = sqlite3.connect(registry.path, isolation_level=None)
+    db.execute("UPDATE tools SET description = 'Weigh isotopes.' WHERE name = 'count_words'")
+    db.close()
+    assert _advanced(registry.path, held) is None
