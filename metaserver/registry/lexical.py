@@ -151,11 +151,7 @@ class LexicalIndex:
         now = indexed(db)
         if now.updates != self.updates:
             return None  # a row's text may have changed in place
-        # A held row stays when a tool of its id and its version's stamp is indexed now.
-        position = np.minimum(np.searchsorted(now.ids, self.ids), max(len(now.ids) - 1, 0))
-        keep = np.zeros(len(self.ids), dtype=bool)
-        if len(now.ids):
-            keep = (now.ids[position] == self.ids) & (now.stamps[position] == self.stamps)
+        keep = now.kept(self.ids, self.servers, self.stamps)
         kept = int(keep.sum())
         if not np.array_equal(now.ids[:kept], self.ids[keep]):
             return None  # an added row among the kept ones: not where a read puts it
@@ -193,9 +189,7 @@ class LexicalIndex:
         return LexicalIndex(
             generation=generation,
             ids=now.ids.copy(),
-            servers=np.concatenate(
-                [self.servers[keep], np.array(now.servers[kept:], dtype=np.str_)]
-            ),
+            servers=np.concatenate([self.servers[keep], now.servers[kept:]]),
             lengths=np.concatenate(
                 [self.lengths[keep], np.bincount(found.row, minlength=len(added))]
             ).astype(np.float64),

@@ -4,10 +4,11 @@ Reading the whole index into memory (:class:`metaserver.registry.lexical.Lexical
 takes about a second at 20,000 tools on a loaded machine, and a registration made the
 process read it all again. A registration adds one server's tools and drops its older
 version's; the other indexed rows keep their text, so their terms and counts are still
-right. This module lists the indexed tools now with a stamp of their version (the version
-id and its registration time: SQLite gives a new row the highest id plus one, so the ids
+right. This module lists the indexed tools now with their server and a stamp of their
+version (its registration time: SQLite gives a new row the highest id plus one, so the ids
 of the newest tools come back after they are removed, and the id alone would take a
-re-registered server's new tools for its old ones), and reads the added tools' terms: their
+re-registered server's new tools for its old ones), the count of tool rows changed in
+place (a changed row is read again with the whole index), and reads the added tools' terms: their
 rows of ``tools_fts`` indexed again in an in-memory FTS5 table declared as ``tools_fts`` is
 (the same tokenizer, so the same terms), read back through ``fts5vocab`` as the whole index
 is. :mod:`metaserver.registry.lexical` merges them into the held index.
@@ -26,20 +27,33 @@ import numpy.typing as npt
 _CHUNK = 900
 
 
-def stamp(version: str, created_at: float) -> int:
-    """A version's stamp; hashed within this process only, compared with stamps it read."""
-    return hash((version, created_at))
-
-
 @dataclass(frozen=True)
 class Indexed:
     """The indexed tools (each server's latest version's), in id order, and how many tool
     rows were ever changed in place (None: a registry that does not count them)."""
 
     ids: npt.NDArray[np.int64]
-    servers: list[str]
+    servers: npt.NDArray[np.str_]
+    # Each tool's version's registration time, in microseconds: a re-registered version
+    # (whose tools may take the ids of the ones it replaced) has another.
     stamps: npt.NDArray[np.int64]
     updates: int | None
+
+    def kept(
+        self,
+        ids: npt.NDArray[np.int64],
+        servers: npt.NDArray[np.str_],
+        stamps: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.bool_]:
+        """Which of the held tools ``ids`` (with their ``servers`` and ``stamps``) are
+        listed here as they were: the same id, server and stamp."""
+        if not len(self.ids):
+            return np.zeros(len(ids), dtype=bool)
+        at = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
+        return np.asarray(
+            (self.ids[at] == ids) & (self.stamps[at] == stamps) & (self.servers[at] == servers),
+            dtype=bool,
+        )
 
 
 def tool_updates(db: sqlite3.Connection) -> int | None:
@@ -58,15 +72,15 @@ def indexed(db: sqlite3.Connection) -> Indexed:
     (server, version, name, and the id), no row of the table (whose vectors make a scan of
     20,000 tools read some 80 MB of pages), then put in id order."""
     rows = db.execute(
-        "SELECT t.id, s.name, s.latest, v.created_at FROM servers AS s"
+        "SELECT t.id, s.name, CAST(round(v.created_at * 1000000) AS INTEGER) FROM servers AS s"
         " JOIN versions AS v ON v.server = s.name AND v.version = s.latest"
-        " CROSS JOIN tools AS t ON t.server = s.name AND t.version = s.latest"
+        " CROSS JOIN tools AS t ON t.server = s.name AND t.version = s.latest ORDER BY t.id"
     ).fetchall()
-    rows.sort(key=lambda row: int(row[0]))
+    ids, servers, stamps = zip(*rows, strict=True) if rows else ((), (), ())
     return Indexed(
-        ids=np.array([row[0] for row in rows], dtype=np.int64),
-        servers=[row[1] for row in rows],
-        stamps=np.array([stamp(row[2], row[3]) for row in rows], dtype=np.int64),
+        ids=np.array(ids, dtype=np.int64),
+        servers=np.array(servers, dtype=np.str_),
+        stamps=np.array(stamps, dtype=np.int64),
         updates=tool_updates(db),
     )
 

@@ -9,8 +9,8 @@ its stored blob (a tool's vectors are written once, when its version is register
 again only under another model: :func:`metaserver.registry.vectors.searchable_vectors`'
 fill). So the held rows and means of the tools that stay are still right, and only the new
 tools' rows need reading: this module reads which held tools stay and the added tools' rows,
-from one read of the registry. A tool is known by its id and a stamp of its version (the
-version id and its registration time): SQLite gives a new row the highest id plus one, so
+from one read of the registry. A tool is known by its id and a stamp of its version (its
+registration time) and its server: SQLite gives a new row the highest id plus one, so
 the ids of the newest tools come back after they are removed (a server re-registered
 right after its first registration gets its first tools' ids), and the id alone would
 take the new tools for the old. :mod:`metaserver.registry.vectors` then assembles the new
@@ -68,11 +68,13 @@ def stamps(
 def read_delta(
     db: sqlite3.Connection,
     held_ids: npt.NDArray[np.int64],
+    held_servers: npt.NDArray[np.str_],
     held_stamps: npt.NDArray[np.int64],
     held_updates: int,
     most: int,
 ) -> Delta | None:
-    """The change from the held tools (``held_ids``, in id order, with ``held_stamps``) to
+    """The change from the held tools (``held_ids``, in id order, of ``held_servers``, with
+    ``held_stamps``) to
     the searchable tools of ``db`` now. None when the tools now are not the kept ones
     followed by new ones (in id order, as a rebuild reads them), a tool row was changed in
     place since ``held_updates`` was counted (its vectors may be others), or more than
@@ -87,13 +89,9 @@ def read_delta(
     now = indexed(db)
     if now.updates is None or now.updates != held_updates:
         return None
-    # A held tool stays when a tool of its id and its version's stamp is searchable now.
-    position = np.minimum(np.searchsorted(now.ids, held_ids), max(len(now.ids) - 1, 0))
-    keep = np.zeros(len(held_ids), dtype=bool)
-    if len(now.ids):
-        keep = (now.ids[position] == held_ids) & (now.stamps[position] == held_stamps)
+    keep = now.kept(held_ids, held_servers, held_stamps)
     others = np.ones(len(now.ids), dtype=bool)
-    others[position[keep]] = False
+    others[np.searchsorted(now.ids, held_ids[keep])] = False
     if int(others.sum()) > most:
         return None
     candidates = now.ids[others].tolist()
@@ -106,7 +104,7 @@ def read_delta(
             chunk,
         )
         found.update((tool, (model, blob)) for tool, model, blob in rows)
-    servers = np.array(now.servers, dtype=object)[others].tolist()
+    servers = now.servers[others].tolist()
     other_stamps = now.stamps[others]
     ids: list[int] = []
     names: list[str] = []

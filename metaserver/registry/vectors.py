@@ -286,7 +286,9 @@ def _advanced(db: sqlite3.Connection, path: Path, held: ToolVectors) -> ToolVect
     db.execute("BEGIN")
     try:
         generation = _generation(db)
-        delta = read_delta(db, held.ids, held.stamps, held.updates, _extra_bound(held))
+        delta = read_delta(
+            db, held.ids, held.servers, held.stamps, held.updates, _extra_bound(held)
+        )
     finally:
         db.execute("COMMIT")
     return None if delta is None else advance(held, delta, generation, path)
