@@ -276,6 +276,7 @@ _CACHE: dict[Path, LexicalIndex] = {}
 _STALE: dict[Path, int] = {}  # the generation a search last found no current index for
 _BUILDING: set[Path] = set()
 _LOCK = threading.Lock()
+_ADVANCING = threading.Lock()
 
 
 def current(path: Path, generation: int, weights: Sequence[float]) -> LexicalIndex | None:
@@ -288,12 +289,21 @@ def current(path: Path, generation: int, weights: Sequence[float]) -> LexicalInd
             return cached
         held = cached if cached is not None and path not in _BUILDING else None
     if held is not None:
-        advanced = _advance(path, held, weights)
-        if advanced is not None:
+        # One advance at a time (the warm-up's and a client's search come together): the
+        # second finds the first's index.
+        with _ADVANCING:
             with _LOCK:
-                now = _CACHE.get(path)
-                if now is None or now.generation < advanced.generation:
-                    _CACHE[path] = advanced
+                held = _CACHE.get(path, held)
+            if held.generation == generation:
+                return held
+            advanced = _advance(path, held, weights)
+            if advanced is not None:
+                with _LOCK:
+                    now = _CACHE.get(path)
+                    if now is None or now.generation < advanced.generation:
+                        _CACHE[path] = advanced
+        if advanced is not None:
+            release_freed_memory()  # the held index's arrays, dropped
             if advanced.generation == generation:
                 return advanced
     with _LOCK:

@@ -77,8 +77,9 @@ def read_delta(
     ``held_stamps``) to
     the searchable tools of ``db`` now. None when the tools now are not the kept ones
     followed by new ones (in id order, as a rebuild reads them), a tool row was changed in
-    place since ``held_updates`` was counted (its vectors may be others), or more than
-    ``most`` tools are not kept ones: the caller rereads them all.
+    place since ``held_updates`` was counted (its vectors may be others), a tool not held
+    has no vectors of this model yet, or more than ``most`` tools are not kept ones: the
+    caller computes what is missing and rereads them all.
 
     The searchable tools are listed from the tools' unique index (their ids, servers and
     versions, no row of the table read); only the tools not held are read whole. ``db`` is
@@ -113,8 +114,10 @@ def read_delta(
     buffer = bytearray()
     for index, tool in enumerate(candidates):
         model, blob = found.get(tool, (None, None))
-        if model != MODEL_ID or not blob or not blob_rows(blob):
-            continue  # no vectors of this model: a rebuild leaves it out too
+        if model != MODEL_ID or blob is None:
+            return None  # vectors to compute first (the caller's fill), then a rebuild
+        if not blob_rows(blob):
+            continue  # a blob of no row: a rebuild leaves it out too
         count = blob_rows(blob)
         ids.append(tool)
         names.append(servers[index])

@@ -213,16 +213,16 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
         cached = _CACHE.get(path)
         if cached is not None and cached.generation == generation:
             return cached
+        # Held vectors advance by the tools a change added, each with its vectors (a tool
+        # without is refused, and filled below): no scan of every tool for missing ones.
+        advanced = None if cached is None else _advanced(db, path, cached)
+        if advanced is not None:
+            _CACHE[path] = advanced
+            return advanced
         if _fill_missing(db):
             generation = _generation(db)
         file = vector_path(path)
-        stored = load(file, generation)
-        if stored is None and cached is not None:
-            advanced = _advanced(db, path, cached)
-            if advanced is not None:
-                _CACHE[path] = advanced
-                return advanced
-        stored = stored or _stored(db, file)
+        stored = load(file, generation) or _stored(db, file)
         vectors = replace(
             assemble(
                 path, stored.generation, stored.ids, stored.servers, stored.counts, stored.matrix

@@ -173,3 +173,18 @@ def test_a_few_rows_reduce_to_the_floats_of_their_block() -> None:
     whole = reduce(centroids, basis)
     for few in (1, 3, 40):
         assert reduce(centroids[-few:], basis).tobytes() == whole[-few:].tobytes()
+
+
+def test_tools_registered_without_vectors_are_filled_then_read_whole(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import metaserver.registry.embeddings as embeddings
+
+    registry = _registry(settings)
+    _current(registry)
+    monkeypatch.setattr(embeddings, "embedder", lambda: None)
+    registry.register(_server(settings, "chem", {"isotope_mass": "Mass of an isotope."}))
+    monkeypatch.undo()
+    found = _current(registry)  # the delta refuses a tool with no vectors: filled, reread
+    assert "chem" in found.servers.tolist() and found.extra is None
+    _assert_same(found, _rebuilt(registry))
