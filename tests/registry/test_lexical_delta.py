@@ -11,6 +11,7 @@ import pytest
 
 from metaserver.registry import lexical
 from metaserver.registry.lexical import LexicalIndex, current
+from metaserver.registry.lexical_delta import indexed
 from metaserver.registry.records import ServerRecord, ToolRecord
 from metaserver.registry.search import BM25_WEIGHTS, bm25_ranked
 from metaserver.registry.store import Registry
@@ -157,3 +158,16 @@ def test_a_row_changed_in_place_is_read_whole(settings: Settings) -> None:
     db.execute("UPDATE tools SET description = 'Weigh isotopes.' WHERE name = 'count_words'")
     db.close()
     assert _advanced(registry.path, held) is None
+
+
+def test_the_list_is_read_once_a_generation(settings: Settings) -> None:
+    registry = _registry(settings)
+    db = sqlite3.connect(registry.path, isolation_level=None)
+    first = indexed(db)
+    assert indexed(db) is first and not first.ids.flags.writeable  # shared, read-only
+    registry.register(_server(settings, "chem", {"isotope_mass": "Mass of an isotope."}))
+    again = indexed(db)
+    assert again is not first and len(again.ids) == len(first.ids) + 1
+    db.execute("UPDATE tools SET description = 'Weigh.' WHERE name = 'run'")
+    assert indexed(db).updates == (again.updates or 0) + 1
+    db.close()
