@@ -17,7 +17,10 @@ columns against the average), ties broken by rowid. Tests compare it with FTS5's
 Reading the index costs about a second at 20,000 tools, so it is read on a background thread
 and only once a process searches a second time with the registry unchanged (a one-off
 ``metaserver list --query`` never pays for it); until then, and for a word the tokenizer
-splits in two, search asks SQLite as before.
+splits in two, search asks SQLite as before. A process that holds the index of an earlier
+generation moves it to the new one by what changed (:meth:`LexicalIndex.advance`, issue 31:
+the added tools' terms read, the removed tools' rows dropped) on the first search after
+the change, the same index a read makes, and reads it all again only when that cannot be.
 """
 
 from __future__ import annotations
@@ -28,12 +31,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from metaserver.registry.lexical_delta import added_occurrences, indexed
 from metaserver.registry.release import release_freed_memory
 
 # FTS5's bm25() constants.
@@ -41,6 +45,9 @@ _K1 = 1.2
 _B = 0.75
 # The last code point: a prefix's terms are those from the prefix up to the prefix + this.
 _LAST = chr(0x10FFFF)
+# Rows a change may add for the held index to be advanced rather than read again (at least
+# this many, or a tenth of the index): a server's tools are a few to a few hundred rows.
+ADDED_ROWS = 2000
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,12 @@ class LexicalIndex:
     starts: npt.NDArray[np.int64]
     rows: npt.NDArray[np.int64]
     counts: npt.NDArray[np.float64]
+    # Each row's stamp of its version (:mod:`metaserver.registry.lexical_delta`), read with
+    # the index; None when it could not be: the next change reads the index again.
+    stamps: npt.NDArray[np.int64] | None = None
+    # How many tool rows had been changed in place when it was read (a change in place
+    # since makes the next change read it again); None: not known.
+    updates: int | None = None
 
     @classmethod
     def read(
@@ -121,6 +134,71 @@ class LexicalIndex:
             starts=np.concatenate(([0], np.cumsum(per_term))).astype(np.int64),
             rows=rows[first].astype(np.int64),
             counts=counts.astype(np.float64),
+        )
+
+    def advance(
+        self, db: sqlite3.Connection, weights: Sequence[float], generation: int
+    ) -> LexicalIndex | None:
+        """This index moved to ``generation``, what ``db`` holds now (read in one
+        transaction of the caller's): the rows whose tool and version stay keep their terms
+        and counts, the others are dropped, the added tools' rows are indexed from their
+        text; the same arrays :meth:`read` makes (each count the same sum of the same
+        weights). None when the change is not the kept rows followed by added ones (a
+        server's older version made latest again), adds more than :data:`ADDED_ROWS`, or
+        the index cannot be read."""
+        if self.stamps is None or self.updates is None:
+            return None
+        now = indexed(db)
+        if now.updates != self.updates:
+            return None  # a row's text may have changed in place
+        keep = now.kept(self.ids, self.servers, self.stamps)
+        kept = int(keep.sum())
+        if not np.array_equal(now.ids[:kept], self.ids[keep]):
+            return None  # an added row among the kept ones: not where a read puts it
+        added = now.ids[kept:]
+        if len(added) > max(ADDED_ROWS, len(self.ids) // 10):
+            return None
+        columns = [row[1] for row in db.execute("PRAGMA main.table_info(tools_fts)")]
+        found = added_occurrences(db, added.tolist(), columns)
+        if found is None:
+            return None
+        weight = dict(zip(columns, weights, strict=False))
+        column_weight = np.array([weight[name] for name in columns], dtype=np.float64)
+        # The added rows' entries, as read() makes them: one per (term, row), the weighted
+        # count of its occurrences summed in the index's order.
+        key = found.term * (len(added) + 1) + found.row
+        first = np.flatnonzero(np.concatenate(([len(key) > 0], key[1:] != key[:-1])))
+        occurrence = column_weight[found.column]
+        added_counts = np.add.reduceat(occurrence, first) if len(first) else np.zeros(0)
+        # The kept rows' entries, their rows renumbered past the dropped ones.
+        held_term = np.repeat(np.arange(len(self.terms)), np.diff(self.starts))
+        staying = keep[self.rows]
+        renumbered = np.cumsum(keep) - 1
+        vocabulary = sorted(set(self.terms).union(found.terms))
+        place = {term: index for index, term in enumerate(vocabulary)}
+        held_place = np.array([place[term] for term in self.terms], dtype=np.int64)
+        added_place = np.array([place[term] for term in found.terms], dtype=np.int64)
+        term = np.concatenate(
+            [held_place[held_term[staying]], added_place[found.term[first]]]
+        ).astype(np.int64)
+        row = np.concatenate([renumbered[self.rows[staying]], found.row[first] + kept])
+        counts = np.concatenate([self.counts[staying], added_counts]).astype(np.float64)
+        order = np.lexsort((row, term))
+        per_term = np.bincount(term, minlength=len(vocabulary))
+        used = per_term > 0  # a term of dropped rows only is no term of the index now
+        return LexicalIndex(
+            generation=generation,
+            ids=now.ids.copy(),
+            servers=np.concatenate([self.servers[keep], now.servers[kept:]]),
+            lengths=np.concatenate(
+                [self.lengths[keep], np.bincount(found.row, minlength=len(added))]
+            ).astype(np.float64),
+            terms=[word for word, present in zip(vocabulary, used, strict=True) if present],
+            starts=np.concatenate(([0], np.cumsum(per_term[used]))).astype(np.int64),
+            rows=row[order].astype(np.int64),
+            counts=counts[order],
+            stamps=now.stamps,
+            updates=now.updates,
         )
 
     def rank(self, prefixes: Sequence[str], server: str | None, depth: int) -> list[int]:
@@ -198,6 +276,7 @@ _CACHE: dict[Path, LexicalIndex] = {}
 _STALE: dict[Path, int] = {}  # the generation a search last found no current index for
 _BUILDING: set[Path] = set()
 _LOCK = threading.Lock()
+_ADVANCING = threading.Lock()
 
 
 def current(path: Path, generation: int, weights: Sequence[float]) -> LexicalIndex | None:
@@ -208,6 +287,26 @@ def current(path: Path, generation: int, weights: Sequence[float]) -> LexicalInd
         cached = _CACHE.get(path)
         if cached is not None and cached.generation == generation:
             return cached
+        held = cached if cached is not None and path not in _BUILDING else None
+    if held is not None:
+        # One advance at a time (the warm-up's and a client's search come together): the
+        # second finds the first's index.
+        with _ADVANCING:
+            with _LOCK:
+                held = _CACHE.get(path, held)
+            if held.generation == generation:
+                return held
+            advanced = _advance(path, held, weights)
+            if advanced is not None:
+                with _LOCK:
+                    now = _CACHE.get(path)
+                    if now is None or now.generation < advanced.generation:
+                        _CACHE[path] = advanced
+        if advanced is not None:
+            release_freed_memory()  # the held index's arrays, dropped
+            if advanced.generation == generation:
+                return advanced
+    with _LOCK:
         if _STALE.get(path) != generation:
             _STALE[path] = generation
             return None
@@ -233,6 +332,22 @@ def wait(path: Path, timeout: float) -> bool:
     return False
 
 
+def _advance(path: Path, held: LexicalIndex, weights: Sequence[float]) -> LexicalIndex | None:
+    """``held`` moved to the generation of the registry at ``path`` now, or None."""
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        try:
+            db.execute("BEGIN")  # one snapshot: the generation and the rows it counts
+            row = db.execute("SELECT generation FROM search_state WHERE id = 0").fetchone()
+            index = held.advance(db, weights, int(row[0]) if row else 0)
+            db.execute("COMMIT")
+        finally:
+            db.close()
+    except (sqlite3.Error, ValueError, OSError):
+        return None  # read whole, as before
+    return index
+
+
 def _build(path: Path, weights: Sequence[float]) -> None:
     try:
         uri = f"{path.resolve().as_uri()}?mode=ro"  # percent-encodes what a path may hold
@@ -241,6 +356,9 @@ def _build(path: Path, weights: Sequence[float]) -> None:
             db.execute("BEGIN")  # one snapshot: the generation and the index it counts
             row = db.execute("SELECT generation FROM search_state WHERE id = 0").fetchone()
             index = LexicalIndex.read(db, weights, int(row[0]) if row else 0)
+            listed = indexed(db)
+            if np.array_equal(listed.ids, index.ids):
+                index = replace(index, stamps=listed.stamps, updates=listed.updates)
             db.execute("COMMIT")
         finally:
             db.close()

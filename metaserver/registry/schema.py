@@ -41,7 +41,7 @@ from pathlib import Path
 
 from metaserver.registry.requests import template_requests
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # The search index is kept by triggers, in the writer's own transaction, whichever process
 # writes: search never sees a half-registered server and never needs a rebuild. Only the
@@ -151,6 +151,18 @@ STATEMENTS: tuple[str, ...] = (
         generation INTEGER NOT NULL
     )""",
     "INSERT OR IGNORE INTO search_state (id, generation) VALUES (0, 0)",
+    # How many tool rows were changed in place (version 7): search's held index and vectors
+    # follow inserts and removals by what they add and drop (registry/lexical_delta.py,
+    # vector_delta.py), and a row changed in place (its vectors filled, its requests
+    # written) is read again whole.
+    """CREATE TABLE IF NOT EXISTS tool_updates (
+        id INTEGER PRIMARY KEY CHECK (id = 0),
+        count INTEGER NOT NULL
+    )""",
+    "INSERT OR IGNORE INTO tool_updates (id, count) VALUES (0, 0)",
+    """CREATE TRIGGER IF NOT EXISTS tools_update_count AFTER UPDATE ON tools BEGIN
+        UPDATE tool_updates SET count = count + 1 WHERE id = 0;
+    END""",
     *(
         f"""CREATE TRIGGER IF NOT EXISTS {table}_{event.split()[0].lower()}_generation
         AFTER {event} ON {table} BEGIN

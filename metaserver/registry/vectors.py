@@ -27,6 +27,14 @@ drops its mapping of the rows it read, so of 85 MB of rows at 20,000 tools none 
 resident (issue 31). The reduced means are computed a block of rows at a time
 (:func:`reduce`, the same floats) so that OpenBLAS keeps no panel of all of them.
 
+After a registration the held vectors move to the new generation by what changed
+(:mod:`metaserver.registry.vector_delta`, :func:`advance`): the tools that stay keep their
+rows and means, the added tools' rows are read and held in memory after the mapped ones
+(``extra``), and their means computed alone; the same ids, rows and floats as a rebuild,
+which rereads and averages every row (0.8 s at 20,000 tools on a loaded machine, the most
+of the first search after a registration). A change that is not such an append, one that
+would move the first pass's basis, or added rows past :data:`EXTRA_ROWS` rebuild as before.
+
 Tools without vectors, or with vectors of another model or recipe (a registry from before,
 or registered while no model was installed), get them here, once, written back in one
 transaction.
@@ -48,6 +56,7 @@ import numpy.typing as npt
 
 from metaserver.registry.embeddings import DIMENSION, MODEL_ID, Vectors, blob_rows, tool_vectors
 from metaserver.registry.release import release_freed_memory, steady_mmap_threshold
+from metaserver.registry.vector_delta import Delta, read_delta, stamps
 from metaserver.registry.vector_file import Stored, load, release_rows, vector_path, write
 
 logger = logging.getLogger(__name__)
@@ -62,6 +71,10 @@ _SAMPLE = 4096
 # Rows of means per product with the basis (:func:`reduce`).
 _BLOCK = 1024
 _SEARCHABLE = " FROM tools AS t JOIN servers AS s ON s.name = t.server AND s.latest = t.version"
+# Rows added since the last rebuild that are held in memory (:func:`advance`) before the next
+# change rebuilds: at least this many, or a tenth of the mapped rows (a server is a few to a
+# few hundred rows; 4,096 rows are 6 MB).
+EXTRA_ROWS = 4096
 
 
 @dataclass(frozen=True)
@@ -86,12 +99,40 @@ class ToolVectors:
     # The vector file ``matrix`` is mapped from, None for rows held in memory: each search
     # drops its mapping of the rows it read (:func:`release_rows`).
     mapping: mmap.mmap | None = None
+    # Rows of tools added since ``matrix`` was read (:func:`advance`), held in memory: row
+    # ``len(matrix) + i`` is ``extra[i]``. A tool's rows are all in one of the two.
+    extra: Vectors | None = None
+    # Each tool's stamp of its version (:func:`metaserver.registry.vector_delta.stamps`),
+    # read with the rows; None when it could not be: the next change rebuilds.
+    stamps: npt.NDArray[np.int64] | None = None
+    # The count of tool rows changed in place when they were read (vector_delta).
+    updates: int | None = None
+
+    def take(self, rows: npt.NDArray[np.int64]) -> Vectors:
+        """Rows ``rows`` (of ``matrix``, then ``extra``), in that order."""
+        if self.extra is None or not len(self.extra):
+            return np.asarray(self.matrix[rows])
+        mapped = rows < len(self.matrix)
+        found = np.empty((len(rows), self.matrix.shape[1]), dtype=np.float32)
+        found[mapped] = self.matrix[rows[mapped]]
+        found[~mapped] = self.extra[rows[~mapped] - len(self.matrix)]
+        return found
 
     def means(self, tools: npt.NDArray[np.int64]) -> Vectors:
         """The mean rows of tools ``tools`` (row indices into ``ids``)."""
         if self.centroids is not None:
             return self.centroids[tools]
-        return sampled_means(self.matrix, self.starts[tools], self.counts[tools])
+        starts, counts = self.starts[tools], self.counts[tools]
+        if self.extra is None or not len(self.extra):
+            return sampled_means(self.matrix, starts, counts)
+        # Each tool's mean from its own rows, wherever they are: the same floats.
+        mapped = starts < len(self.matrix)
+        means = np.empty((len(tools), self.matrix.shape[1]), dtype=np.float32)
+        means[mapped] = sampled_means(self.matrix, starts[mapped], counts[mapped])
+        means[~mapped] = sampled_means(
+            self.extra, starts[~mapped] - len(self.matrix), counts[~mapped]
+        )
+        return means
 
     def similarity(self, tools: npt.NDArray[np.int64], query: Vectors) -> Vectors:
         """The similarity of tools ``tools`` (row indices into ``ids``) to the unit vector
@@ -100,7 +141,7 @@ class ToolVectors:
         # The rows of the chosen tools, tool after tool, and where each tool's rows begin.
         begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rows = np.repeat(self.starts[tools] - begins, counts) + np.arange(counts.sum())
-        best = np.maximum.reduceat(dot_rows(self.matrix[rows], query), begins)
+        best = np.maximum.reduceat(dot_rows(self.take(rows), query), begins)
         return np.asarray(0.5 * (best + dot_rows(self.means(tools), query)), dtype=np.float32)
 
     def nearest(
@@ -172,6 +213,12 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
         cached = _CACHE.get(path)
         if cached is not None and cached.generation == generation:
             return cached
+        # Held vectors advance by the tools a change added, each with its vectors (a tool
+        # without is refused, and filled below): no scan of every tool for missing ones.
+        advanced = None if cached is None else _advanced(db, path, cached)
+        if advanced is not None:
+            _CACHE[path] = advanced
+            return advanced
         if _fill_missing(db):
             generation = _generation(db)
         file = vector_path(path)
@@ -182,6 +229,9 @@ def searchable_vectors(db: sqlite3.Connection, path: Path) -> ToolVectors:
             ),
             mapping=stored.mapping,
         )
+        stamped = _stamps(db, vectors)
+        if stamped is not None:
+            vectors = replace(vectors, stamps=stamped[0], updates=stamped[1])
         release_rows(stored.mapping)  # computing the means read every row
         _CACHE[path] = vectors
     release_freed_memory()  # the blobs read, the means' copies
@@ -214,6 +264,86 @@ def assemble(
     )
 
 
+def _stamps(
+    db: sqlite3.Connection, vectors: ToolVectors
+) -> tuple[npt.NDArray[np.int64], int] | None:
+    """The stamps of ``vectors``' tools and the count of rows changed in place, read where
+    the registry is still at their generation (else None: the next change rebuilds)."""
+    db.execute("BEGIN")
+    try:
+        if _generation(db) != vectors.generation:
+            return None
+        return stamps(db, vectors.ids)
+    finally:
+        db.execute("COMMIT")
+
+
+def _advanced(db: sqlite3.Connection, path: Path, held: ToolVectors) -> ToolVectors | None:
+    """``held`` moved to the registry's generation now by the tools that changed, read in
+    one snapshot; None when it cannot be (:func:`advance`, :func:`read_delta`)."""
+    if held.stamps is None or held.updates is None:
+        return None
+    db.execute("BEGIN")
+    try:
+        generation = _generation(db)
+        delta = read_delta(
+            db, held.ids, held.servers, held.stamps, held.updates, _extra_bound(held)
+        )
+    finally:
+        db.execute("COMMIT")
+    return None if delta is None else advance(held, delta, generation, path)
+
+
+def _extra_bound(held: ToolVectors) -> int:
+    """How many more rows ``held`` may take in memory before a rebuild (:data:`EXTRA_ROWS`)."""
+    extra = 0 if held.extra is None else len(held.extra)
+    return max(EXTRA_ROWS, len(held.matrix) // 10) - extra
+
+
+def advance(held: ToolVectors, delta: Delta, generation: int, path: Path) -> ToolVectors | None:
+    """The vectors of ``generation``: ``held``'s tools that ``delta`` keeps, their rows and
+    means as held, then ``delta``'s added tools, their rows held in ``extra`` and their means
+    computed alone (:func:`sampled_means` reduces each tool alone, :func:`reduce` each row
+    alone: the floats of a rebuild). None when a rebuild is due: the added rows would pass
+    :data:`EXTRA_ROWS`, or the first pass would change (crossing :data:`REDUCE_FROM`, or a
+    size the held basis is not kept for, :func:`principal_basis`)."""
+    extra = held.extra if held.extra is not None else np.zeros((0, DIMENSION), np.float32)
+    if len(delta.rows) > _extra_bound(held):
+        return None
+    total = int(delta.keep.sum()) + len(delta.ids)
+    local = (np.cumsum(delta.counts) - delta.counts).astype(np.int64)  # where each begins
+    means = np.ascontiguousarray(sampled_means(delta.rows, local, delta.counts))
+    centroids = reduced = None
+    if held.basis is None:
+        if total >= REDUCE_FROM or held.centroids is None:
+            return None
+        centroids = np.concatenate([held.centroids[delta.keep], means])
+    else:
+        known = _BASES.get(path)
+        if held.reduced is None or known is None or known[1] is not held.basis:
+            return None
+        if total < REDUCE_FROM or not known[0] / 2 <= total <= known[0] * 2:
+            return None
+        reduced = np.concatenate([held.reduced[delta.keep], reduce(means, held.basis)])
+    return ToolVectors(
+        generation=generation,
+        ids=np.concatenate([held.ids[delta.keep], np.array(delta.ids, dtype=np.int64)]),
+        servers=np.concatenate([held.servers[delta.keep], np.array(delta.servers, dtype=np.str_)]),
+        starts=np.concatenate(
+            [held.starts[delta.keep], local + len(held.matrix) + len(extra)]
+        ).astype(np.int64),
+        counts=np.concatenate([held.counts[delta.keep], delta.counts]).astype(np.int64),
+        matrix=held.matrix,
+        centroids=centroids,
+        basis=held.basis,
+        reduced=reduced,
+        mapping=held.mapping,
+        extra=np.concatenate([extra, delta.rows]),
+        stamps=delta.stamps,
+        updates=delta.updates,
+    )
+
+
 def reduce(centroids: Vectors, basis: Vectors) -> Vectors:
     """``centroids @ basis.T``, a block of rows at a time.
 
@@ -222,8 +352,13 @@ def reduce(centroids: Vectors, basis: Vectors) -> Vectors:
     keep ~1 MB. Each element is the same dot product over the same dimensions whatever the
     rows beside it (the library blocks the rows, never the sum), so the floats are the whole
     product's (tests/registry/test_vector_file.py). No block is small: a product under the
-    library's small-matrix size may take another kernel.
+    library's small-matrix size may take another kernel: fewer rows (the tools a
+    registration adds, :func:`advance`) are padded with zero rows to a block.
     """
+    if len(centroids) < _BLOCK:
+        padded = np.zeros((_BLOCK, centroids.shape[1]), dtype=np.float32)
+        padded[: len(centroids)] = centroids
+        return np.ascontiguousarray((padded @ basis.T)[: len(centroids)])
     blocks = np.array_split(centroids, max(1, len(centroids) // _BLOCK))
     return np.ascontiguousarray(np.concatenate([block @ basis.T for block in blocks]))
 

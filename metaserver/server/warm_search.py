@@ -5,9 +5,11 @@ A search after a registration (this process's or another's) used to pay for rere
 the searchable tools' vectors and the BM25 index (1.75 s at 20,000 tools). Here a task of
 the meta-server's lifespan looks at the search generation (one row, bumped by the
 registry's triggers on every change to the searchable tools) a few times a second and, when
-it moved, runs one search in a worker thread, which rereads what the ranking holds
-(:mod:`metaserver.registry.search` keeps it per generation), so the client's next search
-finds it current. The watcher starts warming only once this process has searched (or when
+it moved, runs one search in a worker thread, which brings what the ranking holds up to
+date (:mod:`metaserver.registry.search` keeps it per generation; held vectors and a held
+index advance by the tools the change added and dropped, ``registry/vector_delta.py`` and
+``lexical_delta.py``, else they are read whole), so the client's next search finds it
+current. The watcher starts warming only once this process has searched (or when
 asked to at once): a meta-server nobody searches never loads the embedding model and its
 vectors, and stays light.
 """
