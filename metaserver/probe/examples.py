@@ -33,7 +33,7 @@ from .random_values import RandomStreams
 from .reprs import repr_shaped
 from .session_names import PACKAGE, resolve
 from .tables import table_shaped, truncated_numbers
-from .text import shown_as_text
+from .text import print_argument, shown_as_text
 
 
 def _assigned(statement):
@@ -409,15 +409,10 @@ def held_name(statement, held):
     place, attribute, printed), or None."""
     if not isinstance(statement, ast.Expr):
         return None
-    node, attribute, printed = rounded(statement.value), None, False
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "print"
-        and len(node.args) == 1
-        and not node.keywords
-    ):
-        node, printed = node.args[0], True
+    node, attribute = rounded(statement.value), None
+    argument = print_argument(node)
+    if argument is not None:
+        node = argument
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node, attribute = node.value, node.attr
     if not isinstance(node, ast.Name) or node.id not in held:
@@ -425,7 +420,7 @@ def held_name(statement, held):
     item, part = held[node.id]
     if attribute is not None and part is not None:
         return None  # an attribute of one unpacked item: no value the tool returns
-    return item, part, attribute, printed
+    return item, part, attribute, argument is not None
 
 
 _PRINTED_NUMBERS = re.compile(r"[\[\]()\s\d.,eE+\-naif]+")

@@ -15,6 +15,7 @@ from .constants import constants_key
 from .doctest_lines import bind_imports, parsed_examples, plain_assignment, single_statement
 from .examples import Literals
 from .fold import fold_key
+from .text import print_argument
 
 _PARSED = {}
 
@@ -74,15 +75,7 @@ def _shows_a_name(statement):
     prints either (``print(r)``: examples.held_name reads it)."""
     if not isinstance(statement, ast.Expr):
         return False
-    node = statement.value
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "print"
-        and len(node.args) == 1
-        and not node.keywords
-    ):
-        node = node.args[0]
+    node = print_argument(statement.value) or statement.value
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node = node.value
     return isinstance(node, ast.Name)

@@ -113,3 +113,16 @@ def reads_only(node: ast.expr | None) -> bool:
     if isinstance(node, ast.Tuple):
         return all(reads_only(element) for element in node.elts)
     return False
+
+
+def print_argument(node: ast.expr) -> ast.expr | None:
+    """What ``print(x)`` prints (``x``); None for any other node."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return node.args[0]
+    return None

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from probe_modules import probed_package
 
 from metaserver.agents.analysis.analyse import PROBE
 from metaserver.contracts import Candidate, CodeReport, Parameter
@@ -620,14 +621,7 @@ ORBIT_README = """
 def test_arrays_the_readme_builds_with_numpy_are_examples_where_the_package_never_imports_it(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "orbitfx").mkdir()
-    (tmp_path / "orbitfx" / "__init__.py").write_text(ORBIT)
-    guides = tmp_path / "guides.json"
-    guides.write_text(json.dumps([ORBIT_README]))
-    output = tmp_path / "report.json"
-    argv = [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)]
-    subprocess.run([*argv, "--guides", str(guides)], check=True, cwd=tmp_path, timeout=60)
-    report = CodeReport.model_validate(json.loads(output.read_text()))
+    report = probed_package(tmp_path, "orbitfx", ORBIT, [ORBIT_README])
     [positions] = [c for c in report.candidates if c.target == "orbitfx:Orbit.positions"]
     [example] = positions.examples
     assert (example.arguments, example.expected) == ({"times": [1.0, 2.5]}, [2.0, 5.0])
@@ -656,14 +650,7 @@ LAZY_README = """
 def test_a_function_a_modules_getattr_answers_is_listed_when_the_guides_call_it(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "lazyfx").mkdir()
-    (tmp_path / "lazyfx" / "__init__.py").write_text(LAZY)
-    guides = tmp_path / "guides.json"
-    guides.write_text(json.dumps([LAZY_README]))
-    output = tmp_path / "report.json"
-    argv = [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)]
-    subprocess.run([*argv, "--guides", str(guides)], check=True, cwd=tmp_path, timeout=60)
-    report = CodeReport.model_validate(json.loads(output.read_text()))
+    report = probed_package(tmp_path, "lazyfx", LAZY, [LAZY_README])
     [found] = [c for c in report.candidates if c.target == "lazyfx:get_path"]
     [example] = found.examples
     assert (example.arguments, example.expected) == ({"name": "ct"}, "ct.dcm")

@@ -6,16 +6,12 @@ import ast
 import datetime
 import decimal
 import fractions
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from probe_modules import probed_package
 
-from metaserver.agents.analysis.analyse import PROBE
-from metaserver.contracts import CodeReport
 from metaserver.probe.stdlib_values import stdlib_value
 
 NAMESPACE: dict[str, Any] = {
@@ -89,14 +85,7 @@ True
 
 
 def test_a_class_methods_guide_call_with_a_date_is_its_example(tmp_path: Path) -> None:
-    (tmp_path / "cronpack").mkdir()
-    (tmp_path / "cronpack" / "__init__.py").write_text(SCHEDULES)
-    guides = tmp_path / "guides.json"
-    guides.write_text(json.dumps([README]))
-    output = tmp_path / "report.json"
-    argv = [sys.executable, "-I", str(PROBE), "--output", str(output), "--path", str(tmp_path)]
-    subprocess.run([*argv, "--guides", str(guides)], check=True, cwd=tmp_path, timeout=60)
-    report = CodeReport.model_validate(json.loads(output.read_text()))
+    report = probed_package(tmp_path, "cronpack", SCHEDULES, [README])
     [match] = [c for c in report.candidates if c.target == "cronpack:Schedule.match"]
     # the class method is bound anew at each access: the README's call is still its own
     [example] = match.examples
