@@ -58,9 +58,10 @@ async def select(
         return render("select", max_tools=str(max_tools), package=packages, candidates=lines)
 
     # The best-ranked candidates that fit the model's context, design's own choices first.
-    count = longest_fitting(prompt, len(shown), await model.budget())
+    budget = await model.budget(ledger.deadline)
+    count = longest_fitting(prompt, len(shown), budget)
     if count == 0:
-        ledger.failed("selection: not one candidate fits the model's context")
+        ledger.unfit("tool_selection", "selection: not one candidate", budget)
         return specs
     shown = shown[:count]
     answer = await ledger.ask(
