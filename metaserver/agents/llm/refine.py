@@ -103,7 +103,7 @@ async def _refine(
                 async with model_for(settings, stage) as model:
                     specs = await step(specs, model, ledger)
         except TimeoutError:
-            ledger.failed(f"{label}: the model time of {budget:.1f} s was spent")
+            ledger.failed(f"{label}: the model's time budget of {budget:.3g} s was spent")
             break
         except ModelConfigError as exc:
             # A configuration mistake must not fail conversions the pipeline can do alone.
