@@ -98,7 +98,12 @@ async def _ask(
     answer = await ledger.ask(
         model,
         messages,
-        OutputSchema(name="tool_descriptions", json_schema=descriptions_schema(batch)),
+        OutputSchema(
+            name="tool_descriptions",
+            json_schema=descriptions_schema(batch),
+            # A terse answer for every tool of the batch: less arrives cut, and is lost.
+            min_tokens=TOKENS_PER_DESCRIPTION * len(batch) // 2,
+        ),
     )
     if answer is None:
         return {}

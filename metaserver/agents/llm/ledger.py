@@ -77,7 +77,7 @@ class Ledger:
             self._note(f"{output.name}: {exc}")
             return None
         finally:
-            self._speed(model)
+            self.observe(model)
         self.usage.calls += 1
         self.usage.tokens_in += response.tokens_in
         self.usage.tokens_out += response.tokens_out
@@ -97,7 +97,8 @@ class Ledger:
         else:
             self.failed(f"{what} does not fit the model's context")
 
-    def _speed(self, model: Model) -> None:
+    def observe(self, model: Model) -> None:
+        """Note the server's speed as measured so far (``tokens_per_second``)."""
         speed = model.speed()
         if speed is None:
             return

@@ -102,6 +102,7 @@ async def _refine(
             async with asyncio.timeout_at(stop):
                 async with model_for(settings, stage) as model:
                     specs = await step(specs, model, ledger)
+                    ledger.observe(model)  # measured by a calibration, where nothing was sent
         except TimeoutError:
             ledger.failed(f"{label}: the model's time budget of {budget:.3g} s was spent")
             break

@@ -92,7 +92,11 @@ async def _ask(
     answer = await ledger.ask(
         model,
         messages,
-        OutputSchema(name="tool_requests", json_schema=requests_schema(batch)),
+        OutputSchema(
+            name="tool_requests",
+            json_schema=requests_schema(batch),
+            min_tokens=TOKENS_PER_REQUESTS * len(batch) // 2,  # as for descriptions
+        ),
     )
     if answer is None:
         return {}
