@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 from llm_server import ScriptedLLM, llm_settings, sample_report, sensible
+
 from metaserver.agents.design.specs import design
 from metaserver.agents.llm import llm_diagnose, refine_specs
 from metaserver.agents.llm.allowance import allowance
@@ -67,7 +68,7 @@ async def test_a_model_fast_enough_answers_inside_the_allowance_and_cuts_what_do
     None
 ):
     with ScriptedLLM(sensible(), speed=(5000.0, 200.0), slots=2) as server:
-        specs, refined, usage, seconds = await refine(server, allowance_seconds=4.0)
+        _, _, usage, seconds = await refine(server, allowance_seconds=4.0)
     assert seconds < 4.0 + GRACE_SECONDS
     assert usage.calls >= 1 and usage.contributed  # it still helps
     # What did not fit is said: requests cut to the time left, or not sent.

@@ -15,6 +15,7 @@ import pytest
 from fixture_repos import make_calc_repo
 from llm_server import Reply, ScriptedLLM, answer, by_schema, in_turn, llm_settings, sensible
 
+from metaserver.agents.llm.refine import GRACE_SECONDS
 from metaserver.contracts import ConversionReport
 from metaserver.pipeline import convert
 from metaserver.registry import Registry
@@ -94,3 +95,25 @@ async def test_a_model_improves_tools_and_a_bad_model_changes_nothing(tmp_path: 
     assert any("HTTP 500" in e or "no answer within" in e for e in spoiled.llm.errors)
     assert any("not JSON" in e for e in spoiled.llm.errors)
     assert len(bad.requests) == 4
+
+
+@pytest.mark.integration
+async def test_a_slow_model_gets_its_share_of_the_conversions_time_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    # Issue 32: at 3.4 generated tokens a second a 24 s conversion took 328 s. Here the model
+    # is as slow, and may take half the time the conversion took before it.
+    repo = make_calc_repo(tmp_path / "calc", name="metaserver-llm-fixture")
+    with ScriptedLLM(sensible(picks=PICKS), speed=(80.0, 3.0)) as slow:
+        plain, slowed = await asyncio.gather(
+            run(repo, tmp_path / "plain", LLMSettings()),
+            run(repo, tmp_path / "slow", llm_settings(slow.url, timeout=60.0, time_share=0.5)),
+        )
+    before = sum(slowed.seconds[s] for s in ("fetch", "environment", "analysis", "design"))
+    assert slowed.llm.allowance_seconds == pytest.approx(0.5 * before, abs=0.05)
+    assert slowed.seconds["llm"] <= slowed.llm.allowance_seconds + GRACE_SECONDS
+    assert slowed.llm.seconds <= slowed.llm.allowance_seconds + GRACE_SECONDS
+    assert sum(slowed.llm.skipped.values()) >= 1  # said, by kind
+    assert slowed.llm.failed_calls == 0
+    # Never worse: what the model could not say in time, the deterministic design says.
+    assert outcome(slowed) == outcome(plain)
