@@ -236,8 +236,9 @@ class OpenAICompatModel(Model):
             prompt = max(context - answer - CONTEXT_MARGIN, 0)
         if deadline is None:
             return ContextBudget(prompt_tokens=prompt, answer_tokens=answer)
-        async with self._slot(profile):
-            await self._calibrated(deadline)
+        if not (self.speed().known or self.speed().calibrated):
+            async with self._slot(profile):  # not waiting for a slot where nothing is to measure
+                await self._calibrated(deadline)
         return _within_time(ContextBudget(prompt, answer), self.speed(), deadline)
 
     async def aclose(self) -> None:

@@ -6,6 +6,7 @@ Against the scripted server made as slow as a model of a given speed, with llama
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -125,3 +126,18 @@ async def test_prompt_and_answer_room_shrink_to_what_the_time_left_affords() -> 
     assert timed.answer_tokens <= 5 * 0.5 * SAFETY * 20
     assert timed.prompt_tokens is not None and timed.prompt_tokens <= 5 * 0.5 * SAFETY * 400
     assert timed.by_time
+
+
+async def test_a_measured_server_is_not_waited_for_to_size_a_prompt() -> None:
+    def busy_answers(request: dict[str, object]) -> object:
+        return answer({"text": "hi"}, delay=2.0 if "response_format" in request else 0.0)
+
+    with ScriptedLLM(busy_answers, slots=1, speed=(1000.0, 100.0)) as server:
+        async with client(server) as model:
+            await model.budget(deadline=time.monotonic() + 30)  # measures it, once
+            in_flight = asyncio.create_task(model.request_json(MESSAGES, OUTPUT))
+            await asyncio.sleep(0.3)  # the one slot is taken for 2 s
+            started = time.monotonic()
+            await model.budget(deadline=time.monotonic() + 30)
+            assert time.monotonic() - started < 1.0
+            await in_flight
