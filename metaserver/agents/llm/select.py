@@ -74,7 +74,10 @@ async def select(
         return specs
     chosen = list(dict.fromkeys([*picks, *(s.target for s in specs)]))[:max_tools]
     # A method's tool needs its class's constructor tool: keep owners available to design.
-    owners = {by_target[t].owner for t in chosen if by_target[t].owner}
+    # Looked up among every candidate: design's own tools may include one the model was not
+    # offered (not ``usable`` alone), and they top up the picks (pint: a KeyError here).
+    every = {c.target: c for c in code.candidates}
+    owners = {every[t].owner for t in chosen if t in every and every[t].owner}
     subset = [c for c in code.candidates if c.target in chosen or c.target in owners]
     order = {target: i for i, target in enumerate(chosen)}
     redesigned = design(CodeReport(packages=code.packages, candidates=subset), max_tools, mined)

@@ -68,3 +68,25 @@ async def test_a_small_context_gets_the_best_ranked_candidates_that_fit() -> Non
     assert 4 <= len(offered["items"]["enum"]) < 200  # trimmed, design's own choices kept
     assert [s.target for s in specs] == offered["items"]["enum"][: len(specs)]
     assert usage.failed_calls == 0 and chosen[0].target == "pkg:ping"
+
+
+async def test_a_designed_tool_the_model_may_not_pick_still_tops_up_its_picks() -> None:
+    # Design keeps a tool the model is not offered (here: deprecated after design ranked it;
+    # on pint, a utility design chose); topping up the picks with it must not fail the step.
+    code = sample_report(extra=6)
+    specs = design(code, 4)
+    kept = specs[0].target
+    code = code.model_copy(
+        update={
+            "candidates": [
+                c.model_copy(update={"deprecated": True}) if c.target == kept else c
+                for c in code.candidates
+            ]
+        }
+    )
+    usage = LLMUsage()
+    with ScriptedLLM(lambda request: answer({"targets": ["pkg.more:helper_004"]})) as server:
+        async with model_for(llm_settings(server.url), "selection") as model:
+            chosen = await select(code, specs, 4, model, Ledger(usage))
+    assert chosen[0].target == "pkg.more:helper_004"
+    assert usage.contributed == {"selected": 1}
