@@ -122,8 +122,8 @@ class OpenAICompatModel(Model):
                     if deadline is not None:
                         await self._calibrated(deadline)
                     timed, timeout = self._fit_to_time(body, messages, least, deadline)
-                    response = await self._attempt(timed, profile, timeout)
                     cut = timed["max_tokens"] != body["max_tokens"]
+                    response = await self._attempt(timed, profile, timeout, cut)
                     return response.model_copy(update={"cut_to_time": cut})
             except ModelAPIError as exc:
                 if attempt >= self.retries or not _retryable(exc):
@@ -273,7 +273,11 @@ class OpenAICompatModel(Model):
         return body
 
     async def _attempt(
-        self, body: dict[str, JSON], profile: ServerProfile, timeout: float
+        self,
+        body: dict[str, JSON],
+        profile: ServerProfile,
+        timeout: float,
+        cut_to_time: bool = False,
     ) -> ModelResponse:
         started = time.monotonic()
         within = f"{timeout:.1f} s, the model time left" if timeout < self.timeout else None
@@ -286,7 +290,7 @@ class OpenAICompatModel(Model):
             raise ModelAPIError(self.name, f"{type(exc).__name__}: {exc}") from exc
         if answer.status_code != 200:
             raise _status_error(self.name, answer, body, profile)
-        return self._parse(answer, time.monotonic() - started, profile, body)
+        return self._parse(answer, time.monotonic() - started, profile, body, cut_to_time)
 
     def _parse(
         self,
@@ -294,6 +298,7 @@ class OpenAICompatModel(Model):
         seconds: float,
         profile: ServerProfile,
         body: dict[str, JSON],
+        cut_to_time: bool = False,
     ) -> ModelResponse:
         try:
             payload: Any = answer.json()
@@ -315,7 +320,13 @@ class OpenAICompatModel(Model):
         if choice.get("finish_reason") == "length" or not isinstance(content, str):
             reason = "cut off at max_tokens" if content else "empty"
             context, room = profile.context_tokens, body.get("max_tokens")
-            if content and context is not None and isinstance(room, int) and room < self.max_tokens:
+            if content and cut_to_time:
+                # The answer ran out of what the model time left it: neither context nor limit.
+                reason = (
+                    f"cut off at the {room} tokens the model time left afforded "
+                    f"(prompt {response.tokens_in}, answer {response.tokens_out} tokens)"
+                )
+            elif content and context is not None and _short(room, self.max_tokens):
                 # The answer ran out of what the context left it, not of max_tokens.
                 reason = (
                     f"cut off: the context of {context} tokens is full "
@@ -346,6 +357,11 @@ def _within_time(budget: ContextBudget, speed: Speed, deadline: float) -> Contex
         by_time = prompt is None or readable < prompt
         prompt = readable if prompt is None else min(prompt, readable)
     return ContextBudget(prompt_tokens=prompt, answer_tokens=max(answer, 0), by_time=by_time)
+
+
+def _short(room: JSON, limit: int) -> bool:
+    """Whether the answer's room was under the limit (the context left it less)."""
+    return isinstance(room, int) and room < limit
 
 
 def _rate(value: float | None) -> str:

@@ -12,7 +12,7 @@ import time
 import pytest
 from llm_server import ScriptedLLM, answer
 
-from metaserver.models import Message, ModelSkipped, ModelTimeout, OutputSchema
+from metaserver.models import Message, ModelOutputError, ModelSkipped, ModelTimeout, OutputSchema
 from metaserver.models.openai_compat import CALIBRATION_TOKENS, OpenAICompatModel
 from metaserver.models.speed import SAFETY, Speed, measured
 
@@ -141,3 +141,11 @@ async def test_a_measured_server_is_not_waited_for_to_size_a_prompt() -> None:
             await model.budget(deadline=time.monotonic() + 30)
             assert time.monotonic() - started < 1.0
             await in_flight
+
+
+async def test_an_answer_cut_where_the_time_left_ended_it_is_named_for_that() -> None:
+    long_answer = answer({"text": "word " * 300})  # about 400 tokens
+    with ScriptedLLM(lambda request: long_answer, speed=(2000.0, 50.0), context=4096) as server:
+        async with client(server) as model:
+            with pytest.raises(ModelOutputError, match="tokens the model time left afforded"):
+                await model.request_json(MESSAGES, OUTPUT, deadline=time.monotonic() + 3.0)
