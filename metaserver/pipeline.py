@@ -259,6 +259,9 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 settings=settings.llm,
                 usage=report.llm,
                 mined=usage,
+                # The model's picks stand in for tools that fail, never displace one that
+                # passes: "never worse" (issue 32).
+                reserve=designed.reserve,
             )
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
     # A tutorial chosen at analysis that design left out is listed as skipped too.

@@ -39,6 +39,7 @@ async def refine_specs(
     settings: LLMSettings,
     usage: LLMUsage,
     mined: Usage | None = None,
+    reserve: list[ToolSpec] | None = None,
 ) -> list[ToolSpec]:
     """``specs`` improved by the configured models; ``specs`` itself without a model.
 
@@ -52,11 +53,13 @@ async def refine_specs(
         usage: the report's LLM usage, updated in place.
         mined: the repository's usage that ``design`` was given, for the re-design of a
             new selection.
+        reserve: the stand-ins for tools validation drops; given, the model's selection
+            goes to its front instead of displacing designed tools (``select``).
     """
     if not settings.enabled or not specs:
         return specs
     with timed(usage):
-        return await _refine(code, specs, max_tools, settings, usage, mined)
+        return await _refine(code, specs, max_tools, settings, usage, mined, reserve)
 
 
 # The hard stop past the allowance's end: each request already ends by then (its timeout is
@@ -71,6 +74,7 @@ async def _refine(
     settings: LLMSettings,
     usage: LLMUsage,
     mined: Usage | None,
+    reserve: list[ToolSpec] | None,
 ) -> list[ToolSpec]:
     ends = deadline(usage)
     ledger = Ledger(usage, settings.max_failures, ends)
@@ -80,7 +84,7 @@ async def _refine(
             "selection",
             "selection",
             lambda s, m, ledger: select(
-                code, s, max_tools, m, ledger, settings.selection_pool, mined
+                code, s, max_tools, m, ledger, settings.selection_pool, mined, reserve
             ),
         ),
         ("descriptions", "descriptions", lambda s, m, ledger: describe(s, code, m, ledger)),

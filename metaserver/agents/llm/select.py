@@ -30,6 +30,7 @@ async def select(
     ledger: Ledger,
     pool: int = 200,
     mined: Usage | None = None,
+    reserve: list[ToolSpec] | None = None,
 ) -> list[ToolSpec]:
     """ToolSpecs for the callables the model finds most useful, or ``specs`` unchanged.
 
@@ -41,6 +42,12 @@ async def select(
         ledger: where calls and contributions are counted.
         pool: how many of the best-ranked candidates the model is shown.
         mined: the usage mined from the repository, which design uses too.
+        reserve: the designs that stand in for tools validation drops (the pipeline's).
+            Given, the model's picks that design did not choose go to its front and
+            ``specs`` is returned unchanged: a pick then replaces only a tool that failed,
+            never one that would have passed (issue 32's "never worse": on hmmlearn a pick
+            displaced design's last tool, a tutorial that passes). Unset, the picks lead the
+            tools and design's last ones make room for them.
     """
     ranked = sorted(
         (c for c in code.candidates if usable(c)), key=lambda c: (-rank_score(c), c.name)
@@ -82,9 +89,14 @@ async def select(
     order = {target: i for i, target in enumerate(chosen)}
     redesigned = design(CodeReport(packages=code.packages, candidates=subset), max_tools, mined)
     selected = sorted(redesigned, key=lambda s: order.get(s.target, -1))
-    before = {s.target for s in specs}
-    ledger.contributed("selected", sum(1 for s in selected if s.target not in before))
-    return selected
+    targets, names = {s.target for s in specs}, {s.name for s in specs}
+    new = [s for s in selected if s.target not in targets and s.name not in names]
+    ledger.contributed("selected", len(new))
+    if reserve is None:
+        return selected
+    held = {s.target for s in new}
+    reserve[:] = [*new, *(s for s in reserve if s.target not in held)]
+    return specs
 
 
 def selection_schema(shown: list[Candidate], max_tools: int) -> dict[str, object]:

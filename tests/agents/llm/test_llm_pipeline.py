@@ -1,8 +1,9 @@
 """The issue's "done when", end to end: metaserver.pipeline.convert with and without a model.
 
 Three conversions of the calc fixture run side by side: no model; a sensible scripted model
-(selects four functions, renames add, describes all); and a bad one (a 500, then a timeout
-on the retry, then malformed JSON). The bad model's conversion must equal the no-model one.
+(selects four functions, held in reserve; renames add, describes all); and a bad one (a 500,
+then a timeout on the retry, then malformed JSON). The bad model's conversion must equal the
+no-model one.
 """
 
 from __future__ import annotations
@@ -64,9 +65,13 @@ async def test_a_model_improves_tools_and_a_bad_model_changes_nothing(tmp_path: 
     assert plain.llm.calls == 0 and plain.llm.model is None
     assert "llm" not in plain.seconds
 
-    # The sensible model: its selection, its name, its description, all validated.
+    # The sensible model: its name, its description, all validated. Its selection stands in
+    # for tools that fail, and none does here: design's tools stay (never worse, issue 32).
     assert improved.status == "success", improved.failure
-    assert sorted(t.name for t in improved.tools) == sorted(["add_integers", *PICKS[1:]])
+    renamed = {"add": "add_integers"}
+    assert sorted(t.name for t in improved.tools) == sorted(
+        renamed.get(t.name, t.name) for t in plain.tools
+    )
     assert all(t.status == "passed" for t in improved.tools)
     server = (Path(improved.output_dir or "") / "server.py").read_text()
     assert "Add two integers a and b and return their sum." in server
