@@ -202,19 +202,21 @@ class OpenAICompatModel(Model):
         """
         if deadline is None:
             return body, self.timeout
-        left = deadline - time.monotonic()
+        # The answer must arrive within the attempt's own timeout too, not only the deadline
+        # (the dev run: answers sized to 100 s left ran into the 60 s timeout).
+        window = min(self.timeout, deadline - time.monotonic())
         speed = self.speed()
-        affordable = speed.affordable(estimate_tokens(messages), left) if left > 0 else 0
+        affordable = speed.affordable(estimate_tokens(messages), window) if window > 0 else 0
         if affordable is not None and affordable < least:
             raise ModelSkipped(
                 self.name,
-                f"not sent: {left:.1f} s left afford {affordable} answer tokens at "
+                f"not sent: {window:.1f} s afford {affordable} answer tokens at "
                 f"{_rate(speed.generated_per_second)} tokens/s, fewer than its least {least}",
             )
         room = body.get("max_tokens")
         if affordable is not None and isinstance(room, int) and affordable < room:
             body = {**body, "max_tokens": affordable}
-        return body, min(self.timeout, left)
+        return body, window
 
     async def profile(self) -> ServerProfile:
         """The server's context and slots: the settings' where given, else what it reports."""

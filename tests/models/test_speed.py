@@ -149,3 +149,12 @@ async def test_an_answer_cut_where_the_time_left_ended_it_is_named_for_that() ->
         async with client(server) as model:
             with pytest.raises(ModelOutputError, match="tokens the model time left afforded"):
                 await model.request_json(MESSAGES, OUTPUT, deadline=time.monotonic() + 3.0)
+
+
+async def test_an_answer_is_sized_to_the_calls_timeout_where_that_ends_first() -> None:
+    with ScriptedLLM(hello, speed=(2000.0, 50.0)) as server:
+        async with client(server, timeout=2.0) as model:
+            await model.request_json(MESSAGES, OUTPUT, deadline=time.monotonic() + 100.0)
+    (sent,) = server.calls("greeting")
+    # 100 s left would afford 4,000 tokens; the 2 s timeout affords 80 at most.
+    assert sent["max_tokens"] <= 2 * SAFETY * 50
