@@ -95,9 +95,8 @@ async def test_a_model_improves_tools_and_a_bad_model_changes_nothing(tmp_path: 
 
     # The bad model: the same conversion as without a model, and the failures counted.
     assert outcome(spoiled) == outcome(plain)
-    # Three requests, each failed, or (the last) not sent: at the speed the bad answers showed,
-    # its answer could not arrive within the 0.5 s timeout.
-    assert spoiled.llm.calls + sum(spoiled.llm.skipped.values()) == 3
+    # Every request sent failed; a later one may not be sent at all: at the speed the bad
+    # answers showed, its answer could not arrive within the 0.5 s timeout.
     assert spoiled.llm.failed_calls == spoiled.llm.calls >= 2
     assert spoiled.llm.contributed == {}
     assert any("HTTP 500" in e or "no answer within" in e for e in spoiled.llm.errors)
