@@ -10,9 +10,10 @@ model budget is better spent elsewhere (issue 32: three 60 s attempts of one req
 The client fits the server (``profile.py``): no more requests in flight than the server has
 slots, so none waits inside the server against its timeout, and no answer asked for that
 the context cannot hold beside its prompt. Given a deadline, it fits the time too
-(``speed.py``): the server's speed is measured (once by a short calibration request, then
-from every answer), an answer is asked for no longer than can arrive in the time left, the
-wait no longer than that time, and a request whose least answer cannot arrive is not sent.
+(``speed.py``, ``timing.py``): the server's speed is measured (once by a short calibration
+request, then from every answer), an answer is asked for no longer than can arrive in the
+time left, the wait no longer than that time, and a request whose least answer cannot arrive
+is not sent.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ import httpx
 
 from metaserver.contracts import JSON
 from metaserver.models.base import ContextBudget, Message, Model, ModelResponse, OutputSchema
-from metaserver.models.errors import ModelAPIError, ModelOutputError, ModelSkipped, ModelTimeout
+from metaserver.models.errors import ModelAPIError, ModelOutputError, ModelTimeout
 from metaserver.models.limits import shared_limit
 from metaserver.models.profile import ServerProfile, read_profile
-from metaserver.models.speed import SAFETY, Speed, measured, record, speed_of
+from metaserver.models.speed import Speed, measured, record, speed_of
+from metaserver.models.timing import calibration, fit_to_time, rate, within_time
 from metaserver.models.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
@@ -46,15 +48,6 @@ CONTEXT_MARGIN = 64
 ANSWER_SHARE = 0.5
 # Fewer answer tokens than this hold no answer an agent can use: not worth a request.
 MIN_ANSWER_TOKENS = 32
-# The calibration request: a short prompt and answer whose timing gives the server's speed
-# before the first real request is sized (one per server and process).
-CALIBRATION_TOKENS = 16
-_CALIBRATION = (
-    "Write one short sentence about measuring the speed of a language model server; this "
-    "request is only timed, its answer is not read. "
-) * 4
-# Of a deadline's time left, the share a prompt's reading may plan on; the rest is the answer's.
-PROMPT_SHARE = 0.5
 
 
 class OpenAICompatModel(Model):
@@ -121,7 +114,17 @@ class OpenAICompatModel(Model):
                 async with self._slot(profile):  # the wait for a slot is not the timeout's
                     if deadline is not None:
                         await self._calibrated(deadline)
-                    timed, timeout = self._fit_to_time(body, messages, least, deadline)
+                    timed, timeout = body, self.timeout
+                    if deadline is not None:
+                        timed, timeout = fit_to_time(
+                            body,
+                            messages,
+                            least=least,
+                            deadline=deadline,
+                            timeout=self.timeout,
+                            speed=self.speed(),
+                            model=self.name,
+                        )
                     cut = timed["max_tokens"] != body["max_tokens"]
                     response = await self._attempt(timed, profile, timeout, cut)
                     return response.model_copy(update={"cut_to_time": cut})
@@ -158,12 +161,7 @@ class OpenAICompatModel(Model):
         if self.speed().known or self.speed().calibrated or left <= 0:
             return
         self.speed().calibrated = True
-        body: dict[str, JSON] = {
-            "model": self.name,
-            "messages": [{"role": "user", "content": _CALIBRATION}],
-            "max_tokens": CALIBRATION_TOKENS,
-            "temperature": self.temperature,
-        }
+        body = calibration(self.name, self.temperature)
         started = time.monotonic()
         try:
             async with asyncio.timeout(min(self.timeout, left)):
@@ -183,40 +181,9 @@ class OpenAICompatModel(Model):
         logger.info(
             "llm: %s measured at %s prompt and %s generated tokens/s",
             self.base_url,
-            _rate(self.speed().prompt_per_second),
-            _rate(self.speed().generated_per_second),
+            rate(self.speed().prompt_per_second),
+            rate(self.speed().generated_per_second),
         )
-
-    def _fit_to_time(
-        self,
-        body: dict[str, JSON],
-        messages: Sequence[Message],
-        least: int,
-        deadline: float | None,
-    ) -> tuple[dict[str, JSON], float]:
-        """``body`` with an answer no longer than arrives by ``deadline``, and the attempt's
-        timeout (the per-call one, or the time left where that is shorter).
-
-        Raises:
-            ModelSkipped: the time left affords fewer answer tokens than ``least``.
-        """
-        if deadline is None:
-            return body, self.timeout
-        # The answer must arrive within the attempt's own timeout too, not only the deadline
-        # (the dev run: answers sized to 100 s left ran into the 60 s timeout).
-        window = min(self.timeout, deadline - time.monotonic())
-        speed = self.speed()
-        affordable = speed.affordable(estimate_tokens(messages), window) if window > 0 else 0
-        if affordable is not None and affordable < least:
-            raise ModelSkipped(
-                self.name,
-                f"not sent: {window:.1f} s afford {affordable} answer tokens at "
-                f"{_rate(speed.generated_per_second)} tokens/s, fewer than its least {least}",
-            )
-        room = body.get("max_tokens")
-        if affordable is not None and isinstance(room, int) and affordable < room:
-            body = {**body, "max_tokens": affordable}
-        return body, window
 
     async def profile(self) -> ServerProfile:
         """The server's context and slots: the settings' where given, else what it reports."""
@@ -241,7 +208,7 @@ class OpenAICompatModel(Model):
         if not (self.speed().known or self.speed().calibrated):
             async with self._slot(profile):  # not waiting for a slot where nothing is to measure
                 await self._calibrated(deadline)
-        return _within_time(ContextBudget(prompt, answer), self.speed(), deadline)
+        return within_time(ContextBudget(prompt, answer), self.speed(), deadline)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -345,29 +312,9 @@ class OpenAICompatModel(Model):
         return base * (0.5 + random.random() / 2)  # noqa: S311
 
 
-def _within_time(budget: ContextBudget, speed: Speed, deadline: float) -> ContextBudget:
-    """``budget`` cut to what arrives by ``deadline`` at ``speed``: the prompt's reading
-    and the answer's writing each plan on their share of the time left."""
-    left = max(deadline - time.monotonic(), 0.0)
-    reading, writing = speed.prompt_per_second, speed.generated_per_second
-    prompt, answer = budget.prompt_tokens, budget.answer_tokens
-    if writing is not None:
-        answer = min(answer, int(left * (1 - PROMPT_SHARE) * SAFETY * writing))
-    by_time = False
-    if reading is not None:
-        readable = int(left * PROMPT_SHARE * SAFETY * reading)
-        by_time = prompt is None or readable < prompt
-        prompt = readable if prompt is None else min(prompt, readable)
-    return ContextBudget(prompt_tokens=prompt, answer_tokens=max(answer, 0), by_time=by_time)
-
-
 def _short(room: JSON, limit: int) -> bool:
     """Whether the answer's room was under the limit (the context left it less)."""
     return isinstance(room, int) and room < limit
-
-
-def _rate(value: float | None) -> str:
-    return "unknown" if value is None else f"{value:.1f}"
 
 
 @functools.cache

@@ -13,8 +13,9 @@ import pytest
 from llm_server import ScriptedLLM, answer
 
 from metaserver.models import Message, ModelOutputError, ModelSkipped, ModelTimeout, OutputSchema
-from metaserver.models.openai_compat import CALIBRATION_TOKENS, OpenAICompatModel
+from metaserver.models.openai_compat import OpenAICompatModel
 from metaserver.models.speed import SAFETY, Speed, measured
+from metaserver.models.timing import CALIBRATION_TOKENS
 
 MESSAGES = [Message(role="user", content="Say hello.")]
 OUTPUT = OutputSchema(
