@@ -72,6 +72,12 @@ _ISA_OPTIONS = {
     "avx512_bf16": "GGML_AVX512_BF16",
 }
 BUILD_TAG = "noamx"  # in the binary's name: a binary of an older flag choice is not reused
+# One thread, not one per core: on our two shared cores (load 5 to 6 from other work) two
+# threads ran Gemma 3 270M at 52 prompt and 2-4 generated tokens/s, one thread at 290 and
+# 36-41 (measured with the same binary, minutes apart): ggml's threads wait for each other at
+# every operation, by spinning in OpenMP's barrier, and a thread the scheduler takes away
+# stalls the other. OMP_WAIT_POLICY=PASSIVE (set below) makes two threads 114 and 26-31.
+DEFAULT_THREADS = 1
 _PART = re.compile(r"\.part(\d+)$")
 _SHA256 = re.compile(r"^([0-9a-f]{64})\s+\*?(\S+)$", re.MULTILINE)
 _METRIC = re.compile(r"^(llamacpp:[a-z_]+)\s+([0-9.eE+-]+)$", re.MULTILINE)
@@ -331,8 +337,10 @@ class LlamaServer:
             "--metrics",
             "--no-webui",
         ]  # fmt: skip
+        # Threads that sleep at a barrier, not spin: the cores are shared (DEFAULT_THREADS).
+        env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
         with self.log.open("wb") as out:
-            self._process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+            self._process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
         try:
             self._wait_ready(timeout=300)
         except BaseException:

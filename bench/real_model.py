@@ -48,6 +48,7 @@ from typing import Any
 from convert_corpus import DEFAULT_CORPUS, convert_one, corpus_path, read_corpus
 from core_entries import core_covered, library_of, read_core
 from llama_server import (
+    DEFAULT_THREADS,
     LLAMA_VERSION,
     LlamaServer,
     Throughput,
@@ -111,8 +112,8 @@ def _core(side: dict[str, Any]) -> str:
 
 def table(results: list[dict[str, Any]]) -> str:
     """A Markdown table: per library, without -> with."""
-    head = ["library", "passed", "core", "value-proven", "seconds", "calls", "rejected"]
-    head += ["kept", "never worse"]
+    head = ["library", "passed", "core", "value-proven", "seconds", "model s / allowed"]
+    head += ["calls", "skipped", "rejected", "kept", "never worse"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for result in results:
         off, on = result["without"], result["with"]
@@ -124,7 +125,9 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{_core(off)} -> {_core(on)}",
             f"{_share(off)} -> {_share(on)}",
             f"{_seconds(off):.0f} -> {_seconds(on):.0f}",
+            _allowed(llm),
             str(llm.get("calls", 0)),
+            _skipped(llm),
             _rejected(llm),
             str(sum((llm.get("contributed") or {}).values())),
             "yes" if not lost else "NO: " + ", ".join(lost),
@@ -133,6 +136,20 @@ def table(results: list[dict[str, Any]]) -> str:
             cells[0] += f" ({off['status']} / {on['status']})"
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _allowed(llm: dict[str, Any]) -> str:
+    """The model's seconds and the most it was allowed (``-``: budget_seconds alone)."""
+    allowed = llm.get("allowance_seconds")
+    spent = float(llm.get("seconds") or 0)
+    return f"{spent:.0f} / " + ("-" if allowed is None else f"{allowed:.0f}")
+
+
+def _skipped(llm: dict[str, Any]) -> str:
+    """Requests not sent for want of time, and answers cut to it (the report's llm block)."""
+    skipped = sum((llm.get("skipped") or {}).values())
+    cut = int(llm.get("cut_to_time") or 0)
+    return f"{skipped}" + (f" (+{cut} cut)" if cut else "")
 
 
 def _rejected(llm: dict[str, Any]) -> str:
@@ -263,7 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         "--context", type=int, help=f"tokens per server slot (default {DEFAULT_CONTEXT})"
     )
     parser.add_argument("--slots", type=int, help="requests served at once (default 2)")
-    parser.add_argument("--threads", type=int, default=2, help="llama-server's CPU threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        help=f"llama-server's CPU threads (default {DEFAULT_THREADS}: see llama_server.py)",
+    )
     parser.add_argument(
         "--base-url", help="an OpenAI-compatible server already running (vLLM, llama-server)"
     )

@@ -647,6 +647,32 @@ class LLMUsage(BaseModel):
     errors: list[str] = Field(
         default_factory=list, description="The first few distinct call failures, one line each."
     )
+    seconds: float = Field(
+        default=0.0,
+        description="Wall time of the model's work: its refinement steps and review calls.",
+    )
+    allowance_seconds: float | None = Field(
+        default=None,
+        description="The most the model's work may take in this conversion: time_share times "
+        "the seconds the conversion took before it, within budget_seconds "
+        "(agents/llm/allowance.py). None: no model, or budget_seconds alone.",
+    )
+    skipped: dict[str, int] = Field(
+        default_factory=dict,
+        description="Requests not sent, by answer kind (tool_selection, tool_descriptions, "
+        "tool_example, tool_requests, tool_diagnosis): at the server's measured speed their "
+        "least answer could not arrive in the model time left. The deterministic result stays.",
+    )
+    cut_to_time: int = Field(
+        default=0,
+        description="Requests whose answer's length was cut to what the model time left "
+        "affords (their max_tokens).",
+    )
+    tokens_per_second: dict[str, float] = Field(
+        default_factory=dict,
+        description="The server's speed as measured from its answers: prompt (tokens read) "
+        "and generated; a key is absent where unmeasured.",
+    )
 
 
 class ToolChanges(BaseModel):

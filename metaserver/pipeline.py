@@ -27,6 +27,7 @@ from metaserver.agents.design import design_tools
 from metaserver.agents.environment import build_environment
 from metaserver.agents.fetch import Paper, discard_staged, fetch_first, source_candidates
 from metaserver.agents.llm import refine_specs
+from metaserver.agents.llm.allowance import allowance
 from metaserver.agents.register import register
 from metaserver.agents.repair import probe_installer, validate_and_repair
 from metaserver.agents.stores import trim_stores
@@ -243,9 +244,13 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
     with timer.stage("design"):
         designed = design_tools(code, usage, conversion.max_tools, conversion.documented_cap)
         conversion.max_tools, specs = designed.max_tools, designed.tools
-    # Optional, bounded by settings.llm.budget_seconds; whatever the model does, the worst
-    # result is the design above. Its usage goes into report.llm.
+    # Optional, bounded by settings.llm.budget_seconds and by the time the conversion took so
+    # far (agents/llm/allowance.py: the model never makes a conversion much slower); whatever
+    # the model does, the worst result is the design above. Its usage goes into report.llm.
     if settings.llm.enabled:
+        # The stages' own time, not a wait for another conversion's lock.
+        spent = sum(report.seconds.get(stage, 0.0) for stage in STAGES[: STAGES.index("generate")])
+        report.llm.allowance_seconds = allowance(settings.llm, spent)
         with timer.stage("llm"):
             specs = await refine_specs(
                 code,
@@ -254,6 +259,9 @@ async def _convert_workspace(conversion: Conversion, timer: _Timer) -> Conversio
                 settings=settings.llm,
                 usage=report.llm,
                 mined=usage,
+                # The model's picks stand in for tools that fail, never displace one that
+                # passes: "never worse" (issue 32).
+                reserve=designed.reserve,
             )
     logger.info("analysis: %d candidates, %d tools designed", len(code.candidates), len(specs))
     # A tutorial chosen at analysis that design left out is listed as skipped too.

@@ -122,6 +122,15 @@ class LLMSettings(Section):
     budget_seconds: float = Field(
         default=300, gt=0, description="All model work of one conversion; then it goes on without."
     )
+    time_share: float = Field(
+        default=1.0,
+        ge=0,
+        description="The model's work in one conversion takes at most this multiple of the "
+        "seconds the conversion took before it (fetch to design), within budget_seconds: at 1, "
+        "a conversion with the model takes about twice as long at most. Requests are fitted to "
+        "the time left at the server's measured speed; one that cannot be answered in time is "
+        "not sent. 0: budget_seconds alone.",
+    )
     max_failures: int = Field(
         default=3, ge=1, description="Failed calls after which one conversion stops asking."
     )

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from metaserver.models.profile import forget_profiles
+from metaserver.models.speed import forget_speeds
 from metaserver.settings import Settings
 
 # CI runs the same examples every time (a red run must be reproducible) and without deadlines
@@ -30,6 +31,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     home = tmp_path / "home"
     monkeypatch.setenv("METASERVER_HOME", str(home))
     forget_profiles()  # a scripted model server may reuse an earlier one's port
+    forget_speeds()
     yield home
 
 

@@ -34,6 +34,7 @@ class Reply:
         raw: a whole response body to send instead of a chat completion.
         finish_reason: "stop", or "length" for an answer cut off.
         headers: extra response headers (such as Retry-After).
+        timings: llama-server's own timing of the answer (set by a server with a ``speed``).
     """
 
     content: str | None = "{}"
@@ -42,6 +43,7 @@ class Reply:
     raw: str | None = None
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, float] | None = None
 
 
 Responder = Callable[[dict[str, JSON]], Reply]
@@ -71,7 +73,10 @@ class ScriptedLLM:
     inside the server, their wait counting against the client's timeout) and a ``context``
     (a prompt over it is refused with HTTP 400, an answer is cut where prompt and answer
     fill it). ``reports`` says how it tells them: "llama" (``GET /props``, as llama-server),
-    "vllm" (``max_model_len`` in ``GET /v1/models``) or "none".
+    "vllm" (``max_model_len`` in ``GET /v1/models``) or "none". With a ``speed`` (prompt and
+    generated tokens a second) each answer takes the time a model of that speed takes, on top
+    of the responder's delay, and carries llama-server's ``timings`` of it (unless ``reports``
+    is "vllm" or "none", whose servers give none).
     """
 
     def __init__(
@@ -81,6 +86,7 @@ class ScriptedLLM:
         slots: int | None = None,
         context: int | None = None,
         reports: str = "llama",
+        speed: tuple[float, float] | None = None,
     ) -> None:
         self.responder: Responder = responder or sensible()
         self.requests: list[dict[str, JSON]] = []
@@ -90,6 +96,7 @@ class ScriptedLLM:
         self.arrived = 0  # requests received and not yet answered, queued ones included
         self.max_arrived = 0
         self.slots, self.context, self.reports = slots, context, reports
+        self.speed = speed
         self._slot = threading.Semaphore(slots) if slots else None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -146,7 +153,7 @@ class ScriptedLLM:
             reply = self.responder(request)
             if reply.delay:
                 time.sleep(reply.delay)
-            return self._fitted(request, reply, prompt)
+            return self._timed(self._fitted(request, reply, prompt), prompt)
         finally:
             with self._lock:
                 self.in_flight -= 1
@@ -162,6 +169,28 @@ class ScriptedLLM:
             return reply
         cut = reply.content[: max(room - 1, 0) * 4]
         return Reply(content=cut, finish_reason="length", headers=reply.headers)
+
+    def _timed(self, reply: Reply, prompt: int) -> Reply:
+        """The reply after the time a model of ``speed`` takes for it, with its timings."""
+        if self.speed is None or reply.content is None or reply.status != 200:
+            return reply
+        reading, writing = self.speed
+        written = len(reply.content) // 4 + 1
+        time.sleep(prompt / reading + written / writing)
+        if self.reports != "llama":
+            return reply
+        timings = {
+            "prompt_n": prompt,
+            "prompt_ms": 1000 * prompt / reading,
+            "predicted_n": written,
+            "predicted_ms": 1000 * written / writing,
+        }
+        return Reply(
+            content=reply.content,
+            finish_reason=reply.finish_reason,
+            headers=reply.headers,
+            timings=timings,
+        )
 
     def profile(self, path: str) -> JSON | None:
         """What GET ``path`` answers of the server itself; None for a 404."""
@@ -227,7 +256,9 @@ def prompt_tokens(request: dict[str, JSON]) -> int:
 
 
 def _completion(request: dict[str, JSON], reply: Reply) -> dict[str, JSON]:
+    timed = {"timings": reply.timings} if reply.timings is not None else {}
     return {
+        **timed,
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "model": request.get("model", "scripted"),

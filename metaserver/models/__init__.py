@@ -16,6 +16,7 @@ from metaserver.models.errors import (
     ModelConfigError,
     ModelError,
     ModelOutputError,
+    ModelSkipped,
     ModelTimeout,
 )
 from metaserver.models.openai_compat import OpenAICompatModel
@@ -32,6 +33,7 @@ __all__ = [
     "ModelError",
     "ModelOutputError",
     "ModelResponse",
+    "ModelSkipped",
     "ModelTimeout",
     "OutputSchema",
     "Stage",

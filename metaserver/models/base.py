@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from metaserver.contracts import JSON
 from metaserver.models.errors import ModelOutputError
+from metaserver.models.speed import Speed
 
 
 class Message(BaseModel):
@@ -33,6 +34,9 @@ class OutputSchema(BaseModel):
 
     name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
     json_schema: dict[str, JSON]
+    # Where the conversion's model time is short, a request that cannot get this many answer
+    # tokens in time is not sent (agents/llm/allowance.py); its answer would be cut anyway.
+    min_tokens: int = Field(default=32, ge=1)
 
 
 class ModelResponse(BaseModel):
@@ -43,6 +47,8 @@ class ModelResponse(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
+    # The answer's room was lowered to what the time left affords (its max_tokens).
+    cut_to_time: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,9 @@ class ContextBudget:
 
     prompt_tokens: int | None
     answer_tokens: int
+    # The prompt's room was lowered to what the server reads in the time left (not the
+    # context's bound): a prompt that does not fit is skipped for time, not refused.
+    by_time: bool = False
 
 
 class Model(ABC):
@@ -68,22 +77,35 @@ class Model(ABC):
 
     @abstractmethod
     async def request(
-        self, messages: Sequence[Message], *, output: OutputSchema | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        output: OutputSchema | None = None,
+        deadline: float | None = None,
     ) -> ModelResponse:
         """Send ``messages``; return the answer, constrained to ``output`` when given.
 
+        ``deadline`` (``time.monotonic()`` seconds): when the answer must have arrived; a
+        backend that measures its speed fits the answer's length and its wait to it.
+
         Raises:
             ModelAPIError: transport failure or error status after the backend's retries.
-            ModelTimeout: no answer within the per-call timeout.
+            ModelTimeout: no answer within the per-call timeout (or before ``deadline``).
             ModelOutputError: the answer was cut off or empty.
+            ModelSkipped: not sent, its least answer could not arrive before ``deadline``.
         """
 
-    async def budget(self) -> ContextBudget:
-        """The room one request has; the default knows no context bound."""
+    async def budget(self, deadline: float | None = None) -> ContextBudget:
+        """The room one request has (by ``deadline`` where the backend knows its speed);
+        the default knows no context bound and no speed."""
         return ContextBudget(prompt_tokens=None, answer_tokens=self.max_tokens)
 
+    def speed(self) -> Speed | None:
+        """The server's speed as measured so far; None where the backend measures none."""
+        return None
+
     async def request_json(
-        self, messages: Sequence[Message], output: OutputSchema
+        self, messages: Sequence[Message], output: OutputSchema, deadline: float | None = None
     ) -> tuple[dict[str, JSON], ModelResponse]:
         """Ask for a JSON object of the ``output`` shape and parse it.
 
@@ -93,7 +115,7 @@ class Model(ABC):
         Raises:
             ModelOutputError: the answer is not a JSON object (its tokens are on the error).
         """
-        response = await self.request(messages, output=output)
+        response = await self.request(messages, output=output, deadline=deadline)
         try:
             data = json.loads(_strip_fence(response.text))
         except json.JSONDecodeError as exc:

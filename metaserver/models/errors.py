@@ -6,7 +6,8 @@
     └── ModelError                a model gave no usable answer (never fails a conversion)
         ├── ModelAPIError         transport failure or an HTTP error status, after retries
         │   └── ModelTimeout      no answer within the per-call timeout
-        └── ModelOutputError      an answer that is not the JSON that was asked for
+        ├── ModelOutputError      an answer that is not the JSON that was asked for
+        └── ModelSkipped          not sent: its least answer cannot arrive in the time left
 
 A :class:`ModelError` is "their failure": agents catch it, count it, and go on with the
 deterministic result. A :class:`ModelConfigError` is "your mistake" and is raised to the user.
@@ -58,3 +59,9 @@ class ModelTimeout(ModelAPIError):
 
 class ModelOutputError(ModelError):
     """The answer was not valid JSON, not an object, or was cut off."""
+
+
+class ModelSkipped(ModelError):
+    """The request was not sent: at the server's measured speed, the least answer worth
+    having could not arrive before the conversion's model time runs out. Not a failure of
+    the model; the deterministic result stays, as for any :class:`ModelError`."""

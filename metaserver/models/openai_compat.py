@@ -9,7 +9,11 @@ model budget is better spent elsewhere (issue 32: three 60 s attempts of one req
 
 The client fits the server (``profile.py``): no more requests in flight than the server has
 slots, so none waits inside the server against its timeout, and no answer asked for that
-the context cannot hold beside its prompt.
+the context cannot hold beside its prompt. Given a deadline, it fits the time too
+(``speed.py``, ``timing.py``): the server's speed is measured (once by a short calibration
+request, then from every answer), an answer is asked for no longer than can arrive in the
+time left, the wait no longer than that time, and a request whose least answer cannot arrive
+is not sent.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from metaserver.models.base import ContextBudget, Message, Model, ModelResponse,
 from metaserver.models.errors import ModelAPIError, ModelOutputError, ModelTimeout
 from metaserver.models.limits import shared_limit
 from metaserver.models.profile import ServerProfile, read_profile
+from metaserver.models.speed import Speed, measured, record, speed_of
+from metaserver.models.timing import calibration, fit_to_time, rate, within_time
 from metaserver.models.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
@@ -93,17 +99,35 @@ class OpenAICompatModel(Model):
         )
 
     async def request(
-        self, messages: Sequence[Message], *, output: OutputSchema | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        output: OutputSchema | None = None,
+        deadline: float | None = None,
     ) -> ModelResponse:
         profile = await self.profile()
         body = self._body(messages, output, profile)
-        slots = min(self.max_concurrency, profile.slots or self.max_concurrency)
-        limit = shared_limit(self.base_url, slots)
+        least = output.min_tokens if output is not None else MIN_ANSWER_TOKENS
         attempt = 0
         while True:
             try:
-                async with limit:  # waiting for a slot does not count against the timeout
-                    return await self._attempt(body, profile)
+                async with self._slot(profile):  # the wait for a slot is not the timeout's
+                    if deadline is not None:
+                        await self._calibrated(deadline)
+                    timed, timeout = body, self.timeout
+                    if deadline is not None:
+                        timed, timeout = fit_to_time(
+                            body,
+                            messages,
+                            least=least,
+                            deadline=deadline,
+                            timeout=self.timeout,
+                            speed=self.speed(),
+                            model=self.name,
+                        )
+                    cut = timed["max_tokens"] != body["max_tokens"]
+                    response = await self._attempt(timed, profile, timeout, cut)
+                    return response.model_copy(update={"cut_to_time": cut})
             except ModelAPIError as exc:
                 if attempt >= self.retries or not _retryable(exc):
                     raise
@@ -119,6 +143,48 @@ class OpenAICompatModel(Model):
                 )
                 await asyncio.sleep(delay)
 
+    def _slot(self, profile: ServerProfile) -> asyncio.Semaphore:
+        slots = min(self.max_concurrency, profile.slots or self.max_concurrency)
+        return shared_limit(self.base_url, slots)
+
+    def speed(self) -> Speed:
+        """The server's speed as measured in this process so far."""
+        return speed_of(self.base_url)
+
+    async def _calibrated(self, deadline: float) -> None:
+        """Measure the server's speed with a short request, where nothing measured it yet.
+
+        Its wait is bounded by the time left: a server that does not answer 16 tokens by the
+        deadline is recorded as that slow, and the requests after it are not sent.
+        """
+        left = deadline - time.monotonic()
+        if self.speed().known or self.speed().calibrated or left <= 0:
+            return
+        self.speed().calibrated = True
+        body = calibration(self.name, self.temperature)
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(min(self.timeout, left)):
+                answer = await self._client.post("/chat/completions", json=body)
+            payload: Any = answer.json() if answer.status_code == 200 else None
+        except (TimeoutError, httpx.TimeoutException):
+            # No answer in the time left: as slow as one token in all of it, which no
+            # request after it can afford.
+            record(self.base_url, Speed(generated_tokens=1, generated_seconds=left))
+            payload = None
+        except (httpx.HTTPError, ValueError):
+            return  # a refusal or a broken server tells no speed; its requests fail alone
+        usage = payload.get("usage") if isinstance(payload, dict) else None
+        tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+        count = tokens if isinstance(tokens, int) else 0
+        record(self.base_url, measured(payload, count, time.monotonic() - started))
+        logger.info(
+            "llm: %s measured at %s prompt and %s generated tokens/s",
+            self.base_url,
+            rate(self.speed().prompt_per_second),
+            rate(self.speed().generated_per_second),
+        )
+
     async def profile(self) -> ServerProfile:
         """The server's context and slots: the settings' where given, else what it reports."""
         if self.context_tokens is not None and self.server_slots is not None:
@@ -129,14 +195,20 @@ class OpenAICompatModel(Model):
             slots=self.server_slots or told.slots,
         )
 
-    async def budget(self) -> ContextBudget:
-        context = (await self.profile()).context_tokens
-        if context is None:
-            return ContextBudget(prompt_tokens=None, answer_tokens=self.max_tokens)
-        answer = min(self.max_tokens, int(context * ANSWER_SHARE))
-        return ContextBudget(
-            prompt_tokens=max(context - answer - CONTEXT_MARGIN, 0), answer_tokens=answer
-        )
+    async def budget(self, deadline: float | None = None) -> ContextBudget:
+        profile = await self.profile()
+        context = profile.context_tokens
+        prompt: int | None = None
+        answer = self.max_tokens
+        if context is not None:
+            answer = min(self.max_tokens, int(context * ANSWER_SHARE))
+            prompt = max(context - answer - CONTEXT_MARGIN, 0)
+        if deadline is None:
+            return ContextBudget(prompt_tokens=prompt, answer_tokens=answer)
+        if not (self.speed().known or self.speed().calibrated):
+            async with self._slot(profile):  # not waiting for a slot where nothing is to measure
+                await self._calibrated(deadline)
+        return within_time(ContextBudget(prompt, answer), self.speed(), deadline)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -169,20 +241,25 @@ class OpenAICompatModel(Model):
             }
         return body
 
-    async def _attempt(self, body: dict[str, JSON], profile: ServerProfile) -> ModelResponse:
+    async def _attempt(
+        self,
+        body: dict[str, JSON],
+        profile: ServerProfile,
+        timeout: float,
+        cut_to_time: bool = False,
+    ) -> ModelResponse:
         started = time.monotonic()
+        within = f"{timeout:.1f} s, the model time left" if timeout < self.timeout else None
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(timeout):
                 answer = await self._client.post("/chat/completions", json=body)
-        except TimeoutError as exc:
-            raise ModelTimeout(self.name, f"no answer within {self.timeout:g} s") from exc
-        except httpx.TimeoutException as exc:
-            raise ModelTimeout(self.name, f"no answer within {self.timeout:g} s") from exc
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise ModelTimeout(self.name, f"no answer within {within or f'{timeout:g} s'}") from exc
         except httpx.HTTPError as exc:
             raise ModelAPIError(self.name, f"{type(exc).__name__}: {exc}") from exc
         if answer.status_code != 200:
             raise _status_error(self.name, answer, body, profile)
-        return self._parse(answer, time.monotonic() - started, profile, body)
+        return self._parse(answer, time.monotonic() - started, profile, body, cut_to_time)
 
     def _parse(
         self,
@@ -190,6 +267,7 @@ class OpenAICompatModel(Model):
         seconds: float,
         profile: ServerProfile,
         body: dict[str, JSON],
+        cut_to_time: bool = False,
     ) -> ModelResponse:
         try:
             payload: Any = answer.json()
@@ -207,10 +285,17 @@ class OpenAICompatModel(Model):
             tokens_out=int(usage.get("completion_tokens") or 0),
             seconds=round(seconds, 3),
         )
+        record(self.base_url, measured(payload, response.tokens_out, seconds))
         if choice.get("finish_reason") == "length" or not isinstance(content, str):
             reason = "cut off at max_tokens" if content else "empty"
             context, room = profile.context_tokens, body.get("max_tokens")
-            if content and context is not None and isinstance(room, int) and room < self.max_tokens:
+            if content and cut_to_time:
+                # The answer ran out of what the model time left it: neither context nor limit.
+                reason = (
+                    f"cut off at the {room} tokens the model time left afforded "
+                    f"(prompt {response.tokens_in}, answer {response.tokens_out} tokens)"
+                )
+            elif content and context is not None and _short(room, self.max_tokens):
                 # The answer ran out of what the context left it, not of max_tokens.
                 reason = (
                     f"cut off: the context of {context} tokens is full "
@@ -225,6 +310,11 @@ class OpenAICompatModel(Model):
         # Jitter spreads the retries of many concurrent conversions (not security-relevant).
         base: float = self.retry_backoff * (2**attempt)
         return base * (0.5 + random.random() / 2)  # noqa: S311
+
+
+def _short(room: JSON, limit: int) -> bool:
+    """Whether the answer's room was under the limit (the context left it less)."""
+    return isinstance(room, int) and room < limit
 
 
 @functools.cache

@@ -71,8 +71,13 @@ class VLLMEngineModel(Model):
         self.max_tokens, self.temperature = max_tokens, temperature
 
     async def request(
-        self, messages: Sequence[Message], *, output: OutputSchema | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        output: OutputSchema | None = None,
+        deadline: float | None = None,
     ) -> ModelResponse:
+        # In-process on a GPU: batched with every other request, no deadline is fitted.
         key = (self.name, self.tensor_parallel_size)
         per_loop = _BATCHERS.setdefault(asyncio.get_running_loop(), {})
         batcher = per_loop.get(key)

@@ -25,7 +25,16 @@ def _row(targets: list[str], expected: int, status: str = "success") -> dict[str
         "passed": len(targets),
         "expected": expected,
         "seconds": {"total": 10.0, "wall": 11.0},
-        "llm": {"calls": 4, "rejected": 2, "rejections": {"cut": 2}, "contributed": {"x": 3}},
+        "llm": {
+            "calls": 4,
+            "rejected": 2,
+            "rejections": {"cut": 2},
+            "contributed": {"x": 3},
+            "seconds": 6.2,
+            "allowance_seconds": 8.0,
+            "skipped": {"tool_example": 2, "tool_requests": 1},
+            "cut_to_time": 1,
+        },
         "tools": [{"target": t, "receivers": []} for t in targets],
     }
 
@@ -38,8 +47,9 @@ def test_a_library_that_keeps_everything_is_never_worse() -> None:
     assert on["core_covered"] == ["GaussianHMM.fit", "score"]
     assert real_model.losses(off, on) == []
     table = real_model.table([{"source": "hmm-lib", "without": off, "with": on}])
-    assert "| hmm-lib | 2 -> 3 | 1/2 -> 2/2 | 1 (50%) -> 2 (67%) | 10 -> 10 | 4 |" in table
-    assert "| 2 (cut 2) | 3 | yes |" in table
+    assert "| hmm-lib | 2 -> 3 | 1/2 -> 2/2 | 1 (50%) -> 2 (67%) | 10 -> 10 | 6 / 8 | 4 |" in table
+    # Requests not sent for want of time, and answers cut to it, beside what was rejected.
+    assert "| 4 | 3 (+1 cut) | 2 (cut 2) | 3 | yes |" in table
 
 
 def test_a_lost_tool_core_entry_or_value_check_is_named() -> None:

@@ -33,7 +33,7 @@ async def describe(
     specs: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger
 ) -> list[ToolSpec]:
     """``specs`` with the model's names and descriptions where they pass the checks."""
-    budget = await model.budget()
+    budget = await model.budget(ledger.deadline)
     size = batch_size(BATCH, budget, TOKENS_PER_DESCRIPTION)
     batches = [specs[i : i + size] for i in range(0, len(specs), size)]
     answers = await asyncio.gather(
@@ -67,7 +67,7 @@ async def _ask_fitted(
     if chars >= 0:
         return await _ask(batch, code, model, ledger, prompt(chars))
     if len(batch) == 1:
-        ledger.failed(f"descriptions: {batch[0].target} does not fit the model's context")
+        ledger.unfit("tool_descriptions", f"descriptions: {batch[0].target}", budget)
         return {}
     half = len(batch) // 2
     first = await _ask_fitted(batch[:half], code, model, ledger, budget)
@@ -98,7 +98,12 @@ async def _ask(
     answer = await ledger.ask(
         model,
         messages,
-        OutputSchema(name="tool_descriptions", json_schema=descriptions_schema(batch)),
+        OutputSchema(
+            name="tool_descriptions",
+            json_schema=descriptions_schema(batch),
+            # A terse answer for every tool of the batch: less arrives cut, and is lost.
+            min_tokens=TOKENS_PER_DESCRIPTION * len(batch) // 2,
+        ),
     )
     if answer is None:
         return {}

@@ -79,9 +79,10 @@ async def _propose(
             schema=json.dumps(spec.input_schema),
         )
 
-    chars = fitted_doc(prompt, DOC_CHARS, await model.budget())
+    budget = await model.budget(ledger.deadline)
+    chars = fitted_doc(prompt, DOC_CHARS, budget)
     if chars < 0:
-        ledger.failed(f"examples: {spec.target} does not fit the model's context")
+        ledger.unfit("tool_example", f"examples: {spec.target}", budget)
         return None
     answer = await ledger.ask(
         model,

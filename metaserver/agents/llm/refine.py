@@ -4,15 +4,18 @@
 
 Each step starts from the previous step's specs and returns them unchanged when the model
 fails, answers nonsense, or the conversion's time budget runs out, so the worst a model can
-do is cost time (bounded by ``budget_seconds``) and leave the no-model result.
+do is cost time (bounded by ``budget_seconds`` and, where the pipeline set one, the
+conversion's model allowance: ``allowance.py``) and leave the no-model result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
+from metaserver.agents.llm.allowance import deadline, timed
 from metaserver.agents.llm.describe import describe
 from metaserver.agents.llm.examples import add_examples
 from metaserver.agents.llm.ledger import Ledger
@@ -36,6 +39,7 @@ async def refine_specs(
     settings: LLMSettings,
     usage: LLMUsage,
     mined: Usage | None = None,
+    reserve: list[ToolSpec] | None = None,
 ) -> list[ToolSpec]:
     """``specs`` improved by the configured models; ``specs`` itself without a model.
 
@@ -49,17 +53,38 @@ async def refine_specs(
         usage: the report's LLM usage, updated in place.
         mined: the repository's usage that ``design`` was given, for the re-design of a
             new selection.
+        reserve: the stand-ins for tools validation drops; given, the model's selection
+            goes to its front instead of displacing designed tools (``select``).
     """
     if not settings.enabled or not specs:
         return specs
-    ledger = Ledger(usage, settings.max_failures)
+    with timed(usage):
+        return await _refine(code, specs, max_tools, settings, usage, mined, reserve)
+
+
+# The hard stop past the allowance's end: each request already ends by then (its timeout is
+# the time left), so this only catches work that does not.
+GRACE_SECONDS = 1.0
+
+
+async def _refine(
+    code: CodeReport,
+    specs: list[ToolSpec],
+    max_tools: int,
+    settings: LLMSettings,
+    usage: LLMUsage,
+    mined: Usage | None,
+    reserve: list[ToolSpec] | None,
+) -> list[ToolSpec]:
+    ends = deadline(usage)
+    ledger = Ledger(usage, settings.max_failures, ends)
     # (what the step is called in the report, the stage whose model it uses, the step)
     steps: list[tuple[str, Stage, Step]] = [
         (
             "selection",
             "selection",
             lambda s, m, ledger: select(
-                code, s, max_tools, m, ledger, settings.selection_pool, mined
+                code, s, max_tools, m, ledger, settings.selection_pool, mined, reserve
             ),
         ),
         ("descriptions", "descriptions", lambda s, m, ledger: describe(s, code, m, ledger)),
@@ -68,17 +93,22 @@ async def refine_specs(
         ("requests", "descriptions", lambda s, m, ledger: write_requests(s, code, m, ledger)),
     ]
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + settings.budget_seconds
+    budget = settings.budget_seconds
+    stop = loop.time() + budget
+    if ends is not None and ends - time.monotonic() < budget:
+        budget = max(ends - time.monotonic(), 0.0)
+        stop = loop.time() + budget + GRACE_SECONDS
     for label, stage, step in steps:
         if ledger.gave_up:
             ledger.failed(f"{label}: skipped after {usage.failed_calls} failed calls")
             continue
         try:
-            async with asyncio.timeout_at(deadline):
+            async with asyncio.timeout_at(stop):
                 async with model_for(settings, stage) as model:
                     specs = await step(specs, model, ledger)
+                    ledger.observe(model)  # measured by a calibration, where nothing was sent
         except TimeoutError:
-            ledger.failed(f"{label}: the budget of {settings.budget_seconds:g} s was spent")
+            ledger.failed(f"{label}: the model's time budget of {budget:.3g} s was spent")
             break
         except ModelConfigError as exc:
             # A configuration mistake must not fail conversions the pipeline can do alone.

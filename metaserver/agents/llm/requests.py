@@ -31,7 +31,7 @@ async def write_requests(
     specs: list[ToolSpec], code: CodeReport, model: Model, ledger: Ledger
 ) -> list[ToolSpec]:
     """``specs`` with the model's example requests where they pass the checks."""
-    budget = await model.budget()
+    budget = await model.budget(ledger.deadline)
     size = batch_size(BATCH, budget, TOKENS_PER_REQUESTS)
     batches = [specs[i : i + size] for i in range(0, len(specs), size)]
     answers = await asyncio.gather(
@@ -63,7 +63,7 @@ async def _ask_fitted(
     if chars >= 0:
         return await _ask(batch, model, ledger, prompt(chars))
     if len(batch) == 1:
-        ledger.failed(f"requests: {batch[0].target} does not fit the model's context")
+        ledger.unfit("tool_requests", f"requests: {batch[0].target}", budget)
         return {}
     half = len(batch) // 2
     first = await _ask_fitted(batch[:half], code, model, ledger, budget)
@@ -92,7 +92,11 @@ async def _ask(
     answer = await ledger.ask(
         model,
         messages,
-        OutputSchema(name="tool_requests", json_schema=requests_schema(batch)),
+        OutputSchema(
+            name="tool_requests",
+            json_schema=requests_schema(batch),
+            min_tokens=TOKENS_PER_REQUESTS * len(batch) // 2,  # as for descriptions
+        ),
     )
     if answer is None:
         return {}

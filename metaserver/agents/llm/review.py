@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from metaserver.agents.environment.dependencies import is_requirement
+from metaserver.agents.llm.allowance import deadline, timed
 from metaserver.agents.llm.examples import valid_arguments
 from metaserver.agents.llm.ledger import Ledger
 from metaserver.agents.validate.classify import classify
@@ -64,12 +65,16 @@ async def llm_diagnose(
     """
     if not settings.enabled:
         return NO_DIAGNOSIS
-    ledger = Ledger(usage or LLMUsage(), max_failures=1_000_000)
+    usage = usage or LLMUsage()
+    # What the conversion's model allowance has left, after the refinement steps and the
+    # diagnoses before this one (none: the per-call timeout alone bounds it).
+    ledger = Ledger(usage, max_failures=1_000_000, deadline=deadline(usage))
     error = evidence.error or "(no error text)"
     messages = _messages(evidence, spec, error, signature, doc)
     try:
-        async with model_for(settings, "review") as model:
-            answer = await ledger.ask(model, messages, _output(spec))
+        with timed(usage):
+            async with model_for(settings, "review") as model:
+                answer = await ledger.ask(model, messages, _output(spec))
     except ModelConfigError as exc:
         ledger.failed(str(exc))
         return NO_DIAGNOSIS

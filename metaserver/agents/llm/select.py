@@ -30,6 +30,7 @@ async def select(
     ledger: Ledger,
     pool: int = 200,
     mined: Usage | None = None,
+    reserve: list[ToolSpec] | None = None,
 ) -> list[ToolSpec]:
     """ToolSpecs for the callables the model finds most useful, or ``specs`` unchanged.
 
@@ -41,6 +42,12 @@ async def select(
         ledger: where calls and contributions are counted.
         pool: how many of the best-ranked candidates the model is shown.
         mined: the usage mined from the repository, which design uses too.
+        reserve: the designs that stand in for tools validation drops (the pipeline's).
+            Given, the model's picks that design did not choose go to its front and
+            ``specs`` is returned unchanged: a pick then replaces only a tool that failed,
+            never one that would have passed (issue 32's "never worse": on hmmlearn a pick
+            displaced design's last tool, a tutorial that passes). Unset, the picks lead the
+            tools and design's last ones make room for them.
     """
     ranked = sorted(
         (c for c in code.candidates if usable(c)), key=lambda c: (-rank_score(c), c.name)
@@ -58,9 +65,10 @@ async def select(
         return render("select", max_tools=str(max_tools), package=packages, candidates=lines)
 
     # The best-ranked candidates that fit the model's context, design's own choices first.
-    count = longest_fitting(prompt, len(shown), await model.budget())
+    budget = await model.budget(ledger.deadline)
+    count = longest_fitting(prompt, len(shown), budget)
     if count == 0:
-        ledger.failed("selection: not one candidate fits the model's context")
+        ledger.unfit("tool_selection", "selection: not one candidate", budget)
         return specs
     shown = shown[:count]
     answer = await ledger.ask(
@@ -73,14 +81,22 @@ async def select(
         return specs
     chosen = list(dict.fromkeys([*picks, *(s.target for s in specs)]))[:max_tools]
     # A method's tool needs its class's constructor tool: keep owners available to design.
-    owners = {by_target[t].owner for t in chosen if by_target[t].owner}
+    # Looked up among every candidate: design's own tools may include one the model was not
+    # offered (not ``usable`` alone), and they top up the picks (pint: a KeyError here).
+    every = {c.target: c for c in code.candidates}
+    owners = {every[t].owner for t in chosen if t in every and every[t].owner}
     subset = [c for c in code.candidates if c.target in chosen or c.target in owners]
     order = {target: i for i, target in enumerate(chosen)}
     redesigned = design(CodeReport(packages=code.packages, candidates=subset), max_tools, mined)
     selected = sorted(redesigned, key=lambda s: order.get(s.target, -1))
-    before = {s.target for s in specs}
-    ledger.contributed("selected", sum(1 for s in selected if s.target not in before))
-    return selected
+    targets, names = {s.target for s in specs}, {s.name for s in specs}
+    new = [s for s in selected if s.target not in targets and s.name not in names]
+    ledger.contributed("selected", len(new))
+    if reserve is None:
+        return selected
+    held = {s.target for s in new}
+    reserve[:] = [*new, *(s for s in reserve if s.target not in held)]
+    return specs
 
 
 def selection_schema(shown: list[Candidate], max_tools: int) -> dict[str, object]:

@@ -68,3 +68,43 @@ async def test_a_small_context_gets_the_best_ranked_candidates_that_fit() -> Non
     assert 4 <= len(offered["items"]["enum"]) < 200  # trimmed, design's own choices kept
     assert [s.target for s in specs] == offered["items"]["enum"][: len(specs)]
     assert usage.failed_calls == 0 and chosen[0].target == "pkg:ping"
+
+
+async def test_a_designed_tool_the_model_may_not_pick_still_tops_up_its_picks() -> None:
+    # Design keeps a tool the model is not offered (here: deprecated after design ranked it;
+    # on pint, a utility design chose); topping up the picks with it must not fail the step.
+    code = sample_report(extra=6)
+    specs = design(code, 4)
+    kept = specs[0].target
+    code = code.model_copy(
+        update={
+            "candidates": [
+                c.model_copy(update={"deprecated": True}) if c.target == kept else c
+                for c in code.candidates
+            ]
+        }
+    )
+    usage = LLMUsage()
+    with ScriptedLLM(lambda request: answer({"targets": ["pkg.more:helper_004"]})) as server:
+        async with model_for(llm_settings(server.url), "selection") as model:
+            chosen = await select(code, specs, 4, model, Ledger(usage))
+    assert chosen[0].target == "pkg.more:helper_004"
+    assert usage.contributed == {"selected": 1}
+
+
+async def test_with_a_reserve_the_picks_stand_in_for_failed_tools_and_displace_none() -> None:
+    # Never worse (issue 32): on hmmlearn a pick displaced design's last tool, which passes.
+    code = sample_report(extra=6)
+    specs = design(code, 4)
+    reserve = design(code, 6)[4:]
+    usage = LLMUsage()
+    picks = {"targets": ["pkg.more:helper_004", "pkg:ping"]}
+    with ScriptedLLM(lambda request: answer(picks)) as server:
+        async with model_for(llm_settings(server.url), "selection") as model:
+            chosen = await select(code, specs, 4, model, Ledger(usage), reserve=reserve)
+    assert chosen == specs  # every designed tool stays
+    designed = {s.target for s in specs}
+    new = [t for t in picks["targets"] if t not in designed]
+    assert [s.target for s in reserve][: len(new)] == new  # first in line, in the model's order
+    assert len({s.target for s in reserve}) == len(reserve)  # each once
+    assert usage.contributed == {"selected": len(new)}
