@@ -562,6 +562,16 @@ def _kept(documented, tested):
     room = MAX_EXAMPLES - min(len(documented), MAX_EXAMPLES - TEST_SHARE)
     kept = documented[: MAX_EXAMPLES - min(len(tested), room)] + tested[:room]
     kept.sort(key=shown_first)
+    # Where every kept example shows a value, the docs' plain call (no value shown, no
+    # session: ``dcmread("CT_small.dcm")``) takes the last place: values that prove
+    # unreadable or whose sessions do not replay leave it the one that runs (design does
+    # the same with the tool's examples, specs._with_plain_call).
+    plain = next(
+        (e for e in documented if not e["has_expected"] and not e.get("session") and e not in kept),
+        None,
+    )
+    if plain is not None and len(kept) == MAX_EXAMPLES and all(e["has_expected"] for e in kept):
+        kept[-1] = plain
     return kept
 
 

@@ -206,3 +206,44 @@ def test_arrays_numpy_built_into_args_and_kwargs_keep_their_item_type(tmp_path: 
     codecs = {p["name"]: p["codec"] for p in candidate["parameters"]}
     # ``IIDBootstrap(x, y=y, z=z)``: the runtime decodes each item by the parameter's codec
     assert codecs["args"] == "numpy:int16" and codecs["kwargs"] == "numpy:int16"
+
+
+PLAIN = '''
+def scale(x):
+    """Twice ``x``.
+
+    >>> scale(1)
+    2
+    >>> scale(2)
+    4
+    >>> scale(3)
+    6
+    >>> scale(4)
+    8
+    >>> scale(5)
+    10
+    >>> scale(6)
+    12
+    """
+    return 2 * x
+'''
+
+PLAIN_README = """
+>>> import plainfx
+>>> plainfx.scale(9)
+"""
+
+
+def test_the_docs_plain_call_keeps_the_last_place_among_examples_that_show_values(
+    tmp_path: Path,
+) -> None:
+    # ``dcmread("CT_small.dcm")`` (no output) after five calls that show values: a value
+    # may prove unreadable, and the plain call is then the one that runs
+    from metaserver.probe.members import describe_callable
+
+    with guided_module(tmp_path, "plainfx", PLAIN, [PLAIN_README]) as module:
+        candidate, _, _ = describe_callable(module.scale, "scale", module, True)
+    assert candidate is not None
+    examples = candidate["examples"]
+    assert len(examples) == 5 and sum(e["has_expected"] for e in examples) == 4
+    assert examples[-1]["arguments"] == {"x": 9} and not examples[-1]["has_expected"]
