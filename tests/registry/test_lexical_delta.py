@@ -8,36 +8,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from registry_records import server_record, tool_records
 
 from metaserver.registry import lexical
 from metaserver.registry.lexical import LexicalIndex, current
 from metaserver.registry.lexical_delta import indexed
-from metaserver.registry.records import ServerRecord, ToolRecord
+from metaserver.registry.records import ServerRecord
 from metaserver.registry.search import BM25_WEIGHTS, bm25_ranked
 from metaserver.registry.store import Registry
 from metaserver.settings import Settings
 
 
 def _server(settings: Settings, name: str, tools: dict[str, str], source: str = "") -> ServerRecord:
-    where = settings.servers_dir / name
-    return ServerRecord(
-        name=name,
-        source=source or f"test:{name}",
-        output_dir=where,
-        python_path=where / "python",
-        venv=where,
-        generator_version="test",
-        tools=[
-            ToolRecord(
-                name=tool,
-                description=text,
-                target=f"pkg:{tool}",
-                input_schema={"type": "object", "properties": {"value": {"type": "string"}}},
-                definition_hash=tool,
-            )
-            for tool, text in tools.items()
-        ],
-    )
+    schema = {"value": {"type": "string"}}
+    return server_record(settings, name, tool_records(tools, "pkg", schema), source)
 
 
 def _registry(settings: Settings) -> Registry:

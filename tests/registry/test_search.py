@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from registry_records import server_record
 
 from metaserver.registry.embeddings import MODEL_ID, blob_rows, tool_vectors
 from metaserver.registry.records import ServerRecord, ToolRecord
@@ -39,16 +40,7 @@ def _tool(name: str, description: str, params: dict[str, str] | None = None) -> 
 
 
 def _server(settings: Settings, name: str, tools: list[ToolRecord]) -> ServerRecord:
-    where = settings.servers_dir / name
-    return ServerRecord(
-        name=name,
-        source=f"test:{name}",
-        output_dir=where,
-        python_path=where / "python",
-        venv=where,
-        generator_version="test",
-        tools=tools,
-    )
+    return server_record(settings, name, tools)
 
 
 def _registry(settings: Settings) -> Registry:

@@ -8,10 +8,11 @@ import sqlite3
 
 import numpy as np
 import pytest
+from registry_records import server_record, tool_records
 
 from metaserver.registry import vectors
 from metaserver.registry.embeddings import DIMENSION, embedder
-from metaserver.registry.records import ServerRecord, ToolRecord
+from metaserver.registry.records import ServerRecord
 from metaserver.registry.store import Registry
 from metaserver.registry.vector_file import vector_path
 from metaserver.registry.vectors import ToolVectors, reduce, searchable_vectors
@@ -21,25 +22,7 @@ pytestmark = pytest.mark.skipif(embedder() is None, reason="no embedding model i
 
 
 def _server(settings: Settings, name: str, tools: dict[str, str]) -> ServerRecord:
-    where = settings.servers_dir / name
-    return ServerRecord(
-        name=name,
-        source=f"test:{name}",
-        output_dir=where,
-        python_path=where / "python",
-        venv=where,
-        generator_version="test",
-        tools=[
-            ToolRecord(
-                name=tool,
-                description=text,
-                target=f"pkg.mod:{tool}",
-                input_schema={"type": "object", "properties": {}},
-                definition_hash=tool,
-            )
-            for tool, text in tools.items()
-        ],
-    )
+    return server_record(settings, name, tool_records(tools))
 
 
 def _registry(settings: Settings) -> Registry:

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from registry_records import server_record, tool_records
 
 from metaserver.registry import vectors
 from metaserver.registry.embeddings import DIMENSION, embedder
-from metaserver.registry.records import ServerRecord, ToolRecord
+from metaserver.registry.records import ServerRecord
 from metaserver.registry.search import search_tools
 from metaserver.registry.store import Registry
 from metaserver.registry.vector_file import load, settle, vector_path, write
@@ -26,25 +27,7 @@ pytestmark = pytest.mark.skipif(embedder() is None, reason="no embedding model i
 
 
 def _server(settings: Settings, name: str, tools: dict[str, str]) -> ServerRecord:
-    where = settings.servers_dir / name
-    return ServerRecord(
-        name=name,
-        source=f"test:{name}",
-        output_dir=where,
-        python_path=where / "python",
-        venv=where,
-        generator_version="test",
-        tools=[
-            ToolRecord(
-                name=tool,
-                description=text,
-                target=f"pkg.mod:{tool}",
-                input_schema={"type": "object", "properties": {}},
-                definition_hash=tool,
-            )
-            for tool, text in tools.items()
-        ],
-    )
+    return server_record(settings, name, tool_records(tools))
 
 
 def _registry(settings: Settings) -> Registry:
@@ -203,7 +186,7 @@ def test_a_registration_by_another_process_is_remapped(
     script = textwrap.dedent(
         f"""
         import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
         from test_vector_file import _server
         from metaserver.registry.search import search_tools
         from metaserver.registry.store import Registry
