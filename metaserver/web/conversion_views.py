@@ -57,10 +57,13 @@ def _job_row(job: Job, home: Path) -> list[str]:
         label = "cancelled"
     else:
         doing = f": {job.tool}" if job.tool else ""
-        label = f"running ({shown(job.stage + doing, home)})"
+        # Asked to stop, a job still runs while it cleans up: it says so, and offers no
+        # second Cancel.
+        verb = "cancelling" if job.stopping else "running"
+        label = f"{verb} ({shown(job.stage + doing, home)})"
     action = (
         f'<button type="button" class="cancel" data-job="{html.escape(job.id)}">Cancel</button>'
-        if job.running
+        if job.running and not job.stopping
         else ""
     )
     return [

@@ -3,6 +3,7 @@ kept failures with their reports, and no host path."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from metaserver.contracts import ConversionReport, Failure
@@ -29,6 +30,21 @@ async def test_a_running_job_shows_its_stage_and_asks_to_be_refreshed(tmp_path: 
     assert 'data-refresh="1000"' not in html  # no task: nothing runs
     assert '<li class="done">fetch</li>' in html and '<li class="todo">register</li>' in html
     assert str(tmp_path) not in html
+
+
+async def test_a_job_asked_to_stop_says_so_and_offers_no_second_cancel(tmp_path: Path) -> None:
+    job = Job(id="abc123", source="pypi:calcpack", ref=None)
+    job.task = asyncio.get_running_loop().create_task(asyncio.sleep(60))
+    try:
+        await job.progress("environment", 1, 7)
+        running = conversions_view([job], tmp_path / "home")
+        assert "running (environment)" in running and 'class="cancel"' in running
+        job.stopping = True
+        stopping = conversions_view([job], tmp_path / "home")
+        assert "cancelling (environment)" in stopping and 'class="cancel"' not in stopping
+        assert 'data-refresh="1000"' in stopping  # still live until it has cleaned up
+    finally:
+        job.task.cancel()
 
 
 def test_failed_conversions_are_listed_with_their_reports(settings: Settings) -> None:

@@ -105,10 +105,20 @@ async def test_the_page_end_to_end(tmp_path: Path) -> None:
         registered = page.locator("[data-state=succeeded]")
         await expect(registered).to_contain_text("registered calcpack", timeout=600_000)
 
-        # Another, cancelled while it runs.
+        # Another, cancelled while it runs. The view reloads each second meanwhile, and
+        # keeps what the user holds: the Cancel button (a click straddling a reload must
+        # reach it) and text typed into the start form.
         await page.fill("form.convert input[name=source]", str(other))
         await page.click("form.convert button")
-        await page.locator("button.cancel").first.click()
+        cancel = await page.locator("button.cancel").first.element_handle()
+        source = page.locator("form.convert input[name=source]")
+        await source.fill("typed meanwhile")
+        seconds = page.locator("#conversions tbody tr").first.locator("td").nth(4)
+        shown_first = await seconds.inner_text()
+        await expect(seconds).not_to_have_text(shown_first, timeout=30_000)
+        assert await cancel.evaluate("button => button.isConnected")
+        await expect(source).to_have_value("typed meanwhile")
+        await cancel.click()
         await expect(page.locator("[data-state=cancelled]")).to_be_visible(timeout=120_000)
         await _shot(page, "conversions")
 

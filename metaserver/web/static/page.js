@@ -36,6 +36,46 @@ function view() {
   return hash && hash !== "/" ? hash : "/servers";
 }
 
+// A live view is reloaded each second while a conversion runs. Putting the new fragment in
+// by innerHTML would replace every element: a click whose press and release straddle a
+// reload reaches no button (the Cancel pressed is gone), and text typed into the start form
+// is wiped. So the new fragment is laid over the old one: nodes of the same kind in the same
+// place are kept, with their attributes and text brought up to date.
+function morph(old, fresh) {
+  if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName) {
+    old.replaceWith(fresh);
+    return;
+  }
+  if (old.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
+    return;
+  }
+  for (const name of old.getAttributeNames()) {
+    if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  }
+  for (const name of fresh.getAttributeNames()) {
+    const value = fresh.getAttribute(name);
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  put(old, fresh.childNodes);
+}
+
+function put(parent, nodes) {
+  const fresh = Array.from(nodes);
+  const old = Array.from(parent.childNodes);
+  fresh.forEach((node, index) => {
+    if (index < old.length) morph(old[index], node);
+    else parent.appendChild(node);
+  });
+  old.slice(fresh.length).forEach((node) => node.remove());
+}
+
+function render(main, html) {
+  const fresh = document.createElement("template");
+  fresh.innerHTML = html;
+  put(main, fresh.content.childNodes);
+}
+
 async function show() {
   clearTimeout(refreshTimer);
   const wanted = view();
@@ -44,7 +84,7 @@ async function show() {
   document.getElementById("signin").hidden = true;
   document.getElementById("nav").hidden = false;
   const main = document.getElementById("main");
-  main.innerHTML = html;
+  render(main, html);
   const live = main.querySelector("[data-refresh]");
   if (live) refreshTimer = setTimeout(show, Number(live.dataset.refresh) || 1000);
 }
@@ -91,7 +131,7 @@ async function post(path, payload) {
     headers: {"Content-Type": "application/json"},
   });
   if (html === null) return;
-  document.getElementById("main").innerHTML = html;
+  render(document.getElementById("main"), html);
   const live = document.querySelector("[data-refresh]");
   clearTimeout(refreshTimer);
   if (live) refreshTimer = setTimeout(show, Number(live.dataset.refresh) || 1000);
