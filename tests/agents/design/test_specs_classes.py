@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from metaserver.agents.design.specs import design
 from metaserver.agents.repo_docs.usage import Usage, UsageCall
-from metaserver.contracts import JSON, Candidate, CodeReport, Example, Parameter, SessionStep
+from metaserver.contracts import (
+    JSON,
+    Candidate,
+    CodeReport,
+    Example,
+    Parameter,
+    ResultRead,
+    SessionStep,
+)
 
 HANDLE: dict[str, JSON] = {
     "anyOf": [
@@ -117,6 +125,35 @@ def test_usage_ranks_and_supplies_examples_with_expected_values() -> None:
     assert example == Example(
         arguments={"a": 1, "b": 2}, expected=3, has_expected=True, origin="usage"
     )
+
+
+def test_a_bare_function_call_whose_value_a_test_asserts_is_an_example() -> None:
+    # ``aero = data.aero()`` then ``assert_allclose(aero[:3, :3], ref)``: the loader takes
+    # nothing, so the test's value is the tool's. A bare method call stays out: its value
+    # is the receiver's the test built.
+    corner = ResultRead(op="index", keys=[{"slice": [None, 3, None]}])
+    asserted = UsageCall(expected=[[1, 2, 3]], has_expected=True, reads=[corner])
+    report = CodeReport(
+        packages=["pkg"],
+        candidates=[
+            cand("aero"),
+            cand("Thing", kind="constructor"),
+            cand(
+                "Thing.mean",
+                kind="method",
+                owner="pkg.mod:Thing",
+                parameters=[param("handle", HANDLE, "new:pkg.mod:Thing", kind="positional_only")],
+                positional=["handle"],
+            ),
+        ],
+    )
+    on_receiver = asserted.model_copy(update={"method": True})
+    usage = Usage(calls={"aero": [asserted, UsageCall()], "mean": [on_receiver]})
+    specs = {s.name: s for s in design(report, max_tools=5, usage=usage)}
+    (example, *_) = specs["aero"].examples
+    assert example.has_expected and example.expected == [[1, 2, 3]]
+    assert example.reads == [corner] and example.origin == "usage"
+    assert not any(e.has_expected for e in specs["thing_mean"].examples)
 
 
 def test_colliding_function_names_say_their_module() -> None:
