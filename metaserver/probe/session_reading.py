@@ -59,6 +59,7 @@ def session_statements(doc, namespace, until=None):
         # then ``e``), or its attribute: what the call's result holds (sessions._show_pending)
         while end < len(statements) and _shows_a_name(statements[end][1]):
             end += 1
+        end = _last_shown_result(statements, end, until)
         statements = statements[:end]
     for example, statement in statements:
         if example is None:  # an import line: it binds names in the caller's namespace
@@ -79,6 +80,41 @@ def _shows_a_name(statement):
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node = node.value
     return isinstance(node, ast.Name)
+
+
+def _last_shown_result(statements, end, method):
+    """``end``, or past it the place after the last line that shows a name a call of
+    ``method`` bound: a test checks other things before the value it asserts (``phi, psi, x
+    = w.wavefun(level=3)``, then ``assert_allclose(x, ...)`` and ``phi_expect = ...``, then
+    ``phi``). The lines between are read as any (sessions._show_pending ends a name a line
+    rebinds or may change)."""
+    results = set()
+    for _, statement in statements[:end]:
+        if isinstance(statement, ast.Assign) and _calls(statement.value, method):
+            for target in statement.targets:
+                elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                results.update(e.id for e in elements if isinstance(e, ast.Name))
+    if not results:
+        return end
+    for index in range(len(statements) - 1, end - 1, -1):
+        statement = statements[index][1]
+        if _shows_a_name(statement) and _shown_name(statement) in results:
+            return index + 1
+    return end
+
+
+def _calls(node, method):
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+        for n in ast.walk(node)
+    )
+
+
+def _shown_name(statement):
+    node = print_argument(statement.value) or statement.value
+    if isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _last_call(key, statements, method):

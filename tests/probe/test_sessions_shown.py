@@ -32,6 +32,9 @@ class Orbit:
 
     def status(self):
         return Status(7)
+
+    def track(self, steps):
+        return [steps, steps + 1], "ok"
 """
 
 GUIDE = """
@@ -46,6 +49,11 @@ GUIDE = """
 >>> s = sat.status()
 >>> s.code
 7
+>>> points, note = sat.track(3)
+>>> checked = len(note)
+>>> wanted = [3, 4]
+>>> points
+[3, 4]
 """
 
 
@@ -81,3 +89,10 @@ def test_an_attribute_shown_of_a_held_result_is_its_expected_value(module: Modul
     expected = (example["has_expected"], example["expected"], example.get("attribute"))
     assert expected == (True, 7, "code")
     assert "line" not in example
+
+
+def test_a_result_shown_after_other_lines_is_still_the_calls_value(module: ModuleType) -> None:
+    # A test checks other things before the value it asserts (``phi, psi, x =
+    # w.wavefun(level=3)``, then ``assert_allclose(x, ...)``, then ``phi``).
+    [example] = examples(module, "track")
+    assert (example["has_expected"], example["expected"], example["part"]) == (True, [3, 4], 0)
