@@ -241,8 +241,10 @@ def _with_usage(
     hints: dict[str, JSON] = {}
     if candidate.kind not in ("script", "notebook") and short not in elsewhere:
         for call in usage.calls.get(short, []):
-            if not call.args and not call.kwargs and (
-                candidate.kind == "method" or not call.has_expected
+            if (
+                not call.args
+                and not call.kwargs
+                and (candidate.kind == "method" or not call.has_expected)
             ):
                 # A bare method call's result is its receiver's, which the test set up. A
                 # bare function call that asserts a value (``aero = data.aero()``, then

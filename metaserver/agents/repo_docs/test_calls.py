@@ -20,6 +20,7 @@ from pathlib import PurePath
 from typing import NamedTuple
 
 from metaserver.agents.repo_docs.result_reads import peel
+from metaserver.agents.repo_docs.test_text import text_value
 from metaserver.contracts import ResultRead
 from metaserver.probe.fold import literal_value
 
@@ -200,6 +201,7 @@ def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
 def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
     nodes = list(_scope_nodes(scope))
     stores: dict[str, int] = {}
+    touched: set[str] = set()  # ``x.append(3)``: a method may change x, unless x is text
     for node in nodes:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
@@ -209,19 +211,25 @@ def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
             stores[node.name] = stores.get(node.name, 0) + 2
         elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.value, ast.Name):
             # ``x.append(3)``, ``x[0] = 2``: the object may change after its binding
-            if isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            if not isinstance(node.ctx, ast.Load):
                 stores[node.value.id] = stores.get(node.value.id, 0) + 2
+            elif isinstance(node, ast.Attribute):
+                touched.add(node.value.id)
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
         for argument in ast.walk(scope.args):
             if isinstance(argument, ast.arg):
                 stores[argument.arg] = stores.get(argument.arg, 0) + 2
-    bound = {name: value for name, value in outer.items() if name not in stores}
+
+    def kept(name: str, value: ast.expr) -> bool:
+        return name not in touched or _immutable(value)
+
+    bound = {name: v for name, v in outer.items() if name not in stores and kept(name, v)}
     assignments = [n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1]
     for _ in assignments:  # ``y = x`` read before ``x = [1]``: again until nothing more binds
         before = len(bound)
         for node in assignments:
             for name, value in _literal_bindings(node.targets[0], node.value, bound):
-                if stores.get(name) == 1 and name not in bound:
+                if stores.get(name) == 1 and name not in bound and kept(name, value):
                     bound[name] = value
         if len(bound) == before:
             break
@@ -238,15 +246,32 @@ def _inline_scope(scope: ast.AST, outer: dict[str, ast.expr]) -> None:
             _inline_scope(node, bound)
 
 
+def _immutable(value: ast.expr) -> bool:
+    """A literal no method changes: a string, a number, a tuple of such."""
+    if isinstance(value, ast.Tuple):
+        return all(_immutable(e) for e in value.elts)
+    return isinstance(value, ast.Constant)
+
+
 def _literal_bindings(
     target: ast.expr, value: ast.expr, bound: dict[str, ast.expr]
 ) -> Iterator[tuple[str, ast.expr]]:
     """The names an assignment binds to literals: ``x = [1, 2]``, and each name of ``a, b
-    = [1, 2], [3]`` (a literal tuple or list of as many items, or a name bound to one)."""
+    = [1, 2], [3]`` (a literal tuple or list of as many items, or a name bound to one);
+    text computed from literals too (``bad = LINE1[:68] + '7'``, ``l0, l1, l2 =
+    TLE.splitlines()``: test_text.py)."""
+    text = text_value(value, bound)
     if isinstance(target, ast.Name):
         literal = _as_literal(value, bound)
+        if literal is None and isinstance(text, str):
+            literal = ast.Constant(text)
         if literal is not None:
             yield target.id, literal
+    elif isinstance(text, list) and isinstance(target, ast.Tuple | ast.List):
+        if len(text) == len(target.elts):
+            for element, line in zip(target.elts, text, strict=True):
+                if isinstance(element, ast.Name):
+                    yield element.id, ast.Constant(line)
     elif isinstance(target, ast.Tuple | ast.List) and all(
         isinstance(e, ast.Name) for e in target.elts
     ):
@@ -263,6 +288,10 @@ def _substituted(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
     tuple, set or dict display too (``f([x, 1])``), and ``np.array(L)`` read as ``L``."""
     if isinstance(node, ast.Name) and node.id in bound:
         return copy.deepcopy(bound[node.id])
+    if isinstance(node, ast.Subscript | ast.BinOp | ast.Call):
+        text = text_value(node, bound)  # ``fix_checksum(LINE1[:68] + '7')``
+        if isinstance(text, str):
+            return ast.Constant(text)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         node.elts = [_substituted(e, bound) for e in node.elts]
     elif isinstance(node, ast.Dict):

@@ -108,6 +108,27 @@ def test_inline_literals_leaves_receivers_and_other_scopes_alone() -> None:
     assert inlined.endswith("return f(y)")  # ``two`` never bound y
 
 
+def test_text_a_test_computes_from_its_constants_is_inlined() -> None:
+    source = textwrap.dedent(
+        """\
+        TLE = "name\\n1 2 3\\n4 5 6\\n"
+        LINE = "1 00005U 3"
+
+        def test_parse():
+            line0, line1, line2 = TLE.splitlines()
+            bad = LINE[:-1] + "7"
+            assert parse(line1, line2) == 6
+            assert fix(bad) == LINE
+            assert fix(LINE.upper()) == LINE
+        """
+    )
+    inlined = ast.unparse(inline_literals(ast.parse(source)))
+    # a string's methods never change it: its name stays a literal after ``TLE.splitlines()``
+    assert "parse('1 2 3', '4 5 6') == 6" in inlined
+    assert "fix('1 00005U 7') == '1 00005U 3'" in inlined
+    assert "fix('1 00005U 3') == '1 00005U 3'" in inlined
+
+
 def test_asserted_pairs_and_test_files() -> None:
     tree = ast.parse("assert f(1) == approx(2)\nassertEqual(g(1), 3, 'msg')\nassert h(1) < 2\n")
     pairs = [(ast.unparse(a), ast.unparse(b)) for a, b in asserted_pairs(tree)]
