@@ -116,8 +116,34 @@ def _lifted(node: ast.stmt) -> list[ast.stmt]:
             first = first[1:]
         body = [line for s in test.body for line in _built_inline(s, builders)]
         test.body = [*first, *body]
-        lifted.append(_SelfAttributes().visit(test))
+        set_here = {  # ``self.header_class = ...`` in the setup or the test: its own
+            target.attr
+            for target in ast.walk(test)
+            if isinstance(target, ast.Attribute) and not isinstance(target.ctx, ast.Load)
+        }
+        aliases = {k: v for k, v in _class_aliases(node).items() if k not in set_here}
+        lifted.append(_SelfAttributes(aliases).visit(test))
     return lifted
+
+
+def _class_aliases(node: ast.ClassDef) -> dict[str, ast.expr]:
+    """The names a test class's body binds once to a name or a dotted name
+    (``header_class = Nifti1PairHeader``): its tests' ``self.header_class()`` builds that."""
+    bound: dict[str, list[ast.expr]] = {}
+    for statement in node.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                bound.setdefault(target.id, []).append(statement.value)
+    return {
+        name: values[0] for name, values in bound.items() if len(values) == 1 and _dotted(values[0])
+    }
+
+
+def _dotted(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id != "self"
 
 
 def _builder(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -188,8 +214,17 @@ def _built_inline(
 
 
 class _SelfAttributes(ast.NodeTransformer):
+    """``self.ds`` as the name ``ds``, and ``self.header_class`` as what the class body
+    bound that name to (``aliases``)."""
+
+    def __init__(self, aliases: dict[str, ast.expr]) -> None:
+        self.aliases = aliases
+
     def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
         if isinstance(node.value, ast.Name) and node.value.id == "self":
+            alias = self.aliases.get(node.attr)
+            if alias is not None and isinstance(node.ctx, ast.Load):
+                return ast.copy_location(copy.deepcopy(alias), node)
             return ast.copy_location(ast.Name(node.attr, node.ctx), node)
         self.generic_visit(node)
         return node

@@ -138,3 +138,22 @@ def test_a_class_helper_that_builds_the_receiver_is_read_as_its_lines(tmp_path: 
     )
     # a helper with defaults is not followed: its call stays a line no reader replays
     assert defaults.endswith(">>> t = other()\n\n>>> t.total()\n2")
+
+
+def test_a_test_class_attribute_naming_a_class_is_that_class(tmp_path: Path) -> None:
+    # unittest-style suites name the class under test once in the class body
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_header.py").write_text(
+        "from pkg import Header, Other\n\n"
+        "class TestHeader:\n"
+        "    header_class = Header\n"
+        "    other_class = Header\n"
+        "    other_class = Other\n"
+        "    def test_units(self):\n"
+        "        hdr = self.header_class()\n"
+        "        assert hdr.units() == ('mm', 'sec')\n"
+        "        assert self.other_class().units() == 1\n"
+    )
+    (text,) = suite_sessions(tmp_path)
+    assert ">>> hdr = Header()\n\n>>> hdr.units()\n('mm', 'sec')" in text
+    assert ">>> other_class().units()" in text  # bound twice: no alias of anything
