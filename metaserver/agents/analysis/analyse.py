@@ -106,7 +106,7 @@ async def _probe(
         if guides:  # README sessions: examples of methods on receivers the README builds
             (workdir / "guides.json").write_text(json.dumps(guides))
             argv += ["--guides", str(workdir / "guides.json")]
-        tests = suite_sessions(workspace.path)
+        tests = suite_sessions(workspace.path, guides)
         if tests:  # the tests' sessions: methods proven on receivers the tests build
             (workdir / "tests.json").write_text(json.dumps(tests))
             argv += ["--tests", str(workdir / "tests.json")]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import copy
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,17 +43,18 @@ _SKIPPED_DIRS = {"node_modules", "site-packages", "build", "dist", "__pycache__"
 _RAISING = {"raises", "assertRaises", "assertRaisesRegex", "warns", "deprecated_call"}
 
 
-def suite_sessions(root: Path) -> list[str]:
+def suite_sessions(root: Path, guides: list[str] | None = None) -> list[str]:
     """One doctest-style text per test under ``root`` that shows a value (an assertion of a
-    call's, a name's or an attribute's result against a literal), in file order."""
+    call's, a name's or an attribute's result against a literal), up to MAX_TEXT: the test
+    files that name most of what the ``guides`` (the README's and guide pages' sessions)
+    call come first, then file order. A large suite holds ten times MAX_TEXT (pydicom's,
+    1 MB), and in file order the budget went to the first modules of the alphabet."""
     texts: list[str] = []
     size = 0
-    for path in _test_files(root):
+    for source in _ranked(_test_files(root), _called_names(guides or [])):
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         try:
             found = list(_file_sessions(tree))
@@ -64,6 +66,30 @@ def suite_sessions(root: Path) -> list[str]:
             texts.append(text)
             size += len(text)
     return texts
+
+
+_CALLED = re.compile(r"(\w+)\s*\(")
+_WORD = re.compile(r"\w+")
+
+
+def _called_names(guides: list[str]) -> set[str]:
+    """The names the guides call (``nib.load(...)``, ``img.get_fdata()``: load, get_fdata)."""
+    return {name for text in guides for name in _CALLED.findall(text) if not name.isdigit()}
+
+
+def _ranked(paths: Iterator[Path], called: set[str]) -> list[str]:
+    """Each readable test file's text, those naming more of ``called`` first."""
+    read: list[tuple[int, int, Path, str]] = []
+    for place, path in enumerate(paths):
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            source = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        named = len(called & set(_WORD.findall(source))) if called else 0
+        read.append((-named, place, path, source))
+    return [source for _, _, _, source in sorted(read, key=lambda r: r[:2])]
 
 
 def _test_files(root: Path) -> Iterator[Path]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from metaserver.agents.repo_docs import test_sessions
 from metaserver.agents.repo_docs.test_sessions import MAX_STATEMENTS, suite_sessions
 
 TESTS = """\
@@ -157,3 +160,22 @@ def test_a_test_class_attribute_naming_a_class_is_that_class(tmp_path: Path) -> 
     (text,) = suite_sessions(tmp_path)
     assert ">>> hdr = Header()\n\n>>> hdr.units()\n('mm', 'sec')" in text
     assert ">>> other_class().units()" in text  # bound twice: no alias of anything
+
+
+def test_the_files_naming_what_the_guides_call_come_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a_internal.py").write_text(
+        "def test_cache():\n    assert clear_cache() == 0\n"
+    )
+    (tmp_path / "tests" / "test_z_image.py").write_text(
+        "def test_load():\n    img = load('a.nii')\n    assert img.get_fdata() == [1]\n"
+    )
+    guides = [">>> img = nib.load('example4d.nii.gz')\n>>> data = img.get_fdata()\n"]
+    first, second = suite_sessions(tmp_path, guides)
+    assert "get_fdata" in first and "clear_cache" in second
+    assert "clear_cache" in suite_sessions(tmp_path)[0]  # no guides: file order
+    # a budget for one file's sessions goes to the one the guides name
+    monkeypatch.setattr(test_sessions, "MAX_TEXT", len(first) + 1)
+    assert suite_sessions(tmp_path, guides) == [first]
