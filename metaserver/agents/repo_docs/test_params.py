@@ -201,6 +201,7 @@ def _parametrize_rows(
     table = decorator.args[1]
     if isinstance(table, ast.Name):
         table = constants.get(table.id, table)
+    table = _range_rows(table) or table
     if not names or not isinstance(table, ast.List | ast.Tuple):
         return None
     rows: list[dict[str, ast.expr]] = []
@@ -209,6 +210,27 @@ def _parametrize_rows(
         if values is not None:
             rows.append(dict(zip(names, values, strict=True)))
     return rows
+
+
+def _range_rows(table: ast.expr) -> ast.List | None:
+    """``range(1, 20, 2)`` with literal int bounds as the list of its first MAX_ROWS
+    numbers (``parametrize("margin", range(1, 20, 2))``); None for anything else."""
+    if not (
+        isinstance(table, ast.Call)
+        and isinstance(table.func, ast.Name)
+        and table.func.id == "range"
+        and 1 <= len(table.args) <= 3
+        and not table.keywords
+    ):
+        return None
+    try:
+        bounds = [literal_value(a) for a in table.args]
+    except _LITERAL_ERRORS:
+        return None
+    if not all(type(b) is int for b in bounds) or (len(bounds) == 3 and bounds[2] == 0):
+        return None
+    numbers = range(*bounds)[:MAX_ROWS]
+    return ast.List([ast.Constant(n) for n in numbers], ast.Load())
 
 
 def _names(node: ast.expr) -> list[str]:

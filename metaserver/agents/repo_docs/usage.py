@@ -676,6 +676,8 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
             if isinstance(call_side, ast.Attribute) and not call_side.attr.startswith("_"):
                 attribute, call_side = call_side.attr, call_side.value
             held = bound.get(id(call_side)) if isinstance(call_side, ast.Name) else None
+            if isinstance(call_side, ast.Tuple) and not reads and attribute is None:
+                held = _whole(call_side, bound)  # ``p, r = f(b)`` then ``(p, r) == (1, 1)``
             if attribute is not None and held is not None and held.part is not None:
                 continue  # an attribute of one unpacked item: not a value the tool returns
             if held is not None and held.reads:
@@ -722,6 +724,19 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
         else:
             place = min(values)
             yield _Asserted(held.call, values[place], None, part=place, tolerance=widest)
+
+
+def _whole(shown: ast.Tuple, bound: dict[int, Bound]) -> Bound | None:
+    """The result whole, where a tuple shows every name a line unpacked it into, in order."""
+    held = [bound.get(id(e)) if isinstance(e, ast.Name) else None for e in shown.elts]
+    first = held[0] if held else None
+    if first is None or first.size != len(held):
+        return None
+    if any(
+        h is None or h.call is not first.call or h.part != place for place, h in enumerate(held)
+    ):
+        return None
+    return Bound(first.call, reads=first.reads)
 
 
 def _widest(tolerances: list[Tolerance]) -> Tolerance | None:

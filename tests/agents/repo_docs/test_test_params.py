@@ -64,6 +64,15 @@ def test_indirect(x):
     assert metrics.double(x) == 2
 
 
+@pytest.mark.parametrize("margin", range(1, 20, 2))
+def test_recall(pair, margin):
+    truth, found = pair
+    p, r = metrics.recall(truth, truth, margin=margin)
+    assert (p, r) == (1, 1)
+    p, r = metrics.recall(truth, found, margin=margin)
+    assert (r, p) == (0, 1)
+
+
 class TestRatio:
     @pytest.mark.parametrize("a,b", [(1, 2)])
     def test_ratio(self, a, b):
@@ -72,7 +81,7 @@ class TestRatio:
 
 
 def _calls(root: Path, name: str) -> list[tuple[object, object, bool]]:
-    usage = mine_usage(root, {"distance", "total", "double", "scaled", "ratio"})
+    usage = mine_usage(root, {"distance", "total", "double", "scaled", "ratio", "recall"})
     return [(c.args, c.expected, c.has_expected) for c in usage.calls.get(name, [])]
 
 
@@ -95,6 +104,18 @@ def test_parametrised_rows_and_literal_fixtures_are_the_tests_values(tmp_path: P
     assert (scaled.args, scaled.unknown, scaled.has_expected) == ([None, 2], ["0"], False)
     # a method of a test class is bound too
     assert _calls(tmp_path, "ratio") == [([1, 2], 0.5, True)]
+
+
+def test_range_rows_and_a_tuple_of_unpacked_names_are_read(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_metrics.py").write_text(TESTS)
+    usage = mine_usage(tmp_path, {"recall"})
+    recalls = [(c.args, c.kwargs, c.expected) for c in usage.calls["recall"] if c.has_expected]
+    same = [[100, 200, 500], [100, 200, 500]]
+    # each of range(1, 20, 2)'s first MAX_ROWS numbers is a row; ``p, r = recall(...)``
+    # then ``(p, r) == (1, 1)`` asserts the result whole
+    assert recalls == [(same, {"margin": m}, [1, 1]) for m in (1, 3, 5)[:MAX_ROWS]]
+    # the names out of order (``(r, p)``) are no tuple the call returned
 
 
 def test_rows_after_the_first_are_echoes_that_count_once(tmp_path: Path) -> None:
