@@ -36,6 +36,7 @@ __all__ = [
     "function_name",
     "inline_literals",
     "is_test_file",
+    "record_fields",
     "tolerance_ok",
 ]
 
@@ -316,15 +317,39 @@ def _array_of(node: ast.expr) -> ast.expr | None:
 
 
 def _as_literal(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr | None:
-    """``node`` (with the names already bound inlined) when it is a literal, else None."""
+    """``node`` (with the names already bound inlined) when it is a literal or a record
+    (``record_fields``), else None."""
     node = _substituted(node, bound)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         node.elts = [_substituted(e, bound) for e in node.elts]
     try:
         literal_value(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
+        return node if record_fields(node) is not None else None
     return node
+
+
+def record_fields(node: ast.expr) -> dict[str, object] | None:
+    """The fields of a record a test builds to compare a result with, written as its
+    class's call with literal keywords only (``expect = SpaceGroupType(number=156,
+    bns_number="156.49")``, then ``assert actual == expect``): a dataclass or named tuple
+    compares field by field, as its JSON object does. None for anything else (a call with
+    positions, a lower-case function's call, a value that is no literal)."""
+    if not isinstance(node, ast.Call) or node.args or not node.keywords:
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if not name[:1].isupper():
+        return None
+    fields: dict[str, object] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None or keyword.arg in fields:
+            return None
+        try:
+            fields[keyword.arg] = literal_value(keyword.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    return fields
 
 
 class Bound(NamedTuple):

@@ -38,6 +38,7 @@ from metaserver.agents.repo_docs.test_calls import (
     bound_results,
     inline_literals,
     is_test_file,
+    record_fields,
 )
 from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.agents.repo_docs.toctrees import page_title, toctree_pages
@@ -692,7 +693,9 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
             try:
                 value = literal_value(value_side)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                continue
+                value = record_fields(value_side)  # ``== SpaceGroupType(number=156, ...)``
+                if value is None or reads or attribute is not None or wrapper is not None:
+                    continue
             if wrapper == "str" and not isinstance(value, str):
                 continue  # ``str(f(2))`` shown as no string: not a doctest's output
             if isinstance(value, (set, frozenset)):

@@ -318,3 +318,21 @@ def test_an_argument_built_by_the_packages_own_callable_is_recorded(tmp_path: Pa
     assert (built.name, built.args, built.kwargs) == ("read_dataset", ["anova"], {})
     # an object the test changed, and a value's method of that name, are no builds
     assert all(c.built == {} and c.unknown == ["data"] for c in rest)
+
+
+def test_a_record_built_to_compare_a_result_with_is_its_fields(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_types.py").write_text(
+        "from pkg import Group, group_type, kind\n\n"
+        "def test_type():\n"
+        "    actual = group_type(1279)\n"
+        "    expect = Group(number=156, bns='156.49')\n"
+        "    assert actual == expect\n"
+        "    assert group_type(7) == pkg.Group(number=7, bns=None)\n"
+        "    assert kind(3) == make(number=3)\n"  # a function's call: no record
+        "    assert kind(4) == Group(4, bns='x')\n"  # a field by position: unknown name
+    )
+    usage = mine_usage(tmp_path, {"group_type", "kind"})
+    found = [(c.args, c.expected) for c in usage.calls["group_type"] if c.has_expected]
+    assert found == [([1279], {"number": 156, "bns": "156.49"}), ([7], {"number": 7, "bns": None})]
+    assert not any(c.has_expected for c in usage.calls["kind"])
