@@ -102,7 +102,8 @@ def _test_files(root: Path) -> Iterator[Path]:
 
 
 def _file_sessions(tree: ast.Module) -> Iterator[str]:
-    tree.body = [lifted for node in tree.body for lifted in _lifted(node)]
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    tree.body = [lifted for node in tree.body for lifted in _lifted(node, classes)]
     bind_parameters(tree)
     inline_literals(tree)
     imports = [s for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)]
@@ -121,20 +122,36 @@ _SETUPS = ("setUp", "setup_method", "setup")
 """The methods unittest and pytest run before each test of a class."""
 
 
-def _lifted(node: ast.stmt) -> list[ast.stmt]:
+def _lifted(node: ast.stmt, classes: dict[str, ast.ClassDef]) -> list[ast.stmt]:
     """A test class's tests as module functions, each with the class's setup lines first and
     ``self.ds`` read as a name ``ds`` (``self.ds = Dataset()`` in ``setup_method``, then
     ``assert self.ds.get(...) == 1``): a session follows names, not a test object's
-    attributes. Anything else as it is."""
+    attributes. A class of the module that it derives from lends its tests, setup and
+    aliases where the class has none of its own; an inherited test is lifted again only
+    where the class names another class under test (``header_class = Nifti1Header`` over
+    its base's ``Nifti1PairHeader``): otherwise it is the base's session once more.
+    ``classes``: the module's classes by name. Anything else as it is."""
     if not isinstance(node, ast.ClassDef) or not node.name.startswith("Test"):
         return [node]
-    methods = [n for n in node.body if isinstance(n, _FUNCTIONS)]
-    setup = next((m for m in methods if m.name in _SETUPS), None)
-    builders = {m.name: m for m in methods if _builder(m)}
+    chain = _chain(node, classes)
+    aliases: dict[str, ast.expr] = {}
+    for cls in reversed(chain):
+        aliases.update(_class_aliases(cls))
+    owned: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef]] = {}
+    for cls in chain:
+        for method in cls.body:
+            if isinstance(method, _FUNCTIONS) and method.name not in owned:
+                owned[method.name] = (method, cls)
+    setup = next((m for name, (m, _) in owned.items() if name in _SETUPS), None)
+    builders = {name: m for name, (m, _) in owned.items() if _builder(m)}
     lifted: list[ast.stmt] = []
-    for method in methods:
+    for method, defined in owned.values():
         if not method.name.startswith("test") or not method.args.args:
             continue
+        if defined is not node and _dumped(_class_aliases(defined)) == _dumped(
+            {k: v for k, v in aliases.items() if k in _class_aliases(defined)}
+        ):
+            continue  # the base's own session: read where the base is
         test = copy.deepcopy(method)
         test.args.args = test.args.args[1:]  # self
         first = copy.deepcopy(setup.body) if setup is not None else []
@@ -147,9 +164,27 @@ def _lifted(node: ast.stmt) -> list[ast.stmt]:
             for target in ast.walk(test)
             if isinstance(target, ast.Attribute) and not isinstance(target.ctx, ast.Load)
         }
-        aliases = {k: v for k, v in _class_aliases(node).items() if k not in set_here}
-        lifted.append(_SelfAttributes(aliases).visit(test))
+        kept = {k: v for k, v in aliases.items() if k not in set_here}
+        lifted.append(_SelfAttributes(kept).visit(test))
     return lifted
+
+
+_MAX_BASES = 8
+
+
+def _chain(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """``node`` and the classes of its module it derives from, nearest first."""
+    chain = [node]
+    for cls in chain:
+        for base in cls.bases:
+            found = classes.get(base.id) if isinstance(base, ast.Name) else None
+            if found is not None and found not in chain and len(chain) < _MAX_BASES:
+                chain.append(found)
+    return chain
+
+
+def _dumped(aliases: dict[str, ast.expr]) -> dict[str, str]:
+    return {name: ast.dump(value) for name, value in aliases.items()}
 
 
 def _class_aliases(node: ast.ClassDef) -> dict[str, ast.expr]:

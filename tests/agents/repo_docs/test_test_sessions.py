@@ -179,3 +179,30 @@ def test_the_files_naming_what_the_guides_call_come_first(
     # a budget for one file's sessions goes to the one the guides name
     monkeypatch.setattr(test_sessions, "MAX_TEXT", len(first) + 1)
     assert suite_sessions(tmp_path, guides) == [first]
+
+
+def test_a_subclass_naming_another_class_under_test_reads_its_bases_tests(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_header.py").write_text(
+        "from pkg import PairHeader, Header\n\n"
+        "class TestPairHeader:\n"
+        "    header_class = PairHeader\n"
+        "    def test_units(self):\n"
+        "        hdr = self.header_class()\n"
+        "        assert hdr.units() == ('mm', 'sec')\n\n"
+        "class TestHeader(TestPairHeader):\n"
+        "    header_class = Header\n"
+        "    def test_more(self):\n"
+        "        assert self.header_class().more() == 1\n\n"
+        "class TestSameHeader(TestPairHeader):\n"  # nothing new: no second session
+        "    def test_other(self):\n"
+        "        assert self.header_class().other() == 2\n"
+    )
+    texts = suite_sessions(tmp_path)
+    units = [t for t in texts if "units()" in t]
+    assert len(units) == 2
+    assert ">>> hdr = PairHeader()" in units[0] and ">>> hdr = Header()" in units[1]
+    assert any(">>> PairHeader().other()" in t for t in texts)
+    assert len(texts) == 4
