@@ -69,6 +69,9 @@ def array_value(node, written, namespace):
     numpy = sys.modules.get("numpy")
     if numpy is None or not _numpy_call(written, namespace, numpy):
         return None
+    filled = _filled(node, namespace, numpy)
+    if filled is not None:
+        return filled
     try:
         value = numpy.asarray(_value(node, namespace, numpy, 0))
     except (_NotBuilt, Exception):  # numpy refuses arguments in many ways of its own
@@ -81,6 +84,60 @@ def array_value(node, written, namespace):
         return None
     dtype = value.dtype.name
     return data, f"numpy:{dtype}" if dtype in _CODEC_DTYPES else "numpy"
+
+
+MAX_FILLED = 50_000_000
+"""Items of an array of one value at most: what the codec's ``{"shape", "fill"}`` makes."""
+_FILLS = {"ones": 1, "zeros": 0, "full": None}
+
+
+def _filled(node, namespace, numpy):
+    """``({"shape": [...], "fill": value}, codec)`` for ``np.ones(shape, dtype=...)``,
+    ``np.zeros`` or ``np.full(shape, value)`` past MAX_ITEMS: nibabel's guide builds
+    ``np.ones((32, 32, 15, 100), dtype=np.int16)``, 1.5 million items that no list carries
+    (the codec makes the array again, runtime/decode._numpy). None for any other line,
+    and for a smaller array (it travels as its lists)."""
+    if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    func = _numpy_function(node.func, namespace, numpy)
+    name = getattr(func, "__name__", None)
+    if name not in _FILLS or any(
+        k.arg not in ("shape", "dtype", "fill_value") for k in node.keywords
+    ):
+        return None
+    try:
+        given = [_value(a, namespace, numpy, 1) for a in node.args]
+        keywords = {k.arg: _value(k.value, namespace, numpy, 1) for k in node.keywords}
+    except (_NotBuilt, Exception):
+        return None
+    names = ["shape", "fill_value", "dtype"] if name == "full" else ["shape", "dtype"]
+    if len(given) > len(names) or any(k in names[: len(given)] for k in keywords):
+        return None
+    arguments = {**dict(zip(names[: len(given)], given, strict=True)), **keywords}
+    shape = arguments.get("shape")
+    shape = [shape] if type(shape) is int else shape
+    if not isinstance(shape, (list, tuple)) or not shape:
+        return None
+    if not all(type(n) is int and n >= 0 for n in shape):
+        return None
+    fill = _FILLS[name] if name != "full" else arguments.get("fill_value")
+    if type(fill) not in (int, float, bool):
+        return None
+    size = 1
+    for n in shape:
+        size *= n
+    if size <= MAX_ITEMS or size > MAX_FILLED:
+        return None
+    try:  # the item type numpy's own function gives (``ones``: floats; ``full(s, 7)``: ints)
+        one = func((1,), fill, dtype=arguments.get("dtype")) if name == "full" else None
+        one = func((1,), dtype=arguments.get("dtype")) if one is None else one
+        dtype = one.dtype.name
+    except Exception:  # a dtype numpy refuses for that value
+        return None
+    codec = f"numpy:{dtype}" if dtype in _CODEC_DTYPES else None
+    if codec is None:
+        return None
+    return {"shape": list(shape), "fill": fill}, codec
 
 
 def numpy_built(node, namespace):

@@ -43,6 +43,17 @@ HANDLE_SCHEMA = {
 NUMPY_SCHEMA = {
     "anyOf": [
         {"type": ["array", "number", "boolean"], "description": "An array as nested lists."},
+        {
+            "type": "object",
+            "properties": {
+                "shape": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                "fill": {"type": ["number", "boolean"]},
+            },
+            "required": ["shape", "fill"],
+            "additionalProperties": False,
+            "description": "An array of one value, too large to write out: its shape and "
+            'the value of every item ({"shape": [32, 32, 15, 100], "fill": 1}).',
+        },
         HANDLE_SCHEMA,
     ]
 }

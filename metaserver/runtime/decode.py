@@ -396,6 +396,8 @@ def _numpy(value: Any, target: str) -> Any:
         return numpy.complex128(_complex(value, target))
     # ``numpy:float64``: the item type the docs name (probe/arguments.array_codec).
     dtype = target if target in _DTYPES else None
+    if isinstance(value, dict) and set(value) == {"shape", "fill"}:
+        return _filled(numpy, value, dtype)
     if dtype is None and type(value) in (int, bool):
         # ``IIDBootstrap(x, seed=1234)``: a parameter typed ``int | Generator`` checks for an
         # int, which a 0-d array is not; the docs passed the Python number, so does the codec
@@ -413,6 +415,27 @@ def _numpy(value: Any, target: str) -> Any:
         # Ragged rows (numpy: "inhomogeneous shape"): a list of arrays, as a wavelet
         # decomposition's coefficients are, one array per level.
         return [numpy.asarray(row, dtype=dtype) for row in value]
+
+
+MAX_FILLED = 50_000_000
+"""Items of an array of one value at most (``{"shape": [...], "fill": 1}``)."""
+
+
+def _filled(numpy: Any, value: dict[str, Any], dtype: str | None) -> Any:
+    """An array of one value, from its shape and that value (probe/array_values._filled):
+    an array too large to travel as lists, such as nibabel's ``np.ones((32, 32, 15, 100),
+    dtype=np.int16)``."""
+    shape, fill = value["shape"], value["fill"]
+    if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
+        raise CodecError("an array's shape is a list of sizes (integers from 0)")
+    if type(fill) not in (int, float, bool):
+        raise CodecError("an array's fill is a number or a boolean")
+    size = 1
+    for n in shape:
+        size *= n
+    if size > MAX_FILLED:
+        raise CodecError(f"an array of {size} items is more than {MAX_FILLED} may be")
+    return numpy.full(tuple(shape), fill, dtype=dtype)
 
 
 _DTYPES = frozenset(

@@ -100,7 +100,17 @@ def _value(line: str) -> Any:
         ("x = data.reshape((2, 3))", None),  # an array numpy did not build here
         ("x = [1, 2]", None),  # no array written: a literal stays a literal
         ("x = np.ones(10**9)", None),  # a size past what may be made here
-        ("x = np.ones(100_000)", None),
+        # an array of one value too large for lists: its shape and value (runtime makes it)
+        ("x = np.ones(100_000)", ({"shape": [100000], "fill": 1}, "numpy:float64")),
+        (
+            "x = np.ones((32, 32, 15, 100), dtype=np.int16)",
+            ({"shape": [32, 32, 15, 100], "fill": 1}, "numpy:int16"),
+        ),
+        ("x = np.zeros(shape=(200, 100))", ({"shape": [200, 100], "fill": 0}, "numpy:float64")),
+        ("x = np.full((200, 100), 7)", ({"shape": [200, 100], "fill": 7}, "numpy:int64")),
+        ("x = np.full((2, 3), 7)", ([[7, 7, 7], [7, 7, 7]], "numpy:int64")),  # small: lists
+        ("x = np.full((200, 100), np.nan)", None),  # no fill JSON carries
+        ("x = np.ones((200, n))", None),  # a shape the line does not write
         ("x = np.load('w.npy')", None),  # reads a file
         ("x = np.random.rand(3)", None),  # not numpy's own namespace: and random
         ("x = np.array([np.nan])", None),  # no JSON literal

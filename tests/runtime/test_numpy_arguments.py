@@ -44,6 +44,15 @@ try:
     decode("x.T", "expression:x@numpy", handles)
 except Exception as exc:
     out["refused"] = type(exc).__name__
+big = decode({"shape": [32, 32, 15, 100], "fill": 1}, "numpy:int16", handles)
+out["filled"] = [str(big.dtype), list(big.shape), int(big.sum())]
+out["filled_refused"] = []
+for bad in ({"shape": [10**5, 10**5], "fill": 0}, {"shape": [-1], "fill": 0},
+            {"shape": [2], "fill": "a"}, {"shape": "2", "fill": 1}):
+    try:
+        decode(bad, "numpy", handles)
+    except Exception as exc:
+        out["filled_refused"].append(type(exc).__name__)
 print(json.dumps(out))
 """
 
@@ -64,3 +73,6 @@ def test_arrays_with_dtype_and_numpy_expressions(science_python: Path, tmp_path:
     assert out["vectorised"] == ["ndarray", [1.0, 1.367879, 2.0]]
     assert out["sum"] == 5.0  # numpy's sum (the library's first), elementwise square
     assert out["refused"] == "CodecError"
+    # an array too large for lists, as its shape and the value of every item
+    assert out["filled"] == ["int16", [32, 32, 15, 100], 32 * 32 * 15 * 100]
+    assert out["filled_refused"] == ["CodecError"] * 4  # too large, or not a shape
