@@ -147,6 +147,10 @@ def _repair_for(
         if arrays:
             return arrays
     if result.failure_type == "api_inference_error":
+        here = _in_work_folder(spec, result, error, tried)
+        if here is not None:
+            return here
+    if result.failure_type == "api_inference_error":
         # A receiver a passed sibling set up (``fit`` before ``transform``) first: the
         # alternatives all build it from its constructor alone, as the failed call did.
         # Those come on top of the others, which keep their number: tried in the same round
@@ -199,6 +203,40 @@ def _arrays(spec: ToolSpec, result: ToolEvidence, error: str) -> Repair | None:
         parameters=names,
         examples=same[:1],
         reason=f"a list used as an array: {', '.join(names)} as numpy arrays",
+    )
+
+
+# A relative path whose folder the call's work folder lacks (``'build/test4d.nii.gz'``).
+_MISSING_FOLDER = re.compile(r"No such file or directory: '((?!/)[^'\n]*/[^'/\n]+)'")
+
+
+def _in_work_folder(
+    spec: ToolSpec, result: ToolEvidence, error: str, tried: list[str]
+) -> Repair | None:
+    """The failed call again with a relative path its work folder has no folder for given as
+    its file name alone: nibabel's guide saves to ``os.path.join('build', 'test4d.nii.gz')``,
+    a folder its docs build makes (the line is ``+SKIP`` there). Our value, not the docs'
+    line: the example keeps no ``line`` (validate/attribution never blames it on them)."""
+    missing = _MISSING_FOLDER.search(error)
+    if missing is None or result.evidence is None:
+        return None
+    path = missing.group(1)
+    given = result.evidence.arguments
+    names = [name for name, value in given.items() if value == path]
+    if not names or ".." in path.split("/"):
+        return None
+    arguments = {**given, **dict.fromkeys(names, path.rpartition("/")[2])}
+    same = next((e for e in spec.examples if e.arguments == given), None)
+    session = same.session if same is not None else result.evidence.session
+    example = Example(arguments=arguments, session=session, origin="synthesised")
+    if _key(example.arguments, example.session) in tried:
+        return None
+    tried.append(_key(example.arguments, example.session))
+    return Repair(
+        tool=spec.name,
+        kind="next_example",
+        examples=[example],
+        reason=f"no folder for {path!r} in the work folder: {', '.join(names)} as its file name",
     )
 
 

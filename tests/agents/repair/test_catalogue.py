@@ -300,3 +300,36 @@ def test_a_method_refused_on_a_bare_receiver_is_retried_after_a_passed_sibling_f
     # tool none passes is dropped, and stood in for, does not move)
     alternatives = alternative_examples(predict, tmp_path)
     assert repair.examples[1:] == alternatives[:MAX_ATTEMPTS]
+
+
+def test_a_relative_path_whose_folder_is_missing_is_retried_as_its_file_name(
+    tmp_path: Path,
+) -> None:
+    built = SessionStep(
+        line="img = Image(data)", target="pkg:Image", arguments={"data": [1]}, into="img"
+    )
+    spec = ToolSpec(
+        name="save",
+        description="Save an image.",
+        target="pkg:save",
+        parameters=[_param("img", {}), _param("filename", {"type": "string"})],
+        examples=[Example(arguments={"filename": "build/test4d.nii.gz"}, session=[built])],
+    )
+    given = spec.examples[0].arguments
+    error = "Error calling tool 'save': [Errno 2] No such file or directory: 'build/test4d.nii.gz'"
+    state = RepairState()
+    failed = _refused(spec, error, Evidence(arguments=given))
+    (repair,) = plan_repairs([spec], {"save": failed}, state, tmp_path)
+    assert repair.kind == "next_example"
+    (example,) = repair.examples
+    # the docs' call and its session, the file in the work folder itself: ours, no docs line
+    assert example.arguments == {"filename": "test4d.nii.gz"} and example.session == [built]
+    assert example.origin == "synthesised" and example.line is None
+    # once only; an absolute path, a path out of the folder or one no argument gave: no such
+    again = plan_repairs([spec], {"save": failed}, state, tmp_path)[0]
+    assert again.examples != [example]
+    for path in ("/data/test4d.nii.gz", "../up/x.nii", "other/x.nii"):
+        text = f"[Errno 2] No such file or directory: '{path}'"
+        other = _refused(spec, text, Evidence(arguments={"filename": path.replace("other", "o")}))
+        plan = plan_repairs([spec], {"save": other}, RepairState(), tmp_path)[0]
+        assert not plan.reason.startswith("no folder"), path
