@@ -331,8 +331,11 @@ def test_a_record_built_to_compare_a_result_with_is_its_fields(tmp_path: Path) -
         "    assert group_type(7) == pkg.Group(number=7, bns=None)\n"
         "    assert kind(3) == make(number=3)\n"  # a function's call: no record
         "    assert kind(4) == Group(4, bns='x')\n"  # a field by position: unknown name
+        "    st = Group(number=1, bns='a')\n"
+        "    assert st == Group(number=1, bns='a')\n"  # the record itself: nothing tested
     )
-    usage = mine_usage(tmp_path, {"group_type", "kind"})
+    usage = mine_usage(tmp_path, {"group_type", "kind", "Group"})
     found = [(c.args, c.expected) for c in usage.calls["group_type"] if c.has_expected]
     assert found == [([1279], {"number": 156, "bns": "156.49"}), ([7], {"number": 7, "bns": None})]
     assert not any(c.has_expected for c in usage.calls["kind"])
+    assert not any(c.has_expected for c in usage.calls["Group"])
