@@ -15,9 +15,8 @@ import datetime
 import doctest
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import PurePosixPath
 
 from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
 from metaserver.agents.validate.text_forms import numpy_printed, plain_reprs, unwrapped_arrays
@@ -139,18 +138,7 @@ def attribute_of(result: JSON, attribute: str | None) -> tuple[bool, JSON]:
         return False, None
     if isinstance(result, dict) and attribute in result and set(result) != REAL_KEYS:
         return True, result[attribute]
-    if isinstance(result, str) and attribute in _PATH_PARTS and "/" in result:
-        # A path travels as its text (runtime/protocols: ``__fspath__``); what the source
-        # read of it (``get_path("ct").name``) is computed from that text, never looked up.
-        return True, _PATH_PARTS[attribute](PurePosixPath(result))
     return False, None
-
-
-_PATH_PARTS: dict[str, Callable[[PurePosixPath], JSON]] = {
-    "name": lambda path: path.name,
-    "stem": lambda path: path.stem,
-    "suffix": lambda path: path.suffix,
-}
 
 
 def _is_handle(result: JSON) -> bool:

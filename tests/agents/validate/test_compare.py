@@ -320,16 +320,6 @@ def test_an_attribute_is_read_from_a_handles_fields_or_a_records_keys() -> None:
     assert attribute_of([1, 2], None) == (True, [1, 2])
 
 
-def test_what_a_source_reads_of_a_path_is_read_from_its_text() -> None:
-    # ``get_path("ct").name``: a path travels as its text
-    path = "/venv/lib/python3.11/site-packages/pkg/data/CT_small.dcm"
-    assert attribute_of(path, "name") == (True, "CT_small.dcm")
-    assert attribute_of(path, "stem") == (True, "CT_small")
-    assert attribute_of(path, "suffix") == (True, ".dcm")
-    assert attribute_of(path, "parent") == (False, None)  # no text a doctest compares
-    assert attribute_of("CT_small", "name") == (False, None)  # no path: nothing to read
-
-
 def test_a_tolerance_the_source_asserted_widens_the_comparison() -> None:
     from metaserver.contracts import Tolerance
 
