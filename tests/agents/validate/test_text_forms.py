@@ -38,6 +38,7 @@ def test_an_array_repr_is_the_list_it_shows(text: str, shown: str) -> None:
         ("run on 2026-12-01 12:03:04", "run on 2025-01-30 08:00:00"),
         ("<pkg._core.Model object at 0x7f12ab34>", "<pkg.Model object at 0x55aa0100>"),
         ("Writing dataset to: /work/tmp3bdcw0td.dcm", "Writing dataset to: /work/tmp7o3_mfnk.dcm"),
+        ("Writing dataset to: /work/tmp74d3w8y3.dcm", "Writing dataset to: /work/tmpgnbfyotp.dcm"),
         (
             "PosixPath('/path/to/pkg/data/test_files/ct.dcm')",
             "PosixPath('/venv/lib/python3.11/site-packages/pkg/data/test_files/ct.dcm')",
