@@ -481,3 +481,21 @@ def sample_report(extra: int = 0) -> Any:
             )
         )
     return CodeReport(packages=["pkg"], candidates=candidates)
+
+
+def failed_add() -> tuple[Any, Any]:
+    """``sample_report``'s ``add`` tool and a failure the model is asked to diagnose: the
+    spec and its ``repo_internal_bug`` evidence."""
+    from metaserver.agents.design.specs import design
+    from metaserver.contracts import Evidence, ToolEvidence
+
+    spec = design(sample_report(), 12)[0]  # pkg:add(a: int, b: int)
+    failed = ToolEvidence(
+        name=spec.name,
+        target=spec.target,
+        status="failed",
+        evidence=Evidence(arguments={"a": 2, "b": 2}),
+        error="ZeroDivisionError: division by zero",
+        failure_type="repo_internal_bug",
+    )
+    return spec, failed

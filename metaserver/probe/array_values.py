@@ -128,9 +128,9 @@ def _filled(node, namespace, numpy):
         size *= n
     if size <= MAX_ITEMS or size > MAX_FILLED:
         return None
+    item_type = arguments.get("dtype")
     try:  # the item type numpy's own function gives (``ones``: floats; ``full(s, 7)``: ints)
-        one = func((1,), fill, dtype=arguments.get("dtype")) if name == "full" else None
-        one = func((1,), dtype=arguments.get("dtype")) if one is None else one
+        one = func((1,), fill, item_type) if name == "full" else func((1,), item_type)
         dtype = one.dtype.name
     except Exception:  # a dtype numpy refuses for that value
         return None

@@ -59,7 +59,7 @@ def session_statements(doc, namespace, until=None):
         # then ``e``), or its attribute: what the call's result holds (sessions._show_pending)
         while end < len(statements) and _shows_a_name(statements[end][1]):
             end += 1
-        end = _last_shown_result(statements, end, until)
+        end = _last_shown_result(key, statements, end, until)
         statements = statements[:end]
     for example, statement in statements:
         if example is None:  # an import line: it binds names in the caller's namespace
@@ -74,47 +74,48 @@ _CALLED = {}
 def _shows_a_name(statement):
     """A line that shows a name alone, or a public attribute of one (``res.nobs``), or
     prints either (``print(r)``: examples.held_name reads it)."""
+    return _shown_name(statement) is not None
+
+
+def _shown_name(statement):
+    """The name such a line shows (``res`` for ``res.nobs``), else None."""
     if not isinstance(statement, ast.Expr):
-        return False
+        return None
     node = print_argument(statement.value) or statement.value
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node = node.value
-    return isinstance(node, ast.Name)
+    return node.id if isinstance(node, ast.Name) else None
 
 
-def _last_shown_result(statements, end, method):
+_SHOWN = {}
+
+
+def _last_shown_result(key, statements, end, method):
     """``end``, or past it the place after the last line that shows a name a call of
     ``method`` bound: a test checks other things before the value it asserts (``phi, psi, x
     = w.wavefun(level=3)``, then ``assert_allclose(x, ...)`` and ``phi_expect = ...``, then
     ``phi``). The lines between are read as any (sessions._show_pending ends a name a line
-    rebinds or may change)."""
-    results = set()
-    for _, statement in statements[:end]:
-        if isinstance(statement, ast.Assign) and _calls(statement.value, method):
-            for target in statement.targets:
-                elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-                results.update(e.id for e in elements if isinstance(e, ast.Name))
-    if not results:
-        return end
-    for index in range(len(statements) - 1, end - 1, -1):
-        statement = statements[index][1]
-        if _shows_a_name(statement) and _shown_name(statement) in results:
-            return index + 1
-    return end
-
-
-def _calls(node, method):
-    return any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
-        for n in ast.walk(node)
-    )
-
-
-def _shown_name(statement):
-    node = print_argument(statement.value) or statement.value
-    if isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
+    rebinds or may change). What each method's calls bind and where each name is last
+    shown are found once per text, as ``_last_call``'s places are."""
+    if key not in _SHOWN:
+        bound, shown = {}, {}
+        for index, (_, statement) in enumerate(statements):
+            if isinstance(statement, ast.Assign):
+                names = [
+                    element.id
+                    for target in statement.targets
+                    for element in getattr(target, "elts", [target])
+                    if isinstance(element, ast.Name)
+                ]
+                for node in ast.walk(statement.value):
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                        bound.setdefault(node.func.attr, set()).update(names)
+            name = _shown_name(statement)
+            if name is not None:
+                shown[name] = index + 1
+        _SHOWN[key] = (bound, shown)
+    bound, shown = _SHOWN[key]
+    return max([end, *(shown.get(name, 0) for name in bound.get(method, ()))])
 
 
 def _last_call(key, statements, method):

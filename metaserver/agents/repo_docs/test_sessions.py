@@ -134,9 +134,11 @@ def _lifted(node: ast.stmt, classes: dict[str, ast.ClassDef]) -> list[ast.stmt]:
     if not isinstance(node, ast.ClassDef) or not node.name.startswith("Test"):
         return [node]
     chain = _chain(node, classes)
+    own = {cls.name: _dumped(_class_aliases(cls)) for cls in chain}
     aliases: dict[str, ast.expr] = {}
     for cls in reversed(chain):
         aliases.update(_class_aliases(cls))
+    named = _dumped(aliases)
     owned: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef]] = {}
     for cls in chain:
         for method in cls.body:
@@ -148,9 +150,7 @@ def _lifted(node: ast.stmt, classes: dict[str, ast.ClassDef]) -> list[ast.stmt]:
     for method, defined in owned.values():
         if not method.name.startswith("test") or not method.args.args:
             continue
-        if defined is not node and _dumped(_class_aliases(defined)) == _dumped(
-            {k: v for k, v in aliases.items() if k in _class_aliases(defined)}
-        ):
+        if defined is not node and all(named[k] == v for k, v in own[defined.name].items()):
             continue  # the base's own session: read where the base is
         test = copy.deepcopy(method)
         test.args.args = test.args.args[1:]  # self

@@ -6,24 +6,18 @@ from __future__ import annotations
 
 import time
 
-from llm_server import ScriptedLLM, llm_settings, sample_report, sensible
+from llm_server import ScriptedLLM, failed_add, llm_settings, sample_report, sensible
 
 from metaserver.agents.design.specs import design
 from metaserver.agents.llm import llm_diagnose, refine_specs
 from metaserver.agents.llm.allowance import allowance
 from metaserver.agents.llm.refine import GRACE_SECONDS
-from metaserver.contracts import Evidence, LLMUsage, ToolEvidence, ToolSpec
+from metaserver.contracts import LLMUsage, ToolEvidence, ToolSpec
 from metaserver.settings import LLMSettings
 
-SPEC: ToolSpec = design(sample_report(), 12)[0]  # pkg:add(a: int, b: int)
-FAILED = ToolEvidence(
-    name=SPEC.name,
-    target=SPEC.target,
-    status="failed",
-    evidence=Evidence(arguments={"a": 2, "b": 2}),
-    error="ZeroDivisionError: division by zero",
-    failure_type="repo_internal_bug",
-)
+SPEC: ToolSpec
+FAILED: ToolEvidence
+SPEC, FAILED = failed_add()
 
 
 def test_the_allowance_is_the_time_share_of_the_conversions_own_time_within_the_budget() -> None:

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from llm_server import ScriptedLLM, answer, failing, garbage, llm_settings, sample_report
+from llm_server import ScriptedLLM, answer, failed_add, failing, garbage, llm_settings
 
-from metaserver.agents.design.specs import design
 from metaserver.agents.llm import Diagnosis, llm_diagnose
 from metaserver.agents.llm.review import diagnosis_schema
-from metaserver.contracts import JSON, REPAIR_KINDS, Evidence, LLMUsage, ToolEvidence, ToolSpec
+from metaserver.contracts import JSON, REPAIR_KINDS, LLMUsage, ToolEvidence, ToolSpec
 from metaserver.settings import LLMSettings
 
-SPEC: ToolSpec = design(sample_report(), 12)[0]  # pkg:add(a: int, b: int)
-FAILED = ToolEvidence(
-    name=SPEC.name,
-    target=SPEC.target,
-    status="failed",
-    evidence=Evidence(arguments={"a": 2, "b": 2}),
-    error="ZeroDivisionError: division by zero",
-    failure_type="repo_internal_bug",
-)
+SPEC: ToolSpec
+FAILED: ToolEvidence
+SPEC, FAILED = failed_add()
 
 
 def reply(kind: str, **fields: JSON) -> dict[str, JSON]:
