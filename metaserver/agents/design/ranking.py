@@ -20,6 +20,7 @@ from metaserver.agents.repo_docs.main_api import internal
 from metaserver.contracts import Candidate
 
 __all__ = [
+    "built_at",
     "collapse_duplicates",
     "rank_key",
     "rank_score",
@@ -68,13 +69,31 @@ def rank_score(candidate: Candidate) -> float:
     return score
 
 
+def built_at(candidates: list[Candidate]) -> dict[str, int]:
+    """Class target -> where the README and guides first build an object of it: by calling
+    its constructor, or a factory whose annotation says it returns the class
+    (``am = arch_model(returns)`` builds a ``HARX``, and ``am.fit()`` is that class's)."""
+    found: dict[str, int] = {}
+    for candidate in candidates:
+        if candidate.documented is None:
+            continue
+        if candidate.kind == "constructor":
+            cls = candidate.target
+        elif candidate.kind == "function" and candidate.returns:
+            cls = candidate.returns
+        else:
+            continue
+        found[cls] = min(found.get(cls, candidate.documented), candidate.documented)
+    return found
+
+
 def rank_key(
-    candidate: Candidate, constructors: dict[str, Candidate] | None = None
+    candidate: Candidate, built: dict[str, int] | None = None
 ) -> tuple[float, int, int, str]:
-    """Best first; among equals, a method of a class the README builds earlier (its
-    ``count`` is the one users call), then the shallower module path, then the name."""
-    owner = (constructors or {}).get(candidate.owner or "")
-    shown = owner.documented if owner is not None and candidate.kind == "method" else None
+    """Best first; among equals, a method of a class the README builds earlier (``built``,
+    from :func:`built_at`: its ``count`` is the one users call), then the shallower module
+    path, then the name."""
+    shown = (built or {}).get(candidate.owner or "") if candidate.kind == "method" else None
     return (
         -rank_score(candidate),
         shown if shown is not None else MAX_POSITION,
@@ -173,7 +192,7 @@ def sibling_keys(candidates: list[Candidate]) -> dict[str, tuple[str, ...]]:
 
 
 def collapse_duplicates(
-    ranked: list[Candidate], constructors: dict[str, Candidate] | None = None
+    ranked: list[Candidate], built: dict[str, int] | None = None
 ) -> list[Candidate]:
     """``ranked`` with one candidate per duplicate key, at the best rank any of them had.
 
@@ -181,16 +200,17 @@ def collapse_duplicates(
     receiver and shows the call's value: ``LineString(...).equals(LineString(...))`` ->
     ``True``, listed under LineString, proves an ``equals`` that BaseGeometry defines) or
     all when none is, the member of the class the README and guides build first, when
-    they build one of them (``hamming.distance`` is what users call, not the abstract
-    base's); else the member of the class that defines it when that class is listed (its
-    own class makes the receiver); else the best-ranked one. Before, a proof that ranked
-    the group was lost to a member without it.
+    they build one of them (``built``, from :func:`built_at`: ``hamming.distance`` is what
+    users call, not the abstract base's; ``arch_model(...).fit()`` is ``HARX.fit``, which
+    the factory's annotation names, not a sibling subclass's); else the member of the
+    class that defines it when that class is listed (its own class makes the receiver);
+    else the best-ranked one. Before, a proof that ranked the group was lost to a member
+    without it.
     """
-    constructors = constructors or {}
+    built = built or {}
 
     def shown_at(candidate: Candidate) -> int | None:
-        owner = constructors.get(candidate.owner or "")
-        return owner.documented if owner is not None else None
+        return built.get(candidate.owner or "")
 
     siblings = sibling_keys(ranked)
 

@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from metaserver.agents.design.builders import Builders, built_step, documented_arguments
 from metaserver.agents.design.meaning import callable_context, typed_by_meaning
 from metaserver.agents.design.ranking import (
+    built_at,
     collapse_duplicates,
     rank_key,
     rank_score,
@@ -90,10 +91,9 @@ def design(report: CodeReport, max_tools: int, usage: Usage | None = None) -> li
         )
         for c in candidates
     ]
-    usable_ranked = sorted(
-        (c for c in candidates if usable(c)), key=lambda c: rank_key(c, constructors)
-    )
-    ranked = collapse_duplicates(usable_ranked, constructors)
+    built = built_at(candidates)
+    usable_ranked = sorted((c for c in candidates if usable(c)), key=lambda c: rank_key(c, built))
+    ranked = collapse_duplicates(usable_ranked, built)
     by_target = {c.target: c for c in usable_ranked}
 
     def replayed(candidate: Candidate) -> list[Candidate]:

@@ -89,6 +89,19 @@ def test_an_inherited_method_is_kept_on_the_class_the_readme_builds() -> None:
     assert [n for n in chosen if n.endswith("distance")] == ["hamming_distance"]
 
 
+def test_an_inherited_method_is_kept_on_the_class_the_readmes_factory_returns() -> None:
+    # ``am = make_model(y); am.fit()``: the factory's annotation says it builds a Harx; a
+    # sibling subclass (first by name) is not the class the README fits.
+    base = "pkg.mod:Model"
+    candidates = [klass("Arx"), klass("Harx")]
+    for cls in ("Arx", "Harx"):
+        candidates.append(method(cls, "fit", defined_in=base))
+    candidates.append(function("make_model", returns="pkg.mod:Harx"))
+    usage = Usage(documented=["make_model", "fit"])
+    chosen = names(candidates, max_tools=4, usage=usage)
+    assert [n for n in chosen if n.endswith("fit")] == ["harx_fit"]
+
+
 def test_an_inherited_method_is_kept_on_the_class_whose_session_proves_it() -> None:
     base = "pkg.mod:Shape"
     session = [SessionStep(line="Line(2).equals(Line(2))", target="pkg.mod:Line")]
