@@ -575,6 +575,12 @@ class Evidence(BaseModel):
         description="notebook-run: two runs with the same parameters disagreed (unseeded "
         "randomness); reported, never passed.",
     )
+    disagreed: list[str] = Field(
+        default_factory=list,
+        description="expected-value: the repository's other shown values this tool's answer "
+        "differed from, while the value it is proven by agreed (a README line older than "
+        "the code it shows): each as the check said it.",
+    )
 
 
 class ToolEvidence(BaseModel):

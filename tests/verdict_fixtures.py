@@ -1,7 +1,7 @@
 """A fixture repository for honest verdicts: a ``;``-separated doctest session, a call
 that kills its server and one that hangs it, a tool
-whose validated call its server's own tests cannot replay, and a documented value that
-really is wrong."""
+whose validated call its server's own tests cannot replay, a documented value that
+really is wrong, and a README value older than the code its tests check."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["Gauge", "RunningStats", "claim", "crash", "spin", "triple"]
+__all__ = ["Gauge", "RunningStats", "claim", "consonants", "crash", "spin", "triple"]
 
 
 class RunningStats:
@@ -67,6 +67,12 @@ def triple(value: int) -> int:
     return 3 * value
 
 
+def consonants(word: str) -> str:
+    """The first letter and the consonants after it, in capitals, a doubled one once."""
+    kept = [c for i, c in enumerate(word.upper()) if i == 0 or c not in "AEIOU"]
+    return "".join(c for i, c in enumerate(kept) if i == 0 or c != kept[i - 1])
+
+
 def claim(tag: str) -> str:
     """Claim ``tag``, once per working directory (a second claim fails).
 
@@ -93,6 +99,24 @@ def spin(rounds: int) -> int:
 '''
 
 
+# The README still shows what ``consonants`` gave before doubled letters were merged; the
+# tests check the code as it is.
+VERDICT_README = """# verdictpack
+
+>>> from verdictpack import consonants
+>>> consonants("Jellyfish")
+'JLLFSH'
+"""
+
+VERDICT_TESTS = """from verdictpack import consonants
+
+
+def test_consonants():
+    assert consonants("abc") == "ABC"
+"""
+
+
 def make_verdict_repo(root: Path) -> Path:
     """The verdict fixture as a git repository of the package ``verdictpack``."""
-    return make_package_repo(root, "verdictpack", "verdictpack", VERDICT_MODULE)
+    files = {"README.md": VERDICT_README, "tests/test_verdictpack.py": VERDICT_TESTS}
+    return make_package_repo(root, "verdictpack", "verdictpack", VERDICT_MODULE, files)

@@ -11,7 +11,9 @@
                                 no attribute 'ndim'): the numpy codec for the list
                                 arguments, the same call again (once per tool)
                                 next_example: another example (docs, README, variants)
-    repo_internal_bug           drop: the repository's own example disagrees (a bug)
+    repo_internal_bug           next_example: the repository's other shown values (once),
+                                the failed one replayed first; then drop: its own
+                                example disagrees (a bug)
     anything else / exhausted   drop
 
 A plan is data; :mod:`metaserver.agents.repair.rounds` applies it and re-validates only the
@@ -114,6 +116,16 @@ def _repair_for(
         key = _key(result.evidence.arguments, result.evidence.session)
         if key not in tried:
             tried.append(key)
+    if result.failure_type == "repo_internal_bug" and result.evidence is not None:
+        settling = _settling(spec, _key(result.evidence.arguments, result.evidence.session), tried)
+        if settling:
+            tried.extend(_key(e.arguments, e.session) for e in settling[1:])
+            return Repair(
+                tool=spec.name,
+                kind="next_example",
+                examples=settling,
+                reason="another of the repository's own values may settle it",
+            )
     if result.failure_type == "import_error":
         missing = _MISSING_MODULE.search(error)
         if missing:
@@ -168,6 +180,21 @@ def _repair_for(
                 reason=f"retry with another example ({batch[0].origin})",
             )
     return Repair(tool=spec.name, kind="drop", reason=error or "failed validation")
+
+
+def _settling(spec: ToolSpec, failed: str, tried: list[str]) -> list[Example]:
+    """The example whose value the code disagreed with, then the repository's other shown
+    values not tried yet; none when there are none. A README line older than the code its
+    tests check (jellyfish's README shows ``match_rating_codex('Jellyfish')`` -> 'JLLFSH',
+    its tests and code 'JLYFSH') is a stale line, not a bug: replayed first, the failed
+    example's disagreement is kept in the evidence of the value that agrees
+    (validate/calls.py)."""
+    keyed = [(_key(e.arguments, e.session), e) for e in spec.examples]
+    blamed = [e for key, e in keyed if key == failed]
+    others = [
+        e for key, e in keyed if e.has_expected and e.origin != "synthesised" and key not in tried
+    ]
+    return blamed[:1] + others[:MAX_ATTEMPTS] if blamed and others else []
 
 
 def _first_line(text: str) -> str:

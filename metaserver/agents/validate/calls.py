@@ -302,17 +302,31 @@ async def _check_examples(
     # session example's receiver comes from its session, so its arguments lack it).
     ordered = sorted(examples, key=lambda e: not (e.session or validator.is_valid(e.arguments)))
     first: ToolEvidence | None = None
+    blamed: ToolEvidence | None = None
     for example in ordered[: MAX_ATTEMPTS + MAX_SETUP_ATTEMPTS]:
+        if blamed is not None and not _repository_value(example):
+            continue  # after a repository value disagreed, only another one can settle it
         result = await _check(client, spec, example, settings, by_target, clock)
         if result.status == "passed":
+            if blamed is not None and result.evidence is not None:
+                # jellyfish's README shows ``match_rating_codex('Jellyfish')`` -> 'JLLFSH',
+                # its tests and code 'JLYFSH': a stale line, not a broken function; the
+                # verdict says so rather than hide either value.
+                result.evidence.disagreed.append(blamed.error or "")
             return result
         first = first or result
-        if result.failure_type in ("timeout", "repo_internal_bug") and (
-            result.failure_type == "timeout" or example.origin != "synthesised"
-        ):
+        if result.failure_type == "timeout":
             return result
+        if result.failure_type == "repo_internal_bug" and example.origin != "synthesised":
+            blamed = blamed or result
+    if blamed is not None:
+        return blamed
     assert first is not None
     return first
+
+
+def _repository_value(example: Example) -> bool:
+    return example.has_expected and example.origin != "synthesised"
 
 
 async def _check(

@@ -61,6 +61,20 @@ def test_a_documented_value_that_is_wrong_refuses_its_tool_with_the_replay(
     assert "standard doctest runner, shows '4'" in (read.error or "")
 
 
+def test_a_readme_value_its_tests_contradict_is_noted_not_blamed(
+    report: ConversionReport,
+) -> None:
+    # The README's 'JLLFSH' is older than the code; the tests' value settles it.
+    codex = tool(report, "consonants")
+    assert codex.status == "passed", codex.error
+    assert codex.evidence is not None
+    assert codex.evidence.check == "expected-value"
+    assert (codex.evidence.arguments, codex.evidence.result) == ({"word": "abc"}, "ABC")
+    assert len(codex.evidence.disagreed) == 1
+    assert "JLLFSH" in codex.evidence.disagreed[0]
+    assert "JLYFSH" in codex.evidence.disagreed[0]
+
+
 def test_a_call_that_kills_or_hangs_the_server_is_charged_alone(
     report: ConversionReport,
 ) -> None:
