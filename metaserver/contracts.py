@@ -520,6 +520,12 @@ REPAIR_KINDS: tuple[RepairKind, ...] = ("next_example", "drop", "add_dependency"
 error that shows a list used as an array says which, with no judgment to make)."""
 
 
+ARRAY_READS = frozenset({"shape", "ndim", "size"})
+"""What a test reads of an array that its JSON list still tells (``out.shape == (2, 100)``):
+an example proven so proves the array's shape, and its server's replayed test compares
+that, not the items (a random sample's differ each run)."""
+
+
 class Evidence(BaseModel):
     arguments: dict[str, JSON]
     result: JSON = None

@@ -1,7 +1,8 @@
 """A fixture repository for honest verdicts: a ``;``-separated doctest session, a call
 that kills its server and one that hangs it, a tool
 whose validated call its server's own tests cannot replay, a documented value that
-really is wrong, and a README value older than the code its tests check."""
+really is wrong, a README value older than the code its tests check, and a random sample
+whose tests assert its shape."""
 
 from __future__ import annotations
 
@@ -15,10 +16,20 @@ VERDICT_MODULE = '''\
 from __future__ import annotations
 
 import os
+import random
 import time
 from pathlib import Path
 
-__all__ = ["Gauge", "RunningStats", "claim", "consonants", "crash", "spin", "triple"]
+__all__ = [
+    "Gauge",
+    "RunningStats",
+    "claim",
+    "consonants",
+    "crash",
+    "noise",
+    "spin",
+    "triple",
+]
 
 
 class RunningStats:
@@ -73,6 +84,19 @@ def consonants(word: str) -> str:
     return "".join(c for i, c in enumerate(kept) if i == 0 or c != kept[i - 1])
 
 
+class Table(list):
+    """Rows of numbers that know their shape, as an array does."""
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self), len(self[0]) if self else 0)
+
+
+def noise(rows: int, cols: int) -> Table:
+    """``rows`` x ``cols`` random numbers in [0, 1), new each call."""
+    return Table([[random.random() for _ in range(cols)] for _ in range(rows)])
+
+
 def claim(tag: str) -> str:
     """Claim ``tag``, once per working directory (a second claim fails).
 
@@ -108,11 +132,16 @@ VERDICT_README = """# verdictpack
 'JLLFSH'
 """
 
-VERDICT_TESTS = """from verdictpack import consonants
+VERDICT_TESTS = """from verdictpack import consonants, noise
 
 
 def test_consonants():
     assert consonants("abc") == "ABC"
+
+
+def test_noise():
+    out = noise(2, 3)
+    assert out.shape == (2, 3)
 """
 
 

@@ -18,8 +18,10 @@ from metaserver import GENERATOR_VERSION
 from metaserver.agents.generate.data_files import copy_data_files
 from metaserver.agents.generate.documents import MANIFEST, collect, write_documents
 from metaserver.contracts import (
+    ARRAY_READS,
     JSON,
     Environment,
+    Evidence,
     Parameter,
     ToolEvidence,
     ToolSpec,
@@ -517,6 +519,9 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
             "check": e.evidence.check,
             "expected": e.evidence.expected,
             "result": e.evidence.result,
+            # Proven by the shape a test asserted (``out.shape == (2, 100)``): the shape of
+            # this item of the answer (null: the whole) is what the replay compares.
+            "shape_of": {"part": e.evidence.part} if _shape_proof(e.evidence) else None,
             # A method proven by a doctest session: its receiver is rebuilt by these calls.
             "session": [
                 {
@@ -542,6 +547,14 @@ def _write_tests(directory: Path, specs: list[ToolSpec], evidence: list[ToolEvid
     ]
     (tests / "validation_calls.json").write_text(json.dumps(calls, indent=2))
     shutil.copyfile(TEMPLATES / "test_tools.py", tests / "test_tools.py")
+
+
+def _shape_proof(evidence: Evidence) -> bool:
+    """Whether a tool was proven by the shape of (an item of) its answer alone."""
+    return evidence.check == "expected-value" and (
+        evidence.attribute in ARRAY_READS
+        or (evidence.attribute is None and any(r.op == "shape" for r in evidence.reads))
+    )
 
 
 def _readme(

@@ -19,8 +19,9 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
+from metaserver.agents.validate.result_reads import read_result
 from metaserver.agents.validate.text_forms import numpy_printed, plain_reprs, unwrapped_arrays
-from metaserver.contracts import JSON, Tolerance
+from metaserver.contracts import ARRAY_READS, JSON, ResultRead, Tolerance
 from metaserver.runtime.handles import REPR_LIMIT
 
 REAL_KEYS = frozenset({"number", "text"})
@@ -127,8 +128,9 @@ def _plain(value: object) -> JSON:
 def attribute_of(result: JSON, attribute: str | None) -> tuple[bool, JSON]:
     """(read, value): the attribute a source read of a result (``r.nobs``), from a handle's
     ``fields`` or a record's keys (a named tuple or dataclass travels as an object of its
-    fields); ``(False, None)`` when the result carries no such value (an array travels as
-    its list, which has no ``shape``), ``(True, result)`` for no attribute."""
+    fields), or an array's ``shape``, ``ndim`` and ``size`` from the rectangular list (or
+    data frame) it travels as; ``(False, None)`` when the result carries no such value (a
+    ragged list has no shape), ``(True, result)`` for no attribute."""
     if attribute is None:
         return True, result
     if _is_handle(result):
@@ -138,6 +140,11 @@ def attribute_of(result: JSON, attribute: str | None) -> tuple[bool, JSON]:
         return False, None
     if isinstance(result, dict) and attribute in result and set(result) != REAL_KEYS:
         return True, result[attribute]
+    if attribute in ARRAY_READS:  # as ``len(x.shape)`` would read it (result_reads.py)
+        read, dims = read_result(result, [ResultRead(op="shape")])
+        if read and isinstance(dims, list) and all(isinstance(d, int) for d in dims):
+            sizes = [d for d in dims if isinstance(d, int)]
+            return True, {"shape": dims, "ndim": len(dims), "size": math.prod(sizes)}[attribute]
     return False, None
 
 

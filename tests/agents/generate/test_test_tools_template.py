@@ -40,6 +40,18 @@ def test_a_handle_is_the_same_object_by_type_and_repr_not_by_id(tmp_path: Path) 
     assert not same({"a": 1}, {"a": 2})
 
 
+def test_a_shape_is_read_of_a_rectangular_list_or_of_its_item(tmp_path: Path) -> None:
+    shape_of = _template(tmp_path).shape_of
+    assert shape_of([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]) == [2, 3]
+    assert shape_of([[[1.0], [2.0]], [0]], 0) == [2, 1]  # ``X, Z = sample(2)``, then X
+    assert shape_of([]) == [0]
+    # A ragged list, a frame or an item has none: such an answer is compared whole.
+    assert shape_of([[1], [2, 3]]) is None
+    assert shape_of({"columns": ["a"], "data": [[1]]}) is None
+    assert shape_of(3.5) is None
+    assert shape_of([[1]], 4) is None
+
+
 class _Raw:
     def __init__(self, result: object) -> None:
         self.is_error = False

@@ -315,7 +315,7 @@ def test_an_attribute_is_read_from_a_handles_fields_or_a_records_keys() -> None:
     assert attribute_of(handle, "params") == (False, None)  # not shown: nothing to compare
     assert attribute_of({"handle": "h_1", "type": "m.Fit", "repr": "<Fit>"}, "nobs")[0] is False
     assert attribute_of({"low": 1, "high": 2}, "high") == (True, 2)  # a named tuple's field
-    assert attribute_of([1, 2, 3], "shape") == (False, None)  # an array travels as its list
+    assert attribute_of([1, 2, 3], "dtype") == (False, None)  # its list does not tell it
     assert attribute_of({"number": 1.5, "text": "1.5"}, "text") == (False, None)  # a real
     assert attribute_of([1, 2], None) == (True, [1, 2])
 
@@ -368,3 +368,24 @@ def test_an_array_printed_by_numpy_is_compared_as_its_numbers() -> None:
     assert not matches([[1.5, 2.0], [3.0, 4.0]], shown, "str")
     assert not matches([1.5, 2.0, 3.0, "nan"], shown, "str")  # another shape
     assert matches([0, 0, 1], "[0 0 1]", "str") and not matches([0, 0, 2], "[0 0 1]", "str")
+
+
+@pytest.mark.parametrize(
+    ("result", "attribute", "value"),
+    [
+        ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "shape", [2, 3]),
+        ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "ndim", 2),
+        ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "size", 6),
+        ([["a", "b"]], "shape", [1, 2]),
+        ([], "shape", [0]),
+    ],
+)
+def test_an_array_read_is_read_from_its_list(result: JSON, attribute: str, value: JSON) -> None:
+    assert attribute_of(result, attribute) == (True, value)
+
+
+def test_a_ragged_list_or_a_text_has_no_shape() -> None:
+    assert attribute_of([[1, 2], [3]], "shape") == (False, None)
+    assert attribute_of("abc", "shape") == (False, None)
+    assert attribute_of(2.5, "shape") == (False, None)  # a float, or numpy's scalar: unknown
+    assert attribute_of({"shape": [9]}, "ndim") == (False, None)

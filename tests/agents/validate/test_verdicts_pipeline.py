@@ -75,6 +75,18 @@ def test_a_readme_value_its_tests_contradict_is_noted_not_blamed(
     assert "JLYFSH" in codex.evidence.disagreed[0]
 
 
+def test_a_random_sample_is_proven_by_the_shape_its_tests_assert(
+    report: ConversionReport,
+) -> None:
+    noise = tool(report, "noise")
+    # Passed after the server's own replayed tests: they compare the shape, not the numbers
+    # (a tool they fail is left out, dropped with their reason).
+    assert noise.status == "passed", noise.error
+    assert noise.evidence is not None
+    assert noise.evidence.check == "expected-value"
+    assert (noise.evidence.attribute, noise.evidence.expected) == ("shape", [2, 3])
+
+
 def test_a_call_that_kills_or_hangs_the_server_is_charged_alone(
     report: ConversionReport,
 ) -> None:
