@@ -2,7 +2,7 @@
 that kills its server and one that hangs it, a tool
 whose validated call its server's own tests cannot replay, a documented value that
 really is wrong, a README value older than the code its tests check, and a random sample
-whose tests assert its shape."""
+whose tests assert its shape, and a table shown by printing it."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ __all__ = [
     "crash",
     "noise",
     "spin",
+    "squares",
     "triple",
 ]
 
@@ -95,6 +96,20 @@ class Table(list):
 def noise(rows: int, cols: int) -> Table:
     """``rows`` x ``cols`` random numbers in [0, 1), new each call."""
     return Table([[random.random() for _ in range(cols)] for _ in range(rows)])
+
+
+def squares(rows: int) -> None:
+    """Print a table of the first ``rows`` squares.
+
+    >>> squares(4)  # doctest: +ELLIPSIS
+    n  square
+    0  0
+    ...
+    3  9
+    """
+    print("n  square")
+    for n in range(rows):
+        print(f"{n}  {n * n}")
 
 
 def claim(tag: str) -> str:

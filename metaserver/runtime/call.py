@@ -17,6 +17,7 @@ from .codecs import cap_result, from_json, to_json
 from .decode import decode
 from .fields import with_fields
 from .handles import HandleTable
+from .printed import printed
 
 __all__ = ["DEFAULT_MAX_BYTES", "KEEP_OWN", "invoke", "resolve", "setter", "split_arguments"]
 
@@ -57,6 +58,9 @@ def invoke(
     A parameter in ``unset`` has a default with no JSON form (a sentinel): given as None
     (its tool's default), it is not passed, so the callable's own default applies.
 
+    A call that returns None but prints answers with what it printed (``printed.py``):
+    a table or a summary that the library shows by printing it.
+
     ``shows`` names attributes of the result that the library's documentation and tests read
     (``res = fit(...)`` then ``res.params``): a result kept as a handle carries their JSON
     values as ``fields``, so a client sees what a scientist reads of it without another call,
@@ -69,12 +73,16 @@ def invoke(
     # is flushed at exit, after the transport gave descriptor 1 back to the client, which
     # then reads it as a (broken, or forged) JSON-RPC message.
     try:
-        with contextlib.redirect_stdout(sys.stderr):
+        with printed() as text:
             result = _invoke(func, positional, arguments, handles, max_bytes, codecs or {}, keep)
-            return with_fields(result, shows or [], handles, max_bytes)
+            result = with_fields(result, shows or [], handles, max_bytes)
     finally:  # a thread's print between two calls: out now, while descriptor 1 is stderr
         with contextlib.suppress(Exception):
             sys.stdout.flush()
+    if result is None and text.text.strip():
+        # It showed its answer by printing it (a table, a summary): that text is the answer.
+        return cap_result(text.text, max_bytes)
+    return result
 
 
 def _invoke(

@@ -325,3 +325,55 @@ def test_an_argument_left_to_the_callables_own_default_is_not_passed() -> None:
     handles = HandleTable()
     assert invoke(url, [], {"val": None, "strict": None}, handles, unset=["val"]) is True
     assert invoke(url, [], {"val": "x"}, handles, unset=["val"]) is False
+
+
+def table(rows: int) -> None:
+    """Shows its answer by printing it, as a library's ``sld_table()`` does."""
+    print("n  square")
+    for n in range(rows):
+        print(f"{n}  {n * n}")
+
+
+def chatty_sum(values: list[int]) -> int:
+    print("adding", len(values), "values")
+    return sum(values)
+
+
+def test_a_call_that_returns_nothing_answers_with_what_it_printed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    handles = HandleTable()
+    assert invoke(table, [], {"rows": 3}, handles) == "n  square\n0  0\n1  1\n2  4\n"
+    assert invoke(chatty_sum, [], {"values": [1, 2]}, handles) == 3  # its value is its answer
+    assert invoke(table, [], {"rows": 0}, handles) == "n  square\n"
+    assert invoke(table, [], {"rows": 50_000}, handles, max_bytes=1000)["truncated"] is True
+    # Printed text is still the server's log, never its stdout.
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "adding 2 values" in captured.err
+
+
+def test_overlapping_calls_keep_their_own_printed_text() -> None:
+    import threading
+
+    handles = HandleTable()
+    started = threading.Barrier(2)
+    answers: dict[int, object] = {}
+    stdout = sys.stdout
+
+    def slow_table(rows: int) -> None:
+        started.wait(timeout=10)
+        for n in range(rows):
+            print(f"row {n} of {rows}")
+
+    def call(rows: int) -> None:
+        answers[rows] = invoke(slow_table, [], {"rows": rows}, handles)
+
+    threads = [threading.Thread(target=call, args=(rows,)) for rows in (2, 3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert answers[2] == "row 0 of 2\nrow 1 of 2\n"
+    assert answers[3] == "row 0 of 3\nrow 1 of 3\nrow 2 of 3\n"
+    assert sys.stdout is stdout  # what was there before the first call is there again

@@ -345,12 +345,16 @@ def ellipsis_match(result: JSON, text: str) -> bool:
     ELLIPSIS), is what the result prints: a handle's repr, else the repr of the plain value
     (a list of words prints as Python prints it). doctest's own checker decides, spacing
     aside. A value whose JSON changed its repr (a tuple travels as a list) does not match:
-    what it shows is then not read (validate/calls.py), never a difference."""
+    what it shows is then not read (validate/calls.py), never a difference. A text result
+    is also taken as printed: a call that printed its answer answers with that text
+    (runtime/printed.py), and a doctest shows it unquoted."""
     got = str(result["repr"]) if _is_handle(result) else repr(result)  # type: ignore[index]
+    printed = [result] if isinstance(result, str) else []
     options = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     checker = doctest.OutputChecker()
     # numpy's ``array([[14, 14, 24], ...]...)`` shows the list the JSON form holds
     return any(
-        checker.check_output(shown.strip() + "\n", got + "\n", options)
+        checker.check_output(shown.strip() + "\n", answer.rstrip("\n") + "\n", options)
         for shown in dict.fromkeys((text, unwrapped_arrays(text)))
+        for answer in (got, *printed)
     )

@@ -87,6 +87,16 @@ def test_a_random_sample_is_proven_by_the_shape_its_tests_assert(
     assert (noise.evidence.attribute, noise.evidence.expected) == ("shape", [2, 3])
 
 
+def test_a_table_shown_by_printing_it_is_the_answer_and_its_proof(
+    report: ConversionReport,
+) -> None:
+    printed = tool(report, "squares")
+    assert printed.status == "passed", printed.error
+    assert printed.evidence is not None
+    assert printed.evidence.check == "expected-value"
+    assert printed.evidence.result == "n  square\n0  0\n1  1\n2  4\n3  9\n"
+
+
 def test_a_call_that_kills_or_hangs_the_server_is_charged_alone(
     report: ConversionReport,
 ) -> None:
