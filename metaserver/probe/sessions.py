@@ -7,7 +7,9 @@ then ``g.code()`` -> ``4328`` is a call of ``Grid.code`` on ``Grid("A1")``, and
 after those two setup calls. Each example carries the lines that build and set up its
 receiver (the session), so validation replays them through their own tools; the expected
 value binds only to the line that printed it. A class attribute that holds an instance
-(``Geodesic.WGS84``) is a receiver too, and so is what a method returns when its signature
+(``Geodesic.WGS84``) is a receiver too, as is an instance a module of the package holds
+(periodictable's ``elements``, a ``PeriodicTable``: ``periodictable.elements.symbol('Fe')``),
+and so is what a method returns when its signature
 says it returns the class (a chain: ``noon().later(90).label()``, a ``chained`` step). A
 call on a receiver the session did not build (or one it cannot replay) yields arguments,
 never an expected value.
@@ -24,7 +26,7 @@ from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
 from .examples import example_item, held_name, held_value, note_arrays, shown_first
 from .guide_signatures import guide_signature
-from .held import held_arguments
+from .held import held_arguments, holders
 from .readers import reads_only_arguments
 from .returns import (
     class_factory,
@@ -169,8 +171,10 @@ def method_examples(owner, owner_target, method, doc, signature, exposed, built_
         elif variable is None:  # ``Grid("A1").code()``: built on the line itself
             known = {k: v for k, v in objects.items() if k not in stale}
             steps = _receiver(target, owner, owner_target, namespace, receivers, source, known)
+        elif variable not in objects:  # ``elements.symbol("Fe")``: an instance a module holds
+            steps = held_receiver(target, owner, owner_target, namespace, source)
         else:
-            steps = None  # a name the session never bound here: the module, or unknown
+            steps = None  # another object of the package: not one of ours
         if name == method:
             arguments, built, held = literal_arguments(node, signature, exposed), [], {}
             if arguments is None and steps is not None:  # ``a.is_compatible(b)``: objects
@@ -282,8 +286,9 @@ def _namespace(owner):
 
 def _construction(node, owner, owner_target, namespace, source, receivers=None):
     """[the step that builds an ``owner``] when ``node`` calls its constructor with
-    literals, or names an instance the class holds (``Geodesic.WGS84``); None otherwise (a
-    receiver this session cannot replay through tools).
+    literals, or names an instance the class (``Geodesic.WGS84``) or a module of the package
+    (``held_receiver``) holds; None otherwise (a receiver this session cannot replay through
+    tools).
 
     With ``receivers`` (an assignment's value), an argument may be an object the session
     built (``resp = frequency_response(sys)``): that object's steps come first, and the
@@ -297,7 +302,43 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
         step = {"line": source, "target": f"{owner_target}.{node.attr}", "member": None}
         return [dict(step, arguments={}, attribute=node.attr)]
     if not isinstance(node, ast.Call):
+        return held_receiver(node, owner, owner_target, namespace, source)
+    return _built_by_call(node, owner, owner_target, namespace, source, receivers)
+
+
+def held_receiver(node, owner, owner_target, namespace, source):
+    """[the step that names an instance of ``owner`` a module of the package holds]
+    (``periodictable.elements``, or ``elements`` imported from it), when the name decodes
+    to that very object as runtime/decode.py decodes ``{"attribute": name}``: the class's
+    own attribute first, then the module defining the class, then the package's top
+    module; None otherwise."""
+    if isinstance(node, ast.Attribute):
+        name = node.attr
+    elif isinstance(node, ast.Name):
+        name = node.id
+    else:
         return None
+    if name.startswith("_"):
+        return None
+    value = resolve(node, namespace)
+    if not isinstance(value, owner) or _decoded_attribute(owner, name) is not value:
+        return None
+    step = {"line": source, "target": f"{owner_target}.{name}", "member": None}
+    return [dict(step, arguments={}, attribute=name)]
+
+
+def _decoded_attribute(owner, name):
+    held = getattr(owner, name, None)
+    if isinstance(held, owner):
+        return held
+    for module in holders(owner):
+        held = getattr(module, name, None)
+        if isinstance(held, owner):
+            return held
+    return None
+
+
+def _built_by_call(node, owner, owner_target, namespace, source, receivers):
     builder = resolve(node.func, namespace)
     factory = builder is not owner and factory_of(builder, owner)
     if builder is not owner and not factory:

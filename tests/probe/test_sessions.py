@@ -110,6 +110,27 @@ def make_grid():
     return Grid()
 
 
+class Registry:
+    def __init__(self, names):
+        self.names = dict(names)
+
+    def symbol(self, name):
+        """The symbol of ``name``.
+
+        >>> import sessionfx
+        >>> sessionfx.elements.symbol("iron")
+        'Fe'
+        >>> elements.symbol("nickel")
+        'Ni'
+        >>> Registry({}).symbol  # doctest: +ELLIPSIS
+        <bound method ...>
+        """
+        return self.names[name]
+
+
+elements = Registry({"iron": "Fe", "nickel": "Ni"})
+
+
 class Dot:
     def __init__(self, x, y):
         self.x, self.y = x, y
@@ -230,6 +251,20 @@ def test_a_class_attribute_holding_an_instance_is_a_receiver(module: ModuleType)
     (polar,) = [c for c, _, t in described if t == "sessionfx:Ellipsoid.polar"]
     arms = polar["parameters"][0]["json_schema"]["anyOf"]
     assert arms[-1]["properties"] == {"attribute": {"enum": ["EARTH"]}}
+
+
+def test_an_instance_a_module_holds_is_a_receiver(module: ModuleType) -> None:
+    proofs = [e for e in examples(module, "Registry", "symbol") if e["has_expected"]]
+    held = {
+        "target": "sessionfx:Registry.elements",
+        "member": None,
+        "arguments": {},
+        "attribute": "elements",
+    }
+    assert [(e["arguments"], e["expected"], e["session"]) for e in proofs] == [
+        ({"name": "iron"}, "Fe", [dict(held, line='sessionfx.elements.symbol("iron")')]),
+        ({"name": "nickel"}, "Ni", [dict(held, line='elements.symbol("nickel")')]),
+    ]
 
 
 README = """\
