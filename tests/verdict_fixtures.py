@@ -2,7 +2,8 @@
 that kills its server and one that hangs it, a tool
 whose validated call its server's own tests cannot replay, a documented value that
 really is wrong, a README value older than the code its tests check, and a random sample
-whose tests assert its shape, and a table shown by printing it."""
+whose tests assert its shape (one too large to answer whole), and a table shown by printing
+it."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from pathlib import Path
 
 __all__ = [
     "Gauge",
+    "blank",
     "RunningStats",
     "claim",
     "consonants",
@@ -98,6 +100,11 @@ def noise(rows: int, cols: int) -> Table:
     return Table([[random.random() for _ in range(cols)] for _ in range(rows)])
 
 
+def blank(rows: int, cols: int) -> Table:
+    """A ``rows`` x ``cols`` image of zeros."""
+    return Table([[0.0] * cols for _ in range(rows)])
+
+
 def squares(rows: int) -> None:
     """Print a table of the first ``rows`` squares.
 
@@ -147,7 +154,7 @@ VERDICT_README = """# verdictpack
 'JLLFSH'
 """
 
-VERDICT_TESTS = """from verdictpack import consonants, noise
+VERDICT_TESTS = """from verdictpack import blank, consonants, noise
 
 
 def test_consonants():
@@ -157,6 +164,11 @@ def test_consonants():
 def test_noise():
     out = noise(2, 3)
     assert out.shape == (2, 3)
+
+
+def test_blank():
+    image = blank(600, 700)
+    assert image.shape == (600, 700)
 """
 
 

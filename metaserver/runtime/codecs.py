@@ -232,10 +232,32 @@ def cap_result(value: Any, max_bytes: int, *, preview_chars: int = PREVIEW_CHARS
     """``value`` if its JSON fits in ``max_bytes``, else a small truncation notice.
 
     MCP clients feed results into a model's context; a multi-megabyte answer helps nobody,
-    so the client gets the size and a preview and can ask for less.
+    so the client gets the size and a preview and can ask for less. An array's notice also
+    gives its ``shape`` (a rectangular list's): what a client asks for less of, and what a
+    test that asserts ``img.get_fdata().shape`` compares.
     """
     text = dumps_compact(value)
     size = len(text.encode("utf-8"))
     if size <= max_bytes:
         return value
-    return {"truncated": True, "bytes": size, "preview": text[:preview_chars]}
+    notice: dict[str, Any] = {"truncated": True, "bytes": size, "preview": text[:preview_chars]}
+    shape = list_shape(value)
+    if shape is not None:
+        notice["shape"] = shape
+    return notice
+
+
+def list_shape(value: Any) -> list[int] | None:
+    """The shape of the array a list of lists is the JSON form of; None for anything else
+    (a ragged list, an item, a list of objects)."""
+    if not isinstance(value, list):
+        return None
+    shape: list[int] = []
+    level: list[Any] = [value]
+    while level and all(isinstance(item, list) for item in level):
+        sizes = {len(item) for item in level}
+        if len(sizes) != 1:
+            return None
+        shape.append(sizes.pop())
+        level = [x for item in level for x in item]
+    return None if any(isinstance(item, list | dict) for item in level) else shape

@@ -304,6 +304,13 @@ def test_cap_result() -> None:
     assert capped["truncated"] is True and capped["bytes"] == size
     assert len(capped["preview"]) == 1000
     assert json.dumps(capped)
+    assert capped["shape"] == [100]  # a list of texts: an array of them
+    volume = [[[0.5] * 40 for _ in range(30)] for _ in range(20)]
+    assert cap_result(volume, 1000)["shape"] == [20, 30, 40]
+    # No shape for what is no array: a ragged list, a list of objects, an object.
+    assert "shape" not in cap_result([[0.5] * 900, [0.5]], 1000)
+    assert "shape" not in cap_result([{"a": "b" * 50}] * 100, 1000)
+    assert "shape" not in cap_result({"a": "b" * 2000}, 1000)
 
 
 def test_non_finite_floats_never_reach_json() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from metaserver.contracts import JSON, ResultRead
+from metaserver.runtime.codecs import list_shape
 
 __all__ = ["read_result"]
 
@@ -182,20 +183,17 @@ def _rows(value: JSON) -> int:
 
 
 def _shape(value: JSON) -> list[JSON]:
-    """numpy's shape of nested lists (rectangular only), or a frame's (rows, columns)."""
+    """numpy's shape of nested lists (rectangular only), a frame's (rows, columns), or the
+    shape a truncation notice gives of an array too large to answer whole."""
     frame = _frame(value)
     if frame is not None:
         return [len(frame[1]), len(frame[0])]
-    shape: list[JSON] = []
-    level: list[JSON] = [value]
-    while all(isinstance(item, list) for item in level):
-        sizes = {len(item) for item in level if isinstance(item, list)}
-        if len(sizes) != 1:
-            raise _NotRead  # ragged: no array's shape
-        shape.append(sizes.pop())
-        level = [x for item in level if isinstance(item, list) for x in item]
-        if not level:
-            break
-    if not shape or any(isinstance(item, dict) for item in level):
+    if isinstance(value, dict) and value.get("truncated") is True:
+        shown = value.get("shape")
+        if isinstance(shown, list) and all(isinstance(d, int) for d in shown):
+            return list(shown)
         raise _NotRead
-    return shape
+    shape = list_shape(value)
+    if not shape:
+        raise _NotRead
+    return list(shape)

@@ -50,6 +50,7 @@ def test_a_shape_is_read_of_a_rectangular_list_or_of_its_item(tmp_path: Path) ->
     assert shape_of({"columns": ["a"], "data": [[1]]}) is None
     assert shape_of(3.5) is None
     assert shape_of([[1]], 4) is None
+    assert shape_of({"truncated": True, "bytes": 9, "preview": "[[0", "shape": [3, 2]}) == [3, 2]
 
 
 class _Raw:

@@ -27,6 +27,10 @@ def test_arrays_are_sliced_per_dimension() -> None:
     assert read_result(grid, [_index(part, part)]) == (True, [[1, 2], [4, 5]])
     assert read_result(grid, [ResultRead(op="shape")]) == (True, [3, 3])
     assert read_result(grid, [ResultRead(op="len")]) == (True, 3)
+    # An array too large to answer whole: its truncation notice still gives its shape.
+    notice: JSON = {"truncated": True, "bytes": 3414813, "preview": "[[[0.0", "shape": [128, 96]}
+    assert read_result(notice, [ResultRead(op="shape")]) == (True, [128, 96])
+    assert read_result({**notice, "shape": None}, [ResultRead(op="shape")]) == (False, None)
 
 
 def test_an_answer_without_that_value_was_not_read() -> None:

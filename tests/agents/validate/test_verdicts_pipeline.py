@@ -87,6 +87,19 @@ def test_a_random_sample_is_proven_by_the_shape_its_tests_assert(
     assert (noise.evidence.attribute, noise.evidence.expected) == ("shape", [2, 3])
 
 
+def test_an_array_too_large_to_answer_is_proven_by_the_shape_its_notice_gives(
+    report: ConversionReport,
+) -> None:
+    image = tool(report, "blank")
+    assert image.status == "passed", image.error
+    assert image.evidence is not None
+    assert image.evidence.check == "expected-value"
+    assert image.evidence.expected == [600, 700]
+    notice = image.evidence.result
+    assert isinstance(notice, dict) and notice["truncated"] is True
+    assert notice["shape"] == [600, 700]
+
+
 def test_a_table_shown_by_printing_it_is_the_answer_and_its_proof(
     report: ConversionReport,
 ) -> None:
