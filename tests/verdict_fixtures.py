@@ -29,6 +29,7 @@ __all__ = [
     "consonants",
     "crash",
     "noise",
+    "powers",
     "spin",
     "squares",
     "triple",
@@ -117,6 +118,20 @@ def squares(rows: int) -> None:
     print("n  square")
     for n in range(rows):
         print(f"{n}  {n * n}")
+
+
+def powers(rows: int) -> None:
+    """Print the squares and cubes of the first ``rows`` numbers.
+
+    >>> powers(3)
+    n  square  cube
+    0       0     0
+    1       1     1
+    2       4     8
+    """
+    print("n  square  cube")
+    for n in range(rows):
+        print(f"{n}  {n * n:6d}  {n**3:4d}")
 
 
 def claim(tag: str) -> str:

@@ -163,6 +163,28 @@ def test_a_value_surely_read_is_tried_before_one_that_may_prove_unreadable() -> 
     assert not Example.model_validate(found[0]).shown_loosely
 
 
+def show_table(rows: int) -> None:
+    """Print the table.
+
+    >>> show_table(2)
+    Squares:
+    0->0
+    1->1
+    >>> show_table(1)
+    one row
+    """
+
+
+def test_text_of_several_lines_is_compared_as_doctest_compares_it() -> None:
+    signature = inspect.signature(show_table)
+    doc = inspect.getdoc(show_table)
+    found = examples_for(show_table, {"show_table"}, doc, signature, {"rows"})
+    assert [(e["arguments"], e["expected"], e["wrapper"]) for e in found] == [
+        ({"rows": 2}, "Squares:\n0->0\n1->1", "ellipsis"),
+        ({"rows": 1}, None, None),  # one word that is no literal: no value to read
+    ]
+
+
 def uarray(values: list[float], errors: list[float]) -> object:
     """Numbers with errors.
 

@@ -388,6 +388,9 @@ async def _check(
     if read and example.has_expected and example.wrapper == "table":
         # ``aov.round(3)`` printed as pandas prints it: compared cell by cell (tables.py)
         differences = table_differences(shown, str(example.expected))
+        if differences is None and isinstance(shown, str):
+            # a table the call printed (runtime/printed.py): its text, as doctest compares it
+            differences = [] if ellipsis_match(shown, str(example.expected)) else None
         read = differences is not None
     if not read:
         # The result carries no such attribute (an array travels as its list, which has no

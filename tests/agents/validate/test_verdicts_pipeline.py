@@ -108,6 +108,13 @@ def test_a_table_shown_by_printing_it_is_the_answer_and_its_proof(
     assert printed.evidence is not None
     assert printed.evidence.check == "expected-value"
     assert printed.evidence.result == "n  square\n0  0\n1  1\n2  4\n3  9\n"
+    # A printed table without an ELLIPSIS: read as pandas would print it, it is no frame
+    # of this answer, so it is compared as doctest compares text.
+    table = tool(report, "powers")
+    assert table.status == "passed", table.error
+    assert table.evidence is not None
+    assert table.evidence.check == "expected-value"
+    assert str(table.evidence.result).splitlines()[-1].split() == ["2", "4", "8"]
 
 
 def test_a_call_that_kills_or_hangs_the_server_is_charged_alone(
