@@ -85,6 +85,31 @@ def parsed_examples(doc):
     return [_continued(example) for example in examples]
 
 
+MAX_CODE_LINES = 20
+"""Lines of a docstring's plain code (not ``>>>`` lines) read as a session, at most."""
+
+
+def code_lines_session(doc, called):
+    """A docstring's code written without prompts (``m = formula( "CaCO3+6H2O" )`` under
+    "Example compounds:"), as a ``>>>`` session without outputs: each line that matches
+    ``called`` (the function's names followed by ``(``) and parses alone as one statement.
+    What the docs show of its use, not guessed; it shows no value."""
+    found = []
+    for line in (doc or "").splitlines():
+        text = line.strip()
+        if text.startswith((">>>", "...")) or not called.search(text):
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        if len(tree.body) == 1 and isinstance(tree.body[0], (ast.Expr, ast.Assign)):
+            found.append(f">>> {text}")
+        if len(found) >= MAX_CODE_LINES:
+            break
+    return "\n".join(found) + "\n" if found else ""
+
+
 def _continued(example):
     """``example`` with the lines doctest took for its output joined to its source when the
     source leaves a bracket open and they close it: a README that leaves out the ``...``

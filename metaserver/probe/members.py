@@ -17,7 +17,7 @@ from .arguments import container_typed, refined_parameter
 from .built_arguments import value_examples
 from .doc_types import documented_annotation
 from .docstrings import parameter_docs, parameter_types, summary_of
-from .doctest_lines import MAX_EXAMPLES
+from .doctest_lines import MAX_EXAMPLES, code_lines_session
 from .examples import examples_for, shown_first
 from .guide_signatures import guide_signature, set_called_texts
 from .guides import set_texts, variable_class
@@ -517,6 +517,9 @@ def _examples(func, names, doc, signature, exposed, kind, owner, public_name, mo
                 if _example_key(example) not in seen:  # the same call read both ways
                     seen.add(_example_key(example))
                     found.append(example)
+        if not found:  # its docstring's code without prompts: the docs' arguments, no value
+            code = code_lines_session(doc, called)
+            found = examples_for(func, names, code, signature, exposed) if code else []
         tested = []
         if sum(e["has_expected"] for e in found) < MAX_EXAMPLES:
             tests = [t for t in TESTS if called.search(t)][:MAX_TEST_TEXTS]

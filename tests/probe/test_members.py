@@ -753,3 +753,31 @@ def test_the_tests_examples_never_crowd_out_the_docs_own_calls() -> None:
         *(f"test{i}" for i in range(4)),
         "plain0",
     ]
+
+
+def test_a_docstrings_code_without_prompts_gives_the_docs_arguments() -> None:
+    import types
+
+    from metaserver.probe.members import describe_callable
+
+    def formula(compound: str = "", density: float | None = None) -> str:
+        """A chemical formula.
+
+        Example compounds:
+
+           string:
+              m = formula( "CaCO3+6H2O" )
+           with its density:
+              formula("H2O", density=1.0)
+           molecular math:
+              m = formula( "CaCO3" ) + 6*formula( "H2O" )
+        """
+        return compound
+
+    module = types.ModuleType("fixture_code_lines")
+    candidate, reason, _ = describe_callable(formula, "formula", module, True)
+    assert candidate is not None, reason
+    assert [(e["arguments"], e["has_expected"]) for e in candidate["examples"]] == [
+        ({"compound": "CaCO3+6H2O"}, False),
+        ({"compound": "H2O", "density": 1.0}, False),
+    ]
