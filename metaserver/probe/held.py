@@ -83,14 +83,21 @@ def held_by_name(name, cls):
     return None
 
 
+def written_name(node):
+    """The name a line writes for a value: ``USD``, or the last part of ``moneyed.USD``;
+    None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
 def module_held(node, namespace, package):
     """``(class, name)`` when ``node`` names an instance of a class of ``package`` that the
     codec of that class gives back by ``name`` (``USD``, ``moneyed.USD``); None otherwise."""
-    if isinstance(node, ast.Name):
-        name = node.id
-    elif isinstance(node, ast.Attribute):
-        name = node.attr
-    else:
+    name = written_name(node)
+    if name is None:
         return None
     value = _read(node, namespace)
     cls = type(value)

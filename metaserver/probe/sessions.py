@@ -26,7 +26,7 @@ from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
 from .examples import example_item, held_name, held_value, note_arrays, shown_first
 from .guide_signatures import guide_signature
-from .held import held_arguments, holders
+from .held import held_arguments, held_by_name, written_name
 from .readers import reads_only_arguments
 from .returns import (
     class_factory,
@@ -309,33 +309,16 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
 def held_receiver(node, owner, owner_target, namespace, source):
     """[the step that names an instance of ``owner`` a module of the package holds]
     (``periodictable.elements``, or ``elements`` imported from it), when the name decodes
-    to that very object as runtime/decode.py decodes ``{"attribute": name}``: the class's
-    own attribute first, then the module defining the class, then the package's top
-    module; None otherwise."""
-    if isinstance(node, ast.Attribute):
-        name = node.attr
-    elif isinstance(node, ast.Name):
-        name = node.id
-    else:
-        return None
-    if name.startswith("_"):
+    to that very object as runtime/decode.py decodes ``{"attribute": name}``
+    (``held.held_by_name``); None otherwise."""
+    name = written_name(node)
+    if name is None:
         return None
     value = resolve(node, namespace)
-    if not isinstance(value, owner) or _decoded_attribute(owner, name) is not value:
+    if not isinstance(value, owner) or held_by_name(name, owner) is not value:
         return None
     step = {"line": source, "target": f"{owner_target}.{name}", "member": None}
     return [dict(step, arguments={}, attribute=name)]
-
-
-def _decoded_attribute(owner, name):
-    held = getattr(owner, name, None)
-    if isinstance(held, owner):
-        return held
-    for module in holders(owner):
-        held = getattr(module, name, None)
-        if isinstance(held, owner):
-            return held
-    return None
 
 
 def _built_by_call(node, owner, owner_target, namespace, source, receivers):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from verdict_fixtures import make_verdict_repo
 
-from metaserver.contracts import ConversionReport, ToolEvidence
+from metaserver.contracts import ConversionReport, Evidence, ToolEvidence
 from metaserver.pipeline import convert
 from metaserver.settings import Settings
 
@@ -28,6 +28,15 @@ def tool(report: ConversionReport, qualname: str) -> ToolEvidence:
     return next(t for t in report.tools if t.target.rpartition(":")[2] == qualname)
 
 
+def by_value(report: ConversionReport, qualname: str) -> Evidence:
+    """The evidence of a tool that passed by an expected value."""
+    found = tool(report, qualname)
+    assert found.status == "passed", found.error
+    assert found.evidence is not None
+    assert found.evidence.check == "expected-value"
+    return found.evidence
+
+
 def test_the_conversion_succeeds(report: ConversionReport) -> None:
     assert report.status == "success", report.failure
     assert report.tools_passed >= 3
@@ -36,12 +45,9 @@ def test_the_conversion_succeeds(report: ConversionReport) -> None:
 def test_a_semicolon_separated_session_passes_by_its_documented_value(
     report: ConversionReport,
 ) -> None:
-    mean = tool(report, "RunningStats.mean")
-    assert mean.status == "passed", mean.error
-    assert mean.evidence is not None
-    assert mean.evidence.check == "expected-value"
-    assert mean.evidence.result == 3.0
-    assert [s.line for s in mean.evidence.session] == [
+    mean = by_value(report, "RunningStats.mean")
+    assert mean.result == 3.0
+    assert [s.line for s in mean.session] == [
         "rs = RunningStats()",
         "rs.push(1)",
         "rs.push(2)",
@@ -65,37 +71,28 @@ def test_a_readme_value_its_tests_contradict_is_noted_not_blamed(
     report: ConversionReport,
 ) -> None:
     # The README's 'JLLFSH' is older than the code; the tests' value settles it.
-    codex = tool(report, "consonants")
-    assert codex.status == "passed", codex.error
-    assert codex.evidence is not None
-    assert codex.evidence.check == "expected-value"
-    assert (codex.evidence.arguments, codex.evidence.result) == ({"word": "abc"}, "ABC")
-    assert len(codex.evidence.disagreed) == 1
-    assert "JLLFSH" in codex.evidence.disagreed[0]
-    assert "JLYFSH" in codex.evidence.disagreed[0]
+    codex = by_value(report, "consonants")
+    assert (codex.arguments, codex.result) == ({"word": "abc"}, "ABC")
+    assert len(codex.disagreed) == 1
+    assert "JLLFSH" in codex.disagreed[0]
+    assert "JLYFSH" in codex.disagreed[0]
 
 
 def test_a_random_sample_is_proven_by_the_shape_its_tests_assert(
     report: ConversionReport,
 ) -> None:
-    noise = tool(report, "noise")
     # Passed after the server's own replayed tests: they compare the shape, not the numbers
     # (a tool they fail is left out, dropped with their reason).
-    assert noise.status == "passed", noise.error
-    assert noise.evidence is not None
-    assert noise.evidence.check == "expected-value"
-    assert (noise.evidence.attribute, noise.evidence.expected) == ("shape", [2, 3])
+    noise = by_value(report, "noise")
+    assert (noise.attribute, noise.expected) == ("shape", [2, 3])
 
 
 def test_an_array_too_large_to_answer_is_proven_by_the_shape_its_notice_gives(
     report: ConversionReport,
 ) -> None:
-    image = tool(report, "blank")
-    assert image.status == "passed", image.error
-    assert image.evidence is not None
-    assert image.evidence.check == "expected-value"
-    assert image.evidence.expected == [600, 700]
-    notice = image.evidence.result
+    image = by_value(report, "blank")
+    assert image.expected == [600, 700]
+    notice = image.result
     assert isinstance(notice, dict) and notice["truncated"] is True
     assert notice["shape"] == [600, 700]
 
@@ -103,18 +100,12 @@ def test_an_array_too_large_to_answer_is_proven_by_the_shape_its_notice_gives(
 def test_a_table_shown_by_printing_it_is_the_answer_and_its_proof(
     report: ConversionReport,
 ) -> None:
-    printed = tool(report, "squares")
-    assert printed.status == "passed", printed.error
-    assert printed.evidence is not None
-    assert printed.evidence.check == "expected-value"
-    assert printed.evidence.result == "n  square\n0  0\n1  1\n2  4\n3  9\n"
+    printed = by_value(report, "squares")
+    assert printed.result == "n  square\n0  0\n1  1\n2  4\n3  9\n"
     # A printed table without an ELLIPSIS: read as pandas would print it, it is no frame
     # of this answer, so it is compared as doctest compares text.
-    table = tool(report, "powers")
-    assert table.status == "passed", table.error
-    assert table.evidence is not None
-    assert table.evidence.check == "expected-value"
-    assert str(table.evidence.result).splitlines()[-1].split() == ["2", "4", "8"]
+    table = by_value(report, "powers")
+    assert str(table.result).splitlines()[-1].split() == ["2", "4", "8"]
 
 
 def test_a_call_that_kills_or_hangs_the_server_is_charged_alone(
