@@ -264,6 +264,12 @@ class Example(BaseModel):
         passes by ``no-error``, so it is tried after the examples whose value is read."""
         return self.has_expected and self.wrapper in LOOSELY_SHOWN
 
+    @property
+    def shows_repository_value(self) -> bool:
+        """A value the repository's own text shows for this call, not one we made up: when
+        the code disagrees, only another such value can settle it (repair/catalogue.py)."""
+        return self.has_expected and self.origin != "synthesised"
+
 
 LOOSELY_SHOWN = frozenset({"table", "ellipsis"})
 """Wrappers of a shown value that validation may find no way to read (validate/calls.py)."""

@@ -140,12 +140,19 @@ def portable_server(text: str, tree: Path, specs: list[ToolSpec]) -> str:
 
 def runtime_modules(server_dir: Path) -> set[str]:
     """The ``metaserver_runtime`` files the server needs (``metaserver_runtime/x.py``): the
-    modules ``server.py`` imports, what they import in turn, and a sibling file one runs by
-    its name (the notebook runner); none when the server imports none."""
+    modules ``server.py`` and its tests (``tests/test_tools.py``) import, what they import in
+    turn, and a sibling file one runs by its name (the notebook runner); none when neither
+    imports any."""
     package = server_dir / RUNTIME
     wanted: list[str] = []
-    server = ast.parse((server_dir / "server.py").read_text(encoding="utf-8"))
-    for node in ast.walk(server):
+    importers = [server_dir / "server.py", server_dir / "tests" / "test_tools.py"]
+    nodes = (
+        node
+        for importer in importers
+        if importer.is_file()
+        for node in ast.walk(ast.parse(importer.read_text(encoding="utf-8")))
+    )
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             head, _, rest = node.module.partition(".")
             if head == RUNTIME:

@@ -273,6 +273,21 @@ def _method_call(node):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
 
 
+def held_receiver(node, owner, owner_target, namespace, source):
+    """[the step that names an instance of ``owner`` that the class (``Geodesic.WGS84``)
+    or a module of the package (``periodictable.elements``, or ``elements`` imported from
+    it) holds], when the name decodes to that very object as runtime/decode.py decodes
+    ``{"attribute": name}`` (``held.held_by_name``); None otherwise."""
+    name = written_name(node)
+    if name is None:
+        return None
+    value = resolve(node, namespace)
+    if not isinstance(value, owner) or held_by_name(name, owner) is not value:
+        return None
+    step = {"line": source, "target": f"{owner_target}.{name}", "member": None}
+    return [dict(step, arguments={}, attribute=name)]
+
+
 def _namespace(owner):
     """The names a doctest of ``owner`` sees: its module's globals and the package's."""
     module = sys.modules.get(getattr(owner, "__module__", "") or "")
@@ -293,35 +308,8 @@ def _construction(node, owner, owner_target, namespace, source, receivers=None):
     With ``receivers`` (an assignment's value), an argument may be an object the session
     built (``resp = frequency_response(sys)``): that object's steps come first, and the
     step ``takes`` what they left."""
-    if (
-        isinstance(node, ast.Attribute)
-        and resolve(node.value, namespace) is owner
-        and not node.attr.startswith("_")
-        and isinstance(resolve(node, namespace), owner)
-    ):
-        step = {"line": source, "target": f"{owner_target}.{node.attr}", "member": None}
-        return [dict(step, arguments={}, attribute=node.attr)]
     if not isinstance(node, ast.Call):
         return held_receiver(node, owner, owner_target, namespace, source)
-    return _built_by_call(node, owner, owner_target, namespace, source, receivers)
-
-
-def held_receiver(node, owner, owner_target, namespace, source):
-    """[the step that names an instance of ``owner`` a module of the package holds]
-    (``periodictable.elements``, or ``elements`` imported from it), when the name decodes
-    to that very object as runtime/decode.py decodes ``{"attribute": name}``
-    (``held.held_by_name``); None otherwise."""
-    name = written_name(node)
-    if name is None:
-        return None
-    value = resolve(node, namespace)
-    if not isinstance(value, owner) or held_by_name(name, owner) is not value:
-        return None
-    step = {"line": source, "target": f"{owner_target}.{name}", "member": None}
-    return [dict(step, arguments={}, attribute=name)]
-
-
-def _built_by_call(node, owner, owner_target, namespace, source, receivers):
     builder = resolve(node.func, namespace)
     factory = builder is not owner and factory_of(builder, owner)
     if builder is not owner and not factory:

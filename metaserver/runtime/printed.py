@@ -35,16 +35,12 @@ class Printed:
         self.limit = limit
         self.parts: list[str] = []
         self.size = 0
-        self.cut = False
 
     def keep(self, text: str) -> None:
         room = self.limit - self.size
-        if room <= 0:
-            self.cut = self.cut or bool(text)
-            return
-        self.parts.append(text[:room])
-        self.size += min(len(text), room)
-        self.cut = self.cut or len(text) > room
+        if room > 0:
+            self.parts.append(text[:room])
+            self.size += min(len(text), room)
 
     @property
     def text(self) -> str:

@@ -7,6 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
+import metaserver.agents.generate as generate
 from metaserver.agents.generate.render import RUNTIME_SOURCE, render_script_tool
 from metaserver.contracts import ScriptTarget, ToolSpec
 from metaserver.export.tree import (
@@ -59,6 +60,15 @@ def test_a_notebook_server_brings_the_runner_it_starts_by_file_name(tmp_path: Pa
 def test_a_server_that_imports_no_runtime_vendors_none(tmp_path: Path) -> None:
     server = _server(tmp_path, "import json\n")
     assert runtime_modules(server) == set()
+
+
+def test_the_runtime_the_servers_own_tests_import_is_vendored(tmp_path: Path) -> None:
+    server = _server(tmp_path, "import json\n")
+    (server / "tests").mkdir()
+    template = Path(generate.__file__).parent / "templates" / "test_tools.py"
+    shutil.copy(template, server / "tests" / "test_tools.py")
+    wanted = {path.removeprefix("metaserver_runtime/") for path in runtime_modules(server)}
+    assert {"__init__.py", "codecs.py"} <= wanted  # its replay reads an array's shape so
 
 
 def test_a_flat_layout_gets_a_folder_name_that_is_no_identifier(tmp_path: Path) -> None:

@@ -191,9 +191,7 @@ def _settling(spec: ToolSpec, failed: str, tried: list[str]) -> list[Example]:
     (validate/calls.py)."""
     keyed = [(_key(e.arguments, e.session), e) for e in spec.examples]
     blamed = [e for key, e in keyed if key == failed]
-    others = [
-        e for key, e in keyed if e.has_expected and e.origin != "synthesised" and key not in tried
-    ]
+    others = [e for key, e in keyed if e.shows_repository_value and key not in tried]
     return blamed[:1] + others[:MAX_ATTEMPTS] if blamed and others else []
 
 

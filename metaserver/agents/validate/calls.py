@@ -304,7 +304,7 @@ async def _check_examples(
     first: ToolEvidence | None = None
     blamed: ToolEvidence | None = None
     for example in ordered[: MAX_ATTEMPTS + MAX_SETUP_ATTEMPTS]:
-        if blamed is not None and not _repository_value(example):
+        if blamed is not None and not example.shows_repository_value:
             continue  # after a repository value disagreed, only another one can settle it
         result = await _check(client, spec, example, settings, by_target, clock)
         if result.status == "passed":
@@ -323,10 +323,6 @@ async def _check_examples(
         return blamed
     assert first is not None
     return first
-
-
-def _repository_value(example: Example) -> bool:
-    return example.has_expected and example.origin != "synthesised"
 
 
 async def _check(

@@ -142,8 +142,8 @@ def attribute_of(result: JSON, attribute: str | None) -> tuple[bool, JSON]:
         return True, result[attribute]
     if attribute in ARRAY_READS:  # as ``len(x.shape)`` would read it (result_reads.py)
         read, dims = read_result(result, [ResultRead(op="shape")])
-        if read and isinstance(dims, list) and all(isinstance(d, int) for d in dims):
-            sizes = [d for d in dims if isinstance(d, int)]
+        sizes = [d for d in dims if type(d) is int] if read and isinstance(dims, list) else []
+        if read and isinstance(dims, list) and len(sizes) == len(dims):
             return True, {"shape": dims, "ndim": len(dims), "size": math.prod(sizes)}[attribute]
     return False, None
 

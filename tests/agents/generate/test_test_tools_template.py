@@ -12,6 +12,8 @@ from types import ModuleType
 import pytest
 
 import metaserver.agents.generate as generate
+import metaserver.runtime
+from metaserver.agents.generate.render import RUNTIME_PACKAGE
 
 TEMPLATE = Path(generate.__file__).parent / "templates" / "test_tools.py"
 
@@ -20,6 +22,8 @@ def _template(tmp_path: Path) -> ModuleType:
     tests = tmp_path / "tests"
     tests.mkdir()
     shutil.copy(TEMPLATE, tests / "test_tools.py")
+    # the server's runtime beside its tests, as generate lays a server out
+    shutil.copytree(Path(metaserver.runtime.__file__).parent, tmp_path / RUNTIME_PACKAGE)
     (tests / "validation_calls.json").write_text("[]")
     spec = importlib.util.spec_from_file_location("generated_test_tools", tests / "test_tools.py")
     assert spec is not None and spec.loader is not None

@@ -17,6 +17,9 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the server's own runtime, as server.py imports it
+from metaserver_runtime.codecs import list_shape  # noqa: E402
+
 CALLS = json.loads((HERE / "validation_calls.json").read_text())
 # One call's limit (the validation's own, when the runner sets it): a call that hangs fails
 # its own test, not the whole run.
@@ -163,17 +166,7 @@ def shape_of(value, part=None):
         value = value[part]
     if isinstance(value, dict) and value.get("truncated") is True:
         return value.get("shape")  # an array too large to answer whole: its notice's
-    if not isinstance(value, list):
-        return None  # an item, a frame, a handle: compared whole
-    dims = []
-    level = [value]
-    while level and all(isinstance(item, list) for item in level):
-        sizes = {len(item) for item in level}
-        if len(sizes) != 1:
-            return None  # ragged: no array's shape
-        dims.append(sizes.pop())
-        level = [x for item in level for x in item]
-    return None if any(isinstance(item, (list, dict)) for item in level) else dims
+    return list_shape(value)  # None for an item, a frame, a handle: compared whole
 
 
 @pytest.mark.parametrize("call", CALLS, ids=[c["tool"] for c in CALLS])
