@@ -10,6 +10,7 @@ import doctest
 import re
 import textwrap
 
+from metaserver.agents.repo_docs.comment_outputs import statements
 from metaserver.probe.text import shown_as_text
 
 __all__ = [
@@ -141,7 +142,8 @@ def code_in_text(text: str) -> list[str]:
 
     The text's ``>>>`` examples that parse are one piece, in order, as doctest runs them in
     one namespace: ``r = f(2)`` then ``r`` showing ``4`` is ``f(2)``'s value
-    (``test_calls.bound_results``); each that does not parse is a piece of its own."""
+    (``test_calls.bound_results``); each that does not parse is a piece of its own. A
+    block's values shown in comments are assertions too (``_asserting``)."""
     pieces: list[str] = []
     session: list[str] = []
     for example in doctest_examples(text):
@@ -153,11 +155,27 @@ def code_in_text(text: str) -> list[str]:
         pieces.insert(0, "\n".join(session))
     for block in fenced_blocks(text):
         if ">>>" not in block:
-            pieces.append(block)
+            pieces.append(_asserting(block))
     for block in rst_blocks(text):
         if ">>>" not in block:  # sessions inside a directive are doctest examples already
-            pieces.append(block)
+            pieces.append(_asserting(block))
     return pieces
+
+
+def _asserting(block: str) -> str:
+    """A block whose statements show their values in comments (``f(2)`` then ``# 4``), with
+    each such statement written as the assertion a shown ``>>>`` output becomes; any other
+    block as it is."""
+    found = statements(block)
+    if not any(shown for _, shown in found):
+        return block
+    lines: list[str] = []
+    for source, shown in found:
+        if shown:
+            source, shown = _shown(source, shown)
+        lines.append(f"assert ({source}) == ({shown})" if shown else source)
+    rewritten = "\n".join(lines)
+    return rewritten if _parses(rewritten) else block
 
 
 def rst_blocks(text: str) -> list[str]:

@@ -5,12 +5,12 @@ A method's docstring often lacks what the README shows first (``patch = Point(0,
 (``probe/sessions.py``), so such a call becomes an example replayed on the receiver
 its own README line built. Read statically; one text per file, since a README's blocks
 share their variables. ``>>>`` sessions are kept as written (with their shown outputs); a
-fenced or directive block becomes one ``>>>`` line per statement, with no output.
+fenced or directive block becomes one ``>>>`` line per statement, with the output its
+comment shows (``hamming('test', 'text')`` then ``# 1``: comment_outputs.py), else none.
 """
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from metaserver.agents.repo_docs.code_blocks import (
@@ -18,6 +18,7 @@ from metaserver.agents.repo_docs.code_blocks import (
     fenced_blocks,
     rst_blocks,
 )
+from metaserver.agents.repo_docs.comment_outputs import statements
 from metaserver.agents.repo_docs.usage import guide_files
 
 __all__ = ["guide_sessions"]
@@ -56,15 +57,10 @@ def _session(text: str) -> str:
     for block in blocks:
         if ">>>" in block:
             continue  # a session: doctest read it above
-        try:
-            tree = ast.parse(block)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        for statement in tree.body:
-            source = ast.get_source_segment(block, statement)
-            if source:
-                lines += _prompted(source)
-                lines.append("")
+        for source, shown in statements(block):
+            lines += _prompted(source)
+            lines += shown.splitlines()
+            lines.append("")
     return "\n".join(lines).strip()
 
 
