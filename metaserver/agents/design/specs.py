@@ -237,13 +237,16 @@ def _with_usage(
     examples = list(candidate.examples)
     # A script's calls are command lines; a notebook is proven by its own stored outputs. A
     # method call's receiver is not a literal: its other arguments are, but what it returned
-    # belongs to a receiver we do not rebuild.
+    # belongs to a receiver we do not rebuild, unless the receiver is an instance the class
+    # or a module holds by the name the call wrote (``Geodesic.WGS84.Inverse(...)``).
     hints: dict[str, JSON] = {}
     if candidate.kind not in ("script", "notebook") and short not in elsewhere:
         for call in usage.calls.get(short, []):
+            held = _held_receiver(candidate, call)
             if (
                 not call.args
                 and not call.kwargs
+                and held is None
                 and (candidate.kind == "method" or not call.has_expected)
             ):
                 # A bare method call's result is its receiver's, which the test set up. A
@@ -257,7 +260,7 @@ def _with_usage(
                 for key, value in _hints(candidate, call).items():
                     hints.setdefault(key, value)
                 continue
-            example = _bind(candidate, call, receiver=candidate.kind == "method")
+            example = _bind(candidate, call, receiver=candidate.kind == "method", held=held)
             if example is not None and call.built:
                 example = _with_built(candidate, call, example, makers or {})
                 if example is None:  # its other arguments are still the code's values
@@ -405,11 +408,29 @@ def _hints(candidate: Candidate, call: UsageCall) -> dict[str, JSON]:
     return found
 
 
-def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Example | None:
+def _held_receiver(candidate: Candidate, call: UsageCall) -> str | None:
+    """The name of the held instance a method's call was made on, where the method's
+    receiver takes it (its schema offers ``{"attribute": NAME}``); else None."""
+    if candidate.kind != "method" or call.held is None or not candidate.parameters:
+        return None
+    schema = candidate.parameters[0].json_schema
+    arms = schema.get("anyOf", [schema]) if isinstance(schema, dict) else []
+    for arm in arms:
+        offered = arm.get("properties", {}).get("attribute", {}) if isinstance(arm, dict) else {}
+        if isinstance(offered, dict) and call.held in (offered.get("enum") or []):
+            return call.held
+    return None
+
+
+def _bind(
+    candidate: Candidate, call: UsageCall, receiver: bool = False, held: str | None = None
+) -> Example | None:
     """The call's arguments by parameter name, or None when they do not fit the tool.
 
     With ``receiver`` (a method called on an object), the first parameter is the object:
-    the call's arguments bind to the others, and its result is not an expected value.
+    the call's arguments bind to the others, and its result is not an expected value,
+    unless the object is the instance its class or a module holds as ``held``: then the
+    receiver is ``{"attribute": held}``, the very object the call was made on.
     """
     arguments: dict[str, JSON] = {}
     args = list(call.args)
@@ -433,8 +454,10 @@ def _bind(candidate: Candidate, call: UsageCall, receiver: bool = False) -> Exam
     required = {p.name for p in own if p.required}
     if not set(arguments) <= exposed or not required <= set(arguments):
         return None
-    if receiver:
+    if receiver and held is None:
         return Example(arguments=arguments, origin="usage")
+    if receiver:
+        arguments = {skipped[0].name: {"attribute": held}, **arguments}
     return Example(
         arguments=arguments,
         expected=call.expected,

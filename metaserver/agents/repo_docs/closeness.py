@@ -8,7 +8,9 @@ the assertions as tight as validation's own comparison (half a unit of the last 
 shown); ``asserted_close`` reads the others with their tolerance, which the example carries
 (``Example.tolerance``) so that validation compares within it, as the test did
 (``validate/compare.matches``). An assertion looser than ``MAX_REL`` relative or
-``MAX_ABS`` absolute proves too little to be a value, and is not read. Static only.
+``MAX_ABS`` absolute proves too little to be a value, and is not read; an absolute one
+(``delta``, ``places``) against a literal number is read relative to that number's size
+(``delta=0.5`` on 5853226 metres is 1e-7 of it). Static only.
 """
 
 from __future__ import annotations
@@ -104,11 +106,26 @@ def _stated(call: ast.Call) -> tuple[ast.expr, ast.expr, Tolerance] | None:
                 absolute = (1.5 if name.startswith("assert_") else 0.5) * 10.0**-digits
         except _LITERAL_ERRORS:
             return None
-        found = Tolerance(rel=0.0, abs=absolute) if _within(0.0, absolute) else None
+        tight = _within(0.0, absolute) or absolute <= MAX_REL * _magnitude(call.args[:2])
+        found = Tolerance(rel=0.0, abs=absolute) if tight else None
     else:
         start = TOLERANCE_PLACES.get(name)
         found = _tolerance(call, start or 99, ("rtol", "atol"), _ALLCLOSE_DEFAULTS)
     return None if found is None else (call.args[0], call.args[1], found)
+
+
+def _magnitude(sides: list[ast.expr]) -> float:
+    """The size of the number a closeness assertion compares with, where one side is a
+    literal number (``assertAlmostEqual(inv["s12"], 5853226, delta=0.5)``: 0.5 is 1e-7 of
+    it, as tight as a relative tolerance we accept); 0 otherwise."""
+    for side in sides:
+        try:
+            value = literal_value(side)
+        except _LITERAL_ERRORS:
+            continue
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return abs(float(value))
+    return 0.0
 
 
 def _approx(test: ast.Compare) -> tuple[ast.expr, ast.expr, Tolerance] | None:

@@ -122,6 +122,13 @@ class UsageCall(BaseModel):
         description="The arguments written as set literals (positions as digits, or "
         "keywords): their JSON lists are decoded as sets (codec ``set``).",
     )
+    held: str | None = Field(
+        default=None,
+        description="The name the call's receiver is written with, where the code never "
+        "bound it (``Geodesic.WGS84.Inverse(...)``: ``WGS84``; ``elements.symbol('Fe')``: "
+        "``elements``): an instance its class or a module may hold, which the method's tool "
+        'takes as ``{"attribute": NAME}`` where its receiver\'s schema offers that name.',
+    )
     method: bool = Field(
         default=False,
         description="Called as a method of a value the code bound (``sys.frequency_response(w)``"
@@ -530,7 +537,12 @@ def _calls_in_code(
                 yield name, UsageCall(args=args, kwargs=kwargs, unknown=unknown, method=method)
             continue
         call = UsageCall(
-            args=args, kwargs=kwargs, sets=_set_places(node), method=method, built=built
+            args=args,
+            kwargs=kwargs,
+            sets=_set_places(node),
+            method=method,
+            built=built,
+            held=None if method else _held_receiver(node),
         )
         if id(node) in asserted:
             found = asserted[id(node)]
@@ -538,6 +550,22 @@ def _calls_in_code(
             call.part, call.attribute = found.part, found.attribute
             call.reads, call.tolerance = list(found.reads), found.tolerance
         yield name, call
+
+
+def _held_receiver(node: ast.Call) -> str | None:
+    """The last name of a call's receiver written as a dotted name (``Geodesic.WGS84`` of
+    ``Geodesic.WGS84.Inverse(...)``, ``elements`` of ``elements.symbol('Fe')``)."""
+    if not isinstance(node.func, ast.Attribute):
+        return None
+    receiver = node.func.value
+    if isinstance(receiver, ast.Name):
+        return receiver.id
+    if not isinstance(receiver, ast.Attribute):
+        return None
+    base = receiver.value
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    return receiver.attr if isinstance(base, ast.Name) else None
 
 
 def _places(node: ast.Call) -> Iterator[tuple[str, ast.expr]]:

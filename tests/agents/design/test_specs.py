@@ -606,3 +606,50 @@ def test_the_docs_plain_call_stays_when_every_kept_example_shows_a_value() -> No
     # with room enough, or a plain call kept already, nothing changes
     (spec,) = design(report(candidate("read", parameters=[reader], examples=[values[0], plain])), 4)
     assert [e.arguments["fp"] for e in spec.examples] == ["t0.dcm", "CT_small.dcm"]
+
+
+def test_a_method_called_on_an_instance_its_class_holds_keeps_the_value_shown(
+    tmp_path: Path,
+) -> None:
+    from metaserver.agents.repo_docs.usage import mine_usage
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_geo.py").write_text(
+        "from geo import Earth\n\n"
+        "def test_inverse():\n"
+        "    inv = Earth.WGS84.inverse(40.6, -73.8)\n"
+        "    assert inv['azi1'] == 53.47022\n"
+        "    other = Earth.MOON.inverse(1.0, 2.0)\n"
+        "    assert other['azi1'] == 12.5\n"
+        "    earth = Earth(6.4e6)\n"
+        "    assert earth.inverse(3.0, 4.0)['azi1'] == 7.5\n"
+    )
+    usage = mine_usage(tmp_path, {"inverse"})
+    held = {"type": "object", "properties": {"attribute": {"enum": ["WGS84"]}}}
+    receiver = Parameter(
+        name="handle",
+        kind="positional_only",
+        json_schema={"anyOf": [{"type": "object", "properties": {"a": {}}}, held]},
+        codec="new:geo:Earth",
+    )
+    method = Candidate(
+        target="geo:Earth.inverse",
+        name="Earth.inverse",
+        signature="inverse(lat, lon)",
+        parameters=[receiver, param("lat", {"type": "number"}), param("lon", {"type": "number"})],
+        kind="method",
+        owner="geo:Earth",
+        positional=["handle", "lat", "lon"],
+    )
+    (spec,) = design(report(method), 5, usage)
+    shown = [e for e in spec.examples if e.has_expected]
+    # WGS84 is an instance Earth holds: the receiver the test called on, with its value; the
+    # MOON is no name the receiver's schema offers, and ``earth`` a receiver the test built
+    assert [(e.arguments, e.expected, [r.keys for r in e.reads]) for e in shown] == [
+        ({"handle": {"attribute": "WGS84"}, "lat": 40.6, "lon": -73.8}, 53.47022, [["azi1"]])
+    ]
+    assert [(e.arguments["lat"], e.has_expected) for e in spec.examples] == [
+        (40.6, True),
+        (1.0, False),
+        (3.0, False),
+    ]

@@ -77,3 +77,21 @@ def test_a_call_asserted_closely_is_an_example_with_that_tolerance(tmp_path: Pat
     assert not any(c.has_expected for c in usage.calls["guess"])
     (exact,) = usage.calls["exact"]
     assert (exact.expected, exact.tolerance) == ([2.0], None)
+
+
+def test_an_absolute_tolerance_is_read_against_the_size_of_the_number_it_compares() -> None:
+    tests = (
+        "def test_distance(self):\n"
+        "    self.assertAlmostEqual(geo.distance(1, 2), 5853226, delta=0.5)\n"
+        "    self.assertAlmostEqual(geo.angle(1, 2), 53.2, delta=0.5)\n"
+        "    self.assertAlmostEqual(geo.size(1, 2), 3000.5, places=3)\n"
+    )
+    found = {
+        ast.unparse(left): (ast.unparse(right), tolerance)
+        for left, right, tolerance in asserted_close(ast.parse(tests))
+    }
+    # 0.5 m of 5853 km is 1e-7 of it; 0.5 degrees of 53 is 1%: too loose to prove a value
+    assert found == {
+        "geo.distance(1, 2)": ("5853226", Tolerance(rel=0.0, abs=0.5)),
+        "geo.size(1, 2)": ("3000.5", Tolerance(rel=0.0, abs=0.5 * 10.0**-3)),
+    }
