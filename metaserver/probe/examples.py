@@ -32,6 +32,7 @@ from .json_values import Unsupported, json_safe
 from .random_values import RandomStreams
 from .reprs import repr_shaped
 from .session_names import PACKAGE, resolve
+from .stdlib_values import moment_value
 from .tables import table_shaped, truncated_numbers
 from .text import print_argument, shown_as_text
 
@@ -484,7 +485,12 @@ def example_item(arguments, wrapper, want, exc_msg):
             item["wrapper"] = "set"
         item["has_expected"] = True
     except (ValueError, TypeError, SyntaxError, Unsupported, RecursionError, MemoryError):
-        if wrapper is None and repr_shaped(want):
+        moment = moment_value(want) if wrapper is None else None
+        if moment is not None:
+            # ``datetime.datetime(2003, 9, 25, 10, 49)``: the ISO text (or a duration's
+            # seconds) the answer carries (stdlib_values.as_json, as runtime/codecs.py)
+            item.update(expected=moment, has_expected=True)
+        elif wrapper is None and repr_shaped(want):
             # A library's own number or array printed as its constructor call:
             # validation compares what it shows (validate/reprs.py).
             item.update(expected=want, wrapper="repr", has_expected=True)

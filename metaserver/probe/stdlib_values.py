@@ -6,13 +6,16 @@ value every client can send as JSON (an ISO string) and the runtime codecs rebui
 (``metaserver/runtime/decode.py``). Such an argument becomes that JSON, and an unannotated
 parameter it is passed to takes the class's codec (as a held instance types its parameter).
 Only these classes, called with literal arguments, are read: building one runs no code of
-the package.
+the package. A date, time or duration shown as an output (``datetime.datetime(2003, 9, 25,
+10, 49)``, the repr doctest prints) is read the same way (``moment_value``): the JSON the
+call's answer carries when it returns that very value.
 """
 
 import ast
 import datetime
 import decimal
 import fractions
+import typing
 
 VALUE_CLASSES = (
     datetime.datetime,
@@ -57,3 +60,61 @@ def as_json(value):
     if isinstance(value, datetime.timedelta):
         return value.total_seconds()
     return str(value)  # Decimal("1.50") -> "1.50", Fraction(1, 3) -> "1/3"
+
+
+_MOMENTS = {
+    "datetime.datetime": datetime.datetime,
+    "datetime.date": datetime.date,
+    "datetime.time": datetime.time,
+    "datetime.timedelta": datetime.timedelta,
+    "datetime.timezone": datetime.timezone,
+}
+_UTC = "datetime.timezone.utc"
+
+
+def moment_value(text: str) -> typing.Any:
+    """The JSON of the date, time, datetime or timedelta ``text`` shows as its repr
+    (``datetime.datetime(2003, 9, 25, 10, 49, tzinfo=datetime.timezone.utc)`` ->
+    ``"2003-09-25T10:49:00+00:00"``, ``datetime.timedelta(days=1)`` -> ``86400.0``), or
+    None: any other text, or a time zone of another library (``tzinfo=tzutc()``)."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(node, ast.Call) or _dotted(node.func) not in _MOMENTS:
+        return None
+    if _MOMENTS[_dotted(node.func)] is datetime.timezone:
+        return None
+    try:
+        value = _built(node, 0)
+    except (ValueError, TypeError, OverflowError, SyntaxError, RecursionError, MemoryError):
+        return None
+    return as_json(value)
+
+
+def _built(node, depth):
+    """The value a repr of these classes builds, nested ones (``tzinfo=``) included."""
+    if depth > 3:
+        raise ValueError("nested too deep")
+    if isinstance(node, ast.Attribute) and _dotted(node) == _UTC:
+        return datetime.UTC
+    if isinstance(node, ast.Call) and _dotted(node.func) in _MOMENTS:
+        if any(k.arg is None for k in node.keywords):
+            raise ValueError("unpacked arguments")
+        args = [_built(a, depth + 1) for a in node.args]
+        kwargs = {k.arg: _built(k.value, depth + 1) for k in node.keywords}
+        return _MOMENTS[_dotted(node.func)](*args, **kwargs)
+    value = ast.literal_eval(node)
+    if not isinstance(value, (int, float, str)) or isinstance(value, bool):
+        raise ValueError("no literal of a moment")
+    return value
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    return ".".join([node.id, *reversed(parts)])

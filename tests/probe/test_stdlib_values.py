@@ -95,3 +95,61 @@ def test_a_class_methods_guide_call_with_a_date_is_its_example(tmp_path: Path) -
     )
     # typed by the example, leniently: a value without the codec's form passes as JSON
     assert {p.name: p.codec for p in match.parameters} == {"expr": None, "when": "?datetime"}
+
+
+@pytest.mark.parametrize(
+    ("shown", "expected"),
+    [
+        ("datetime.datetime(2003, 9, 25, 10, 49, 41)", "2003-09-25T10:49:41"),
+        ("datetime.date(2003, 9, 25)", "2003-09-25"),
+        ("datetime.time(8, 21)", "08:21:00"),
+        ("datetime.timedelta(days=1, seconds=5)", 86405.0),
+        (
+            "datetime.datetime(2020, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)",
+            "2020-01-01T00:00:00+00:00",
+        ),
+        (
+            "datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone("
+            "datetime.timedelta(seconds=-10800)))",
+            "2020-01-01T00:00:00-03:00",
+        ),
+        ("datetime.datetime(2003, 9, 25, tzinfo=tzutc())", None),  # another library's zone
+        ("datetime.datetime(2003, 13, 1)", None),  # no such month
+        ("datetime.timezone.utc", None),
+        ("Decimal('1.5')", None),
+        ("datetime.datetime.now()", None),
+    ],
+)
+def test_a_moment_shown_as_its_repr_is_the_json_its_answer_carries(
+    shown: str, expected: object
+) -> None:
+    from metaserver.probe.stdlib_values import moment_value
+
+    assert moment_value(shown) == expected
+
+
+EASTER = '''
+"""Feasts."""
+
+import datetime
+
+
+def easter(year):
+    """The date of Easter.
+
+    >>> easter(2024)
+    datetime.date(2024, 3, 31)
+    """
+    return datetime.date(2024, 3, 31) if year == 2024 else datetime.date(year, 4, 1)
+'''
+
+
+def test_a_docstring_showing_a_date_as_its_repr_gives_the_iso_text(tmp_path: Path) -> None:
+    report = probed_package(tmp_path, "feasts", EASTER, [])
+    [easter] = [c for c in report.candidates if c.target == "feasts:easter"]
+    [example] = easter.examples
+    assert (example.arguments, example.expected, example.wrapper) == (
+        {"year": 2024},
+        "2024-03-31",
+        None,
+    )

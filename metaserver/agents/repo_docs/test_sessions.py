@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from metaserver.agents.repo_docs.moments import datetime_names, shown_moment
 from metaserver.agents.repo_docs.test_calls import asserted_pairs, inline_literals, is_test_file
 from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.probe.fold import literal_value
@@ -107,9 +108,10 @@ def _file_sessions(tree: ast.Module) -> Iterator[str]:
     bind_parameters(tree)
     inline_literals(tree)
     imports = [s for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)]
+    moments = datetime_names(ast.Module(body=list[ast.stmt](imports), type_ignores=[]))
     for test in _tests(tree):
         try:
-            lines, shown = _session_lines(test.body)
+            lines, shown = _session_lines(test.body, moments)
         except (ValueError, RecursionError):
             continue  # a line ``ast.unparse`` cannot write (3.11: a backslash in an f-string)
         if shown:
@@ -297,9 +299,9 @@ def _tests(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]
             yield node
 
 
-def _session_lines(body: list[ast.stmt]) -> tuple[list[str], int]:
+def _session_lines(body: list[ast.stmt], moments: dict[str, str]) -> tuple[list[str], int]:
     """The session's lines, and how many of them show a value; cut after the last shown
-    value, and never past MAX_STATEMENTS statements."""
+    value, and never past MAX_STATEMENTS statements. ``moments``: ``datetime_names``."""
     lines: list[str] = []
     shown, kept = 0, 0
     for place, statement in enumerate(body[:MAX_STATEMENTS]):
@@ -307,7 +309,7 @@ def _session_lines(body: list[ast.stmt]) -> tuple[list[str], int]:
             continue
         if _expects_failure(statement):
             continue  # a line that raises: shown how it fails, not replayed
-        value = _shown_value(statement)
+        value = _shown_value(statement, moments)
         if value is not None:
             expression, want = value
             lines += [*_prompted(expression), want, ""]
@@ -331,9 +333,10 @@ def _expects_failure(statement: ast.stmt) -> bool:
     return False
 
 
-def _shown_value(statement: ast.stmt) -> tuple[ast.expr, str] | None:
+def _shown_value(statement: ast.stmt, moments: dict[str, str]) -> tuple[ast.expr, str] | None:
     """(what is shown, the repr of the literal it equals) for an assertion of a call's, a
-    name's or a public attribute's value against a literal; None for any other line."""
+    name's or a public attribute's value against a literal, or a date or duration
+    (``moments``: the file's ``datetime_names``); None for any other line."""
     if not isinstance(statement, ast.Assert | ast.Expr):
         return None
     if isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Call):
@@ -347,6 +350,9 @@ def _shown_value(statement: ast.stmt) -> tuple[ast.expr, str] | None:
         try:
             literal = literal_value(value)
         except _LITERAL_ERRORS:
+            moment = shown_moment(value, moments)  # ``datetime(1924, 8, 29)``, as its repr
+            if moment is not None:
+                return shown, moment
             continue
         if isinstance(literal, set | frozenset):
             continue  # a set's repr has no order a doctest's output can be compared by

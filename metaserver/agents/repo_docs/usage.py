@@ -30,6 +30,7 @@ from metaserver.agents.repo_docs.file_arguments import (
     writes_file,
 )
 from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.repo_docs.moments import datetime_names, moment_json
 from metaserver.agents.repo_docs.result_reads import peel
 from metaserver.agents.repo_docs.shipped_data import shipped_data_files
 from metaserver.agents.repo_docs.test_calls import (
@@ -695,6 +696,7 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
     call's ``attribute``: the first one asserted. ``bound``: ``bound_results(tree)``."""
     items: dict[int, tuple[Bound, dict[int, JSON], list[Tolerance]]] = {}
     read: set[int] = set()  # calls with an attribute asserted already
+    moments = datetime_names(tree)
     compared: list[tuple[ast.expr, ast.expr, Tolerance | None]]
     compared = [(a, b, None) for a, b in asserted_pairs(tree)]
     compared += list(asserted_close(tree))
@@ -723,9 +725,12 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
             try:
                 value = literal_value(value_side)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                value = record_fields(value_side)  # ``== SpaceGroupType(number=156, ...)``
-                if value is None or reads or attribute is not None or wrapper is not None:
-                    continue
+                # ``== datetime(1924, 8, 29)``: the ISO text the answer carries (moments.py)
+                value = moment_json(value_side, moments)
+                if value is None:
+                    value = record_fields(value_side)  # ``== SpaceGroupType(number=156)``
+                    if value is None or reads or attribute is not None or wrapper is not None:
+                        continue
             if wrapper == "str" and not isinstance(value, str):
                 continue  # ``str(f(2))`` shown as no string: not a doctest's output
             if isinstance(value, (set, frozenset)):

@@ -128,9 +128,10 @@ def _plain(value: object) -> JSON:
 def attribute_of(result: JSON, attribute: str | None) -> tuple[bool, JSON]:
     """(read, value): the attribute a source read of a result (``r.nobs``), from a handle's
     ``fields`` or a record's keys (a named tuple or dataclass travels as an object of its
-    fields), or an array's ``shape``, ``ndim`` and ``size`` from the rectangular list (or
-    data frame) it travels as; ``(False, None)`` when the result carries no such value (a
-    ragged list has no shape), ``(True, result)`` for no attribute."""
+    fields), an array's ``shape``, ``ndim`` and ``size`` from the rectangular list (or
+    data frame) it travels as, a date's or a duration's fields from its ISO text or its
+    seconds; ``(False, None)`` when the result carries no such value (a ragged list has no
+    shape), ``(True, result)`` for no attribute."""
     if attribute is None:
         return True, result
     if _is_handle(result):
@@ -145,6 +146,31 @@ def attribute_of(result: JSON, attribute: str | None) -> tuple[bool, JSON]:
         sizes = [d for d in dims if type(d) is int] if read and isinstance(dims, list) else []
         if read and isinstance(dims, list) and len(sizes) == len(dims):
             return True, {"shape": dims, "ndim": len(dims), "size": math.prod(sizes)}[attribute]
+    return _moment_attribute(result, attribute)
+
+
+_MOMENT_FIELDS = ("year", "month", "day", "hour", "minute", "second", "microsecond")
+_DURATION_FIELDS = ("days", "seconds", "microseconds")
+
+
+def _moment_attribute(result: JSON, attribute: str) -> tuple[bool, JSON]:
+    """A field of a date, time or datetime that travels as ISO text (``parse(s).year``),
+    or of a timedelta that travels as its seconds (``span.days``): text and numbers have
+    no such attribute, so a source that read one read it of such a value."""
+    if isinstance(result, str) and attribute in _MOMENT_FIELDS:
+        for kind in (datetime.datetime, datetime.date, datetime.time):
+            try:
+                moment = kind.fromisoformat(result)
+            except ValueError:
+                continue
+            if hasattr(moment, attribute):
+                return True, getattr(moment, attribute)
+    if type(result) in (int, float) and attribute in _DURATION_FIELDS:
+        try:
+            span = datetime.timedelta(seconds=result)
+        except OverflowError:
+            return False, None
+        return True, getattr(span, attribute)
     return False, None
 
 

@@ -320,6 +320,17 @@ def test_an_attribute_is_read_from_a_handles_fields_or_a_records_keys() -> None:
     assert attribute_of([1, 2], None) == (True, [1, 2])
 
 
+def test_a_dates_fields_are_read_from_its_iso_text_and_a_durations_from_its_seconds() -> None:
+    assert attribute_of("2001-12-07T08:21:00", "year") == (True, 2001)
+    assert attribute_of("2001-12-07", "day") == (True, 7)
+    assert attribute_of("08:21:00", "minute") == (True, 21)
+    assert attribute_of(90061.5, "days") == (True, 1)
+    assert attribute_of(90061.5, "seconds") == (True, 3661)
+    assert attribute_of("not a date", "year") == (False, None)
+    assert attribute_of(2001, "year") == (False, None)  # a number has no year
+    assert attribute_of(True, "days") == (False, None)  # nor a truth value a duration
+
+
 def test_a_tolerance_the_source_asserted_widens_the_comparison() -> None:
     from metaserver.contracts import Tolerance
 
