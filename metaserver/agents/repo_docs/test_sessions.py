@@ -24,6 +24,7 @@ from pathlib import Path
 
 from metaserver.agents.repo_docs.moments import datetime_names, shown_moment
 from metaserver.agents.repo_docs.test_calls import asserted_pairs, inline_literals, is_test_file
+from metaserver.agents.repo_docs.test_helpers import Helpers, assertion_helpers, inline_helpers
 from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.probe.fold import literal_value
 
@@ -52,13 +53,14 @@ def suite_sessions(root: Path, guides: list[str] | None = None) -> list[str]:
     1 MB), and in file order the budget went to the first modules of the alphabet."""
     texts: list[str] = []
     size = 0
+    helpers = assertion_helpers(root)
     for source in _ranked(_test_files(root), _called_names(guides or [])):
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         try:
-            found = list(_file_sessions(tree))
+            found = list(_file_sessions(tree, helpers))
         except (ValueError, RecursionError, MemoryError):
             continue  # a file too deep or odd to rewrite: its tests are read by usage alone
         for text in found:
@@ -102,9 +104,10 @@ def _test_files(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def _file_sessions(tree: ast.Module) -> Iterator[str]:
+def _file_sessions(tree: ast.Module, helpers: Helpers) -> Iterator[str]:
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     tree.body = [lifted for node in tree.body for lifted in _lifted(node, classes)]
+    tree = inline_helpers(tree, helpers)  # ``assert_datetime(d, 2015, 2, 6)``, written out
     bind_parameters(tree)
     inline_literals(tree)
     imports = [s for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)]

@@ -41,6 +41,7 @@ from metaserver.agents.repo_docs.test_calls import (
     is_test_file,
     record_fields,
 )
+from metaserver.agents.repo_docs.test_helpers import Helpers, assertion_helpers, inline_helpers
 from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.agents.repo_docs.toctrees import page_title, toctree_pages
 from metaserver.contracts import JSON, CodeReport, ResultRead, Tolerance
@@ -207,6 +208,7 @@ def mine_usage(
     tested: Counter[str] = Counter()
     exampled: list[str] = []
     calls: dict[str, list[UsageCall]] = {}
+    helpers = assertion_helpers(root)  # ``assert_datetime(d, 2015, 2, 6)``: its assertions
     for path in _files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -216,7 +218,7 @@ def mine_usage(
         sources = [text] if path.suffix == ".py" else code_in_text(text)
         counted = Counter[str]()
         for source in sources:
-            for name, call in _calls_in_code(source, wanted, counted):
+            for name, call in _calls_in_code(source, wanted, counted, helpers):
                 _keep(calls.setdefault(name, []), call.model_copy(update={"source": relative}))
         counts.update(counted)
         folders = {part.lower() for part in path.relative_to(root).parts[:-1]}
@@ -480,7 +482,7 @@ def _proof(call: UsageCall) -> tuple[object, ...]:
 
 
 def _calls_in_code(
-    source: str, wanted: set[str], counts: Counter[str]
+    source: str, wanted: set[str], counts: Counter[str], helpers: Helpers | None = None
 ) -> Iterator[tuple[str, UsageCall]]:
     try:
         tree = ast.parse(source)
@@ -491,6 +493,7 @@ def _calls_in_code(
         return
     echoes: set[int] = set()  # a parametrised test's calls in its later rows' copies
     if isinstance(tree, ast.Module):
+        tree = inline_helpers(tree, helpers or {})
         try:
             echoes = bind_parameters(tree, wanted)  # ``@parametrize("x", [1])``: ``x = 1``
         except RecursionError:  # a tree too deep to copy: its tests as written
