@@ -7,9 +7,10 @@ test sessions (``test_sessions.py``), which read ``assert`` statements. ``inline
 writes the call out as the helper's assertions, the call's arguments in place of its
 parameters: an argument that is an expression is bound to a name first (``d__1 =
 pendulum.datetime(2015, 2, 5)``), so that it is called once, as the test calls it. A helper
-is a module-level function of the suite whose body is only ``assert`` statements and
-``if PARAM is not None:`` blocks of them (the optional checks, kept where the call passes
-that parameter). Static only (``ast``): nothing is imported or run.
+is a module-level function of the suite whose body is only assertions (``assert``
+statements, calls of ``assert...`` functions) and ``if PARAM is not None:`` blocks of
+them (the optional checks, kept where the call passes that parameter). Static only
+(``ast``): nothing is imported or run.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import itertools
 import os
 from pathlib import Path
 
-from metaserver.agents.repo_docs.test_calls import is_test_file
+from metaserver.agents.repo_docs.test_calls import function_name, is_test_file
 
 __all__ = ["Helpers", "assertion_helpers", "inline_helpers"]
 
@@ -101,13 +102,25 @@ def _asserts_only(body: list[ast.stmt], parameters: set[str]) -> bool:
                 return False
             if not _asserts_only([*statement.body, *statement.orelse], parameters):
                 return False
-        elif not isinstance(statement, ast.Assert | ast.Pass):
+        elif not isinstance(statement, ast.Assert | ast.Pass) and not _asserting(statement):
             return False
     return True
 
 
+def _asserting(statement: ast.stmt) -> bool:
+    """An assertion written as a call: ``assert_allclose(x, ref)``, ``np.testing.assert_...``."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    name = function_name(statement.value.func) or ""
+    return name.startswith("assert")
+
+
 def _asserts_something(body: list[ast.stmt]) -> bool:
-    return any(isinstance(node, ast.Assert) for s in body for node in ast.walk(s))
+    return any(
+        isinstance(node, ast.Assert) or (isinstance(node, ast.stmt) and _asserting(node))
+        for s in body
+        for node in ast.walk(s)
+    )
 
 
 def _optional(test: ast.expr, parameters: set[str]) -> tuple[str, bool] | None:
@@ -198,7 +211,7 @@ def _written(body: list[ast.stmt], binding: dict[str, ast.expr]) -> list[ast.stm
             given = not (isinstance(value, ast.Constant) and value.value is None)
             branch = statement.body if given == when_given else statement.orelse
             written += _written(branch, binding)
-        elif isinstance(statement, ast.Assert):
+        elif isinstance(statement, ast.Assert) or _asserting(statement):
             written.append(_Substituted(binding).visit(copy.deepcopy(statement)))
     return written
 

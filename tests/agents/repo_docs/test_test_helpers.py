@@ -18,6 +18,10 @@ def assert_moment(d, year, month, hour=None):
         assert hour == d.hour
 
 
+def assert_close_moment(d, hours):
+    assert_allclose(d.hours, hours, rtol=1e-9)
+
+
 def make_moment(year):
     return clock.moment(year, 1)
 
@@ -37,6 +41,7 @@ def test_moment():
     later = clock.moment(2016, 3).shift(hours=5)
     assert_moment(later, 2016, 3, hour=5)
     assert_moment(clock.moment(2017, 4), -2017, month=4)
+    assert_close_moment(later, 5.0)
 """
 
 
@@ -47,7 +52,7 @@ def test_a_helper_is_a_function_of_the_suite_that_only_asserts(tmp_path: Path) -
     # the same name, defined otherwise in another test file: no helper of that name
     (tmp_path / "tests" / "test_a.py").write_text("def clash(x):\n    assert x == 1\n")
     (tmp_path / "tests" / "test_b.py").write_text("def clash(x):\n    assert x == 2\n")
-    assert sorted(assertion_helpers(tmp_path)) == ["assert_moment"]
+    assert sorted(assertion_helpers(tmp_path)) == ["assert_close_moment", "assert_moment"]
 
 
 def test_a_call_of_a_helper_becomes_its_assertions_on_the_calls_arguments(tmp_path: Path) -> None:
@@ -67,6 +72,7 @@ def test_a_call_of_a_helper_becomes_its_assertions_on_the_calls_arguments(tmp_pa
         "d__2 = clock.moment(2017, 4)",
         "assert -2017 == d__2.year",
         "assert 4 == d__2.month",
+        "assert_allclose(later.hours, 5.0, rtol=1e-09)",
     ]
 
 
