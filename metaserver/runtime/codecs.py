@@ -234,7 +234,8 @@ def cap_result(value: Any, max_bytes: int, *, preview_chars: int = PREVIEW_CHARS
     MCP clients feed results into a model's context; a multi-megabyte answer helps nobody,
     so the client gets the size and a preview and can ask for less. An array's notice also
     gives its ``shape`` (a rectangular list's): what a client asks for less of, and what a
-    test that asserts ``img.get_fdata().shape`` compares.
+    test that asserts ``img.get_fdata().shape`` compares. A list's, a text's or a byte
+    string's notice gives its ``length`` (items, characters, bytes: ``len(ds.PixelData)``).
     """
     text = dumps_compact(value)
     size = len(text.encode("utf-8"))
@@ -244,7 +245,21 @@ def cap_result(value: Any, max_bytes: int, *, preview_chars: int = PREVIEW_CHARS
     shape = list_shape(value)
     if shape is not None:
         notice["shape"] = shape
+    length = json_length(value)
+    if length is not None:
+        notice["length"] = length
     return notice
+
+
+def json_length(value: Any) -> int | None:
+    """``len`` of the value ``value`` is the JSON form of: a list's items, a text's
+    characters, the bytes of a byte string (``{"base64": ...}``); None for anything else."""
+    if isinstance(value, (list, str)):
+        return len(value)
+    if isinstance(value, dict) and set(value) == {"base64"} and isinstance(value["base64"], str):
+        encoded = value["base64"]
+        return len(encoded) * 3 // 4 - len(encoded) + len(encoded.rstrip("="))
+    return None
 
 
 def list_shape(value: Any) -> list[int] | None:

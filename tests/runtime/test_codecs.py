@@ -311,6 +311,12 @@ def test_cap_result() -> None:
     assert "shape" not in cap_result([[0.5] * 900, [0.5]], 1000)
     assert "shape" not in cap_result([{"a": "b" * 50}] * 100, 1000)
     assert "shape" not in cap_result({"a": "b" * 2000}, 1000)
+    # A list's, a text's and a byte string's length: ``len(ds.PixelData)`` of 32768 bytes
+    assert capped["length"] == 100
+    assert cap_result("x" * 5000, 1000)["length"] == 5000
+    pixels = to_json(bytes(32767), HandleTable())
+    assert cap_result(pixels, 1000)["length"] == 32767
+    assert "length" not in cap_result({"a": "b" * 2000}, 1000)
 
 
 def test_non_finite_floats_never_reach_json() -> None:

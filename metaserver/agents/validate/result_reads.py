@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from metaserver.contracts import JSON, ResultRead
-from metaserver.runtime.codecs import list_shape
+from metaserver.runtime.codecs import json_length, list_shape
 
 __all__ = ["read_result"]
 
@@ -167,8 +167,17 @@ def _rounded(value: JSON, digits: int) -> JSON:
 
 
 def _length(value: JSON) -> int:
-    if isinstance(value, list | str):
-        return len(value)
+    """``len`` of what ``value`` is the JSON form of: a list, a text, a series' rows, a byte
+    string's bytes, what a truncation notice says of one too large to answer (its
+    ``length``), an object's keys."""
+    length = json_length(value)
+    if length is not None:
+        return length
+    if isinstance(value, dict) and value.get("truncated") is True:
+        shown = value.get("length")
+        if type(shown) is int:
+            return shown
+        raise _NotRead
     if isinstance(value, dict):
         if set(value) == {"name", "index", "data"} and isinstance(value["index"], list):
             return len(value["index"])

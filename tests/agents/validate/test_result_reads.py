@@ -33,6 +33,15 @@ def test_arrays_are_sliced_per_dimension() -> None:
     assert read_result({**notice, "shape": None}, [ResultRead(op="shape")]) == (False, None)
 
 
+def test_a_byte_strings_length_is_its_bytes_told_whole_or_by_its_notice() -> None:
+    length = [ResultRead(op="len")]
+    assert read_result({"base64": "AAECAwQ="}, length) == (True, 5)
+    assert read_result({"base64": ""}, length) == (True, 0)
+    notice: JSON = {"truncated": True, "bytes": 43694, "preview": '{"base64":', "length": 32768}
+    assert read_result(notice, length) == (True, 32768)
+    assert read_result({**notice, "length": None}, length) == (False, None)
+
+
 def test_an_answer_without_that_value_was_not_read() -> None:
     handle: JSON = {"handle": "h1", "type": "X", "repr": "X()"}
     assert read_result(handle, [_index(0)]) == (False, None)
