@@ -69,14 +69,14 @@ _MOMENTS = {
     "datetime.timedelta": datetime.timedelta,
     "datetime.timezone": datetime.timezone,
 }
-_UTC = "datetime.timezone.utc"
 
 
 def moment_value(text: str) -> typing.Any:
     """The JSON of the date, time, datetime or timedelta ``text`` shows as its repr
     (``datetime.datetime(2003, 9, 25, 10, 49, tzinfo=datetime.timezone.utc)`` ->
     ``"2003-09-25T10:49:00+00:00"``, ``datetime.timedelta(days=1)`` -> ``86400.0``), or
-    None: any other text, or a time zone of another library (``tzinfo=tzutc()``)."""
+    None: any other text, or a time zone other than UTC or a fixed offset
+    (``tzinfo=tzfile('Europe/Paris')``)."""
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -96,8 +96,8 @@ def _built(node, depth):
     """The value a repr of these classes builds, nested ones (``tzinfo=``) included."""
     if depth > 3:
         raise ValueError("nested too deep")
-    if isinstance(node, ast.Attribute) and _dotted(node) == _UTC:
-        return datetime.UTC
+    if _utc(node):
+        return datetime.timezone(datetime.timedelta(0))  # +00:00, on any Python
     if isinstance(node, ast.Call) and _dotted(node.func) in _MOMENTS:
         if any(k.arg is None for k in node.keywords):
             raise ValueError("unpacked arguments")
@@ -108,6 +108,14 @@ def _built(node, depth):
     if not isinstance(value, (int, float, str)) or isinstance(value, bool):
         raise ValueError("no literal of a moment")
     return value
+
+
+def _utc(node):
+    """A time zone a repr names as UTC, whichever library's it is: ``datetime.timezone.utc``,
+    ``tzinfo=UTC`` (a zone whose repr is its name), ``tzutc()``: all answer +00:00."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        return _dotted(node.func).rpartition(".")[2].lower() in ("utc", "tzutc")
+    return _dotted(node).rpartition(".")[2].lower() == "utc"
 
 
 def _dotted(node):

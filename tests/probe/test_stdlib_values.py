@@ -113,7 +113,10 @@ def test_a_class_methods_guide_call_with_a_date_is_its_example(tmp_path: Path) -
             "datetime.timedelta(seconds=-10800)))",
             "2020-01-01T00:00:00-03:00",
         ),
-        ("datetime.datetime(2003, 9, 25, tzinfo=tzutc())", None),  # another library's zone
+        # UTC by whichever library's name; another zone is no value we can write
+        ("datetime.datetime(2003, 9, 25, tzinfo=tzutc())", "2003-09-25T00:00:00+00:00"),
+        ("datetime.datetime(2019, 12, 9, 16, 38, tzinfo=UTC)", "2019-12-09T16:38:00+00:00"),
+        ("datetime.datetime(2003, 9, 25, tzinfo=tzfile('Europe/Paris'))", None),
         ("datetime.datetime(2003, 13, 1)", None),  # no such month
         ("datetime.timezone.utc", None),
         ("Decimal('1.5')", None),
