@@ -485,16 +485,18 @@ def test_expected_values_are_parsed(by_name: dict[str, Candidate]) -> None:
     ]
 
 
-def test_unparseable_output_keeps_the_call_without_an_expected_value(
+def test_unparseable_output_keeps_the_call_and_its_text_read_only_where_shown(
     by_name: dict[str, Candidate],
 ) -> None:
     (example,) = by_name["make_widget"].examples
     assert example.arguments == {"name": "w"}
-    assert not example.has_expected
-    assert example.expected is None
+    # ``<Widget w>``: compared with the answer's repr as doctest compares text; where the
+    # answer does not show it, the call passes by no-error (validate/calls._check)
+    assert (example.expected, example.wrapper) == ("<Widget w>", "ellipsis")
+    assert example.shown_loosely
 
 
-def test_repr_style_output_is_an_expected_value_only_in_shapes_validation_reads(
+def test_repr_style_output_is_a_value_in_shapes_validation_reads_else_text(
     by_name: dict[str, Candidate],
 ) -> None:
     fraction, record = by_name["third"].examples
@@ -503,7 +505,12 @@ def test_repr_style_output_is_an_expected_value_only_in_shapes_validation_reads(
         "repr",
         True,
     )
-    assert (record.arguments, record.has_expected, record.wrapper) == ({"n": 2}, False, None)
+    # ``Widget(2, 3)``: no shape validation reads as a value; read as text, where shown
+    assert (record.arguments, record.expected, record.wrapper) == (
+        {"n": 2},
+        "Widget(2, 3)",
+        "ellipsis",
+    )
 
 
 def test_failing_imports_are_reported_not_fatal(report: CodeReport) -> None:
