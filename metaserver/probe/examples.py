@@ -497,12 +497,13 @@ def example_item(arguments, wrapper, want, exc_msg):
         elif wrapper is None and table_shaped(want):
             # A frame as pandas prints it: validation compares its cells (validate/tables.py).
             item.update(expected=want, wrapper="table", has_expected=True)
-        elif wrapper is None and want.strip():
+        elif wrapper is None and re.search(r"[^\W_]", want.replace(ELLIPSIS, "")):
             # ``['coif1', 'coif2', ...``: doctest's ELLIPSIS, matched as doctest matches it
             # (validate/compare.ellipsis_match); so is text of several lines, a table the
             # call printed (runtime/printed.py), and an object's repr on one line
             # (``0.2+/-0.01``, ``<Quantity(1.0, 'meter')>``) or several. Text the answer
-            # does not show is not read: the call then passes by no-error, as before.
+            # does not show is not read: the call then passes by no-error, as before. An
+            # output of ``...`` alone shows nothing (it would match any answer).
             item.update(expected=want, wrapper="ellipsis", has_expected=True)
     return item
 

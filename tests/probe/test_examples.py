@@ -172,6 +172,8 @@ def show_table(rows: int) -> None:
     1->1
     >>> show_table(1)
     one row
+    >>> show_table(3)
+    ...
     """
 
 
@@ -184,6 +186,7 @@ def test_text_of_several_lines_is_compared_as_doctest_compares_it() -> None:
         # one line that is no literal: an object's repr or printed text, read the same way
         # (where the answer does not show it, the call passes by no-error)
         ({"rows": 1}, "one row", "ellipsis"),
+        ({"rows": 3}, None, None),  # ``...`` alone would match any answer: it shows nothing
     ]
 
 

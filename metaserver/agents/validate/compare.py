@@ -15,6 +15,7 @@ import datetime
 import doctest
 import json
 import math
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -366,6 +367,10 @@ def _same_members(result: list[JSON], expected: list[JSON]) -> bool:
     return sorted(map(key, result)) == sorted(map(key, expected))
 
 
+_SHOWS_SOMETHING = re.compile(r"[^\W_]")
+"""A letter or a digit: what a doctest output must show besides ELLIPSIS to prove a value."""
+
+
 def ellipsis_match(result: JSON, text: str) -> bool:
     """Whether the doctest output ``text``, with ``...`` standing for any text (doctest's
     ELLIPSIS), is what the result prints: a handle's repr, else the repr of the plain value
@@ -374,6 +379,8 @@ def ellipsis_match(result: JSON, text: str) -> bool:
     what it shows is then not read (validate/calls.py), never a difference. A text result
     is also taken as printed: a call that printed its answer answers with that text
     (runtime/printed.py), and a doctest shows it unquoted."""
+    if not _SHOWS_SOMETHING.search(text.replace("...", "")):
+        return False  # ``...`` alone (or with brackets) matches any answer: it proves nothing
     got = str(result["repr"]) if _is_handle(result) else repr(result)  # type: ignore[index]
     printed = [result] if isinstance(result, str) else []
     options = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

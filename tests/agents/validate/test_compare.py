@@ -400,3 +400,10 @@ def test_a_ragged_list_or_a_text_has_no_shape() -> None:
     assert attribute_of("abc", "shape") == (False, None)
     assert attribute_of(2.5, "shape") == (False, None)  # a float, or numpy's scalar: unknown
     assert attribute_of({"shape": [9]}, "ndim") == (False, None)
+
+
+def test_an_output_of_ellipsis_alone_proves_nothing() -> None:
+    assert ellipsis_match("any answer", "any ...")
+    assert not ellipsis_match("any answer", "...")
+    assert not ellipsis_match([1, 2], "[...]")
+    assert ellipsis_match([1, 2], "[1, ...]")
