@@ -265,6 +265,18 @@ class Example(BaseModel):
         return self.has_expected and self.wrapper in LOOSELY_SHOWN
 
     @property
+    def promises_value(self) -> bool:
+        """Whether what it shows is a value validation can be expected to read: not one
+        line of text with no ELLIPSIS read loosely (an object's repr a page printed,
+        ``{(np.int64(1), np.int64(1)): 0.765}``, which the answer's JSON seldom prints
+        alike). Ranking and the tool budget count these as proof to come; the others are
+        tried all the same, and pass by ``no-error`` where the answer does not show them."""
+        if not self.has_expected:
+            return False
+        text = str(self.expected)
+        return not (self.wrapper == "ellipsis" and "\n" not in text and "..." not in text)
+
+    @property
     def shows_repository_value(self) -> bool:
         """A value the repository's own text shows for this call, not one we made up: when
         the code disagrees, only another such value can settle it (repair/catalogue.py)."""

@@ -46,7 +46,7 @@ def rank_score(candidate: Candidate) -> float:
     score = 0.0
     if candidate.documented is not None:
         score += DOCUMENTED_BASE + DOCUMENTED_ORDER * 0.9 ** max(candidate.documented, 0)
-    if any(e.has_expected for e in candidate.examples):
+    if any(e.promises_value for e in candidate.examples):
         score += 8
     if candidate.examples:
         score += 4
@@ -264,7 +264,7 @@ def select(
             if (
                 candidate.kind == "constructor"
                 and candidate.documented is None
-                and not any(e.has_expected for e in candidate.examples)
+                and not any(e.promises_value for e in candidate.examples)
             ):
                 continue  # alone, a handle is of little use: it comes in with its methods
             if capped and candidate.documented is None and internal(candidate):

@@ -156,7 +156,7 @@ def tool_budget(report: CodeReport, usage: Usage | None, max_tools: int, cap: in
 
 def _provable(candidate: Candidate, usage: Usage) -> bool:
     """Whether an example of its own or a call of its tests shows its value."""
-    if any(e.has_expected for e in candidate.examples):
+    if any(e.promises_value for e in candidate.examples):
         return True
     if candidate.kind != "function":
         return False

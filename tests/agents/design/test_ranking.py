@@ -231,3 +231,17 @@ def test_an_internal_helper_takes_no_place_the_caps_free_for_variety() -> None:
     assert "text.utils:sanitize" in [s.target for s in specs]  # it fills the last place
     specs = design(CodeReport(packages=["text"], candidates=[*public, helper, other]), 5)
     assert "text.utils:sanitize" not in [s.target for s in specs]
+
+
+def test_one_line_of_text_read_loosely_is_no_proof_to_rank_by() -> None:
+    # a page printed an object's repr: tried, but the answer's JSON seldom prints it alike
+    printed = Example(
+        arguments={}, expected="{(np.int64(1),): 0.765}", has_expected=True, wrapper="ellipsis"
+    )
+    table = printed.model_copy(update={"expected": "Squares:\n0->0\n1->1"})  # printed text
+    cut = printed.model_copy(update={"expected": "['coif1', 'coif2', ..."})  # an ELLIPSIS
+    assert not printed.promises_value
+    assert table.promises_value and cut.promises_value and PROVEN.promises_value
+    loose = rank_score(function("fixation", examples=[printed]))
+    assert loose < rank_score(function("replicator", examples=[PROVEN]))
+    assert loose == rank_score(function("plain", examples=[Example(arguments={})]))
