@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from metaserver.agents.repo_docs.moments import datetime_names, shown_moment
+from metaserver.agents.repo_docs.patched import patched_nodes
 from metaserver.agents.repo_docs.test_calls import asserted_pairs, inline_literals, is_test_file
 from metaserver.agents.repo_docs.test_helpers import Helpers, assertion_helpers, inline_helpers
 from metaserver.agents.repo_docs.test_params import bind_parameters
@@ -112,7 +113,10 @@ def _file_sessions(tree: ast.Module, helpers: Helpers) -> Iterator[str]:
     inline_literals(tree)
     imports = [s for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)]
     moments = datetime_names(ast.Module(body=list[ast.stmt](imports), type_ignores=[]))
+    patched = patched_nodes(tree)  # ``@freeze_time(...)``: values of a patched world
     for test in _tests(tree):
+        if id(test) in patched:
+            continue
         try:
             lines, shown = _session_lines(test.body, moments)
         except (ValueError, RecursionError):

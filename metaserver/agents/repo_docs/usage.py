@@ -31,6 +31,7 @@ from metaserver.agents.repo_docs.file_arguments import (
 )
 from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
 from metaserver.agents.repo_docs.moments import datetime_names, moment_json
+from metaserver.agents.repo_docs.patched import patched_nodes
 from metaserver.agents.repo_docs.result_reads import peel
 from metaserver.agents.repo_docs.shipped_data import shipped_data_files
 from metaserver.agents.repo_docs.test_calls import (
@@ -501,7 +502,10 @@ def _calls_in_code(
         tree = inline_literals(tree)  # ``x = [1, 2]`` then ``f(x)``: the call of f([1, 2])
     asserted: dict[int, _Asserted] = {}
     held = bound_results(tree)  # ``df = read_dataset("anova")``: what ``df`` holds where read
+    patched = patched_nodes(tree)  # ``@freeze_time(...)``: values of a patched world
     for found in _assertions(tree, held):  # the call's own value first, then what it read
+        if id(found.call) in patched:
+            continue
         kept = asserted.get(id(found.call))
         if kept is None or (_read_something(kept) and not _read_something(found)):
             asserted[id(found.call)] = found
