@@ -17,6 +17,8 @@ import decimal
 import fractions
 import typing
 
+from .scan import dotted
+
 VALUE_CLASSES = (
     datetime.datetime,
     datetime.date,
@@ -119,10 +121,4 @@ def _utc(node):
 
 
 def _dotted(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    return ".".join([node.id, *reversed(parts)])
+    return dotted(node) or ""
