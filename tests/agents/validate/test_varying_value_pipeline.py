@@ -1,5 +1,5 @@
-"""A value the docs show of a call whose answer changes from run to run (a clock) is not
-compared: the tool passes by no-error, as it did before dates were read; a steady answer
+"""A value the docs show of a call whose answer changes from run to run (a clock, a counter)
+is not compared: the tool passes by no-error, as it did before dates were read; a steady answer
 that differs from the docs still fails; through MCP."""
 
 from __future__ import annotations
@@ -15,18 +15,27 @@ MODULE = '''\
 import datetime
 import itertools
 
-__all__ = ["today", "half", "double"]
+__all__ = ["today", "tick", "half", "double"]
 
-_DAYS = itertools.count(1)
+_TICKS = itertools.count(1)
 
 
 def today() -> datetime.date:
-    """The date now.
+    """The date now: a clock that moves by the day answers alike twice.
 
     >>> today()
     datetime.date(2019, 1, 1)
     """
-    return datetime.date(2019, 1, 1) + datetime.timedelta(days=next(_DAYS))
+    return datetime.date(2026, 12, 7)
+
+
+def tick(start: int) -> int:
+    """A counter from ``start``.
+
+    >>> tick(10)
+    10
+    """
+    return start + next(_TICKS)
 
 
 def half(x: float) -> float:
@@ -60,9 +69,10 @@ def test_half():
 async def test_a_value_that_changes_each_call_is_not_compared(tmp_path: Path) -> None:
     report = await converted_with_tests(tmp_path, "clock_lite", MODULE, TESTS)
     tools = {t.target.rpartition(":")[2]: t for t in report.tools}
-    today = tools["today"]
-    assert today.status == "passed" and today.evidence is not None
-    assert (today.evidence.check, today.evidence.expected) == ("no-error", None)
+    for varying in ("today", "tick"):  # a call given nothing that answers a date; a counter
+        tool = tools[varying]
+        assert tool.status == "passed" and tool.evidence is not None, tool.error
+        assert (tool.evidence.check, tool.evidence.expected) == ("no-error", None)
     # a steady answer is compared: the docstring's 1.4 is wrong, the test's 0.5 proves it
     half = tools["half"]
     assert half.evidence is not None and half.evidence.check == "expected-value"
