@@ -25,7 +25,7 @@ from metaserver.agents.design.ranking import (
     select,
     shallowest,
 )
-from metaserver.agents.design.synthesis import synthesise_example, value_for_parameter
+from metaserver.agents.design.synthesis import held_names, synthesise_example, value_for_parameter
 from metaserver.agents.design.typed import (
     built_parameters,
     documented_receiver,
@@ -413,13 +413,7 @@ def _held_receiver(candidate: Candidate, call: UsageCall) -> str | None:
     receiver takes it (its schema offers ``{"attribute": NAME}``); else None."""
     if candidate.kind != "method" or call.held is None or not candidate.parameters:
         return None
-    schema = candidate.parameters[0].json_schema
-    arms = schema.get("anyOf", [schema]) if isinstance(schema, dict) else []
-    for arm in arms:
-        offered = arm.get("properties", {}).get("attribute", {}) if isinstance(arm, dict) else {}
-        if isinstance(offered, dict) and call.held in (offered.get("enum") or []):
-            return call.held
-    return None
+    return call.held if call.held in held_names(candidate.parameters[0].json_schema) else None
 
 
 def _bind(

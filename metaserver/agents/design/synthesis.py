@@ -132,14 +132,21 @@ def value_for(
 def _held_instance(schema: dict[str, JSON]) -> JSON:
     """``{"attribute": NAME}`` for the first instance the class holds (``Geodesic.WGS84``)
     that the schema offers (probe/schemas.with_attributes), else None."""
-    arms = schema.get("anyOf")
+    names = held_names(schema)
+    return {"attribute": names[0]} if names else None
+
+
+def held_names(schema: JSON) -> list[str]:
+    """The names of the instances a class or a module holds that a schema offers as
+    ``{"attribute": NAME}`` (probe/schemas.with_attributes), in its order."""
+    arms = schema.get("anyOf") if isinstance(schema, dict) else None
     for arm in arms if isinstance(arms, list) else []:
         properties = arm.get("properties") if isinstance(arm, dict) else None
         attribute = properties.get("attribute") if isinstance(properties, dict) else None
         names = attribute.get("enum") if isinstance(attribute, dict) else None
-        if isinstance(names, list) and names and isinstance(names[0], str):
-            return {"attribute": names[0]}
-    return None
+        if isinstance(names, list) and names:
+            return [name for name in names if isinstance(name, str)]
+    return []
 
 
 def _by_name(name: str) -> JSON:

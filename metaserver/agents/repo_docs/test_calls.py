@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import os
 from collections.abc import Iterator
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import NamedTuple
 
 from metaserver.agents.repo_docs.result_reads import peel
@@ -86,6 +87,19 @@ def is_test_file(relative: PurePath) -> bool:
         or name in ("test.py", "tests.py")
         or relative.suffix == ".doctest"
     )
+
+
+_SKIPPED_DIRS = {"node_modules", "site-packages", "build", "dist", "__pycache__"}
+
+
+def suite_files(root: Path) -> Iterator[Path]:
+    """The suite's Python files under ``root`` (``is_test_file``), in a stable order."""
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRS)
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.endswith(".py") and is_test_file(path.relative_to(root)):
+                yield path
 
 
 def asserted_pairs(tree: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:

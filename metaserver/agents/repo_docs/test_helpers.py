@@ -18,16 +18,14 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
-import os
 from pathlib import Path
 
-from metaserver.agents.repo_docs.test_calls import function_name, is_test_file
+from metaserver.agents.repo_docs.test_calls import function_name, suite_files
 
 __all__ = ["Helpers", "assertion_helpers", "inline_helpers"]
 
 MAX_FILES = 400
 MAX_FILE_BYTES = 400_000
-_SKIPPED_DIRS = {"node_modules", "site-packages", "build", "dist", "__pycache__"}
 _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 Helpers = dict[str, ast.FunctionDef]
@@ -37,7 +35,7 @@ def assertion_helpers(root: Path) -> Helpers:
     """The suite's assertion helpers by name; a name two files define differently is none."""
     found: Helpers = {}
     clashing: set[str] = set()
-    for path in itertools.islice(_suite_files(root), MAX_FILES):
+    for path in itertools.islice(suite_files(root), MAX_FILES):
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 continue
@@ -61,17 +59,6 @@ def inline_helpers(tree: ast.Module, helpers: Helpers) -> ast.Module:
     rewritten = _Inlined(helpers).visit(tree)
     assert isinstance(rewritten, ast.Module)
     return ast.fix_missing_locations(rewritten)
-
-
-def _suite_files(root: Path) -> list[Path]:
-    found: list[Path] = []
-    for folder, folders, files in os.walk(root):
-        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRS)
-        for name in sorted(files):
-            path = Path(folder) / name
-            if name.endswith(".py") and is_test_file(path.relative_to(root)):
-                found.append(path)
-    return found
 
 
 def _is_helper(node: ast.FunctionDef) -> bool:

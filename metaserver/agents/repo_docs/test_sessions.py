@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import ast
 import copy
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from metaserver.agents.repo_docs.moments import datetime_names, shown_moment
 from metaserver.agents.repo_docs.patched import patched_nodes
-from metaserver.agents.repo_docs.test_calls import asserted_pairs, inline_literals, is_test_file
+from metaserver.agents.repo_docs.test_calls import asserted_pairs, inline_literals, suite_files
 from metaserver.agents.repo_docs.test_helpers import Helpers, assertion_helpers, inline_helpers
 from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.probe.fold import literal_value
@@ -42,7 +41,6 @@ MAX_SHOWN = 2_000
 """Characters of one shown value at most (its repr)."""
 
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
-_SKIPPED_DIRS = {"node_modules", "site-packages", "build", "dist", "__pycache__"}
 _RAISING = {"raises", "assertRaises", "assertRaisesRegex", "warns", "deprecated_call"}
 
 
@@ -55,7 +53,7 @@ def suite_sessions(root: Path, guides: list[str] | None = None) -> list[str]:
     texts: list[str] = []
     size = 0
     helpers = assertion_helpers(root)
-    for source in _ranked(_test_files(root), _called_names(guides or [])):
+    for source in _ranked(suite_files(root), _called_names(guides or [])):
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -94,15 +92,6 @@ def _ranked(paths: Iterator[Path], called: set[str]) -> list[str]:
         named = len(called & set(_WORD.findall(source))) if called else 0
         read.append((-named, place, path, source))
     return [source for _, _, _, source in sorted(read, key=lambda r: r[:2])]
-
-
-def _test_files(root: Path) -> Iterator[Path]:
-    for folder, folders, files in os.walk(root):
-        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRS)
-        for name in sorted(files):
-            path = Path(folder) / name
-            if name.endswith(".py") and is_test_file(path.relative_to(root)):
-                yield path
 
 
 def _file_sessions(tree: ast.Module, helpers: Helpers) -> Iterator[str]:

@@ -8,7 +8,6 @@ published (ARCHITECTURE.md decision 5).
 from __future__ import annotations
 
 import asyncio
-import datetime
 import json
 import logging
 import re
@@ -28,6 +27,7 @@ from metaserver.agents.validate.classify import classify
 from metaserver.agents.validate.compare import (
     attribute_of,
     ellipsis_match,
+    iso_moment,
     item_of,
     matches,
     normalise,
@@ -47,6 +47,7 @@ from metaserver.agents.validate.protocol import documents_problems, listing_prob
 from metaserver.agents.validate.result_reads import read_result
 from metaserver.agents.validate.sessions import SessionError, replay_session
 from metaserver.agents.validate.tables import table_differences
+from metaserver.agents.validate.text_forms import plain_reprs
 from metaserver.agents.validate.tutorial_budget import TutorialClock, runs_of
 from metaserver.agents.validate.watch import calling
 from metaserver.children.launch import error_text, result_value, server_command, stdio_transport
@@ -393,9 +394,7 @@ async def _check(
     if not read:
         # The result carries no such attribute (an array travels as its list, which has no
         # ``shape``): the call ran, and that is all this example can prove.
-        evidence.check, evidence.expected, evidence.attribute = "no-error", None, None
-        evidence.reads, evidence.tolerance = [], None
-        return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
+        return _ran(spec, evidence)
     if differences:
         return _verdict(
             spec,
@@ -417,11 +416,7 @@ async def _check(
         ):
             # What changes from run to run (``today()``, a clock, an unseeded draw) is not
             # compared: the call ran, and that is all a value shown once can prove of it.
-            evidence.check, evidence.expected, evidence.attribute = "no-error", None, None
-            evidence.reads, evidence.tolerance, evidence.part = [], None, None
-            return ToolEvidence(
-                name=spec.name, target=spec.target, status="passed", evidence=evidence
-            )
+            return _ran(spec, evidence)
         return _verdict(
             spec,
             evidence,
@@ -432,6 +427,13 @@ async def _check(
             if text_of_itself(example, evidence.result)
             else "api_inference_error",
         )
+    return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
+
+
+def _ran(spec: ToolSpec, evidence: Evidence) -> ToolEvidence:
+    """Passed by ``no-error``: the call ran, and the value it was shown with says no more."""
+    evidence.check, evidence.expected, evidence.attribute = "no-error", None, None
+    evidence.reads, evidence.tolerance, evidence.part = [], None, None
     return ToolEvidence(name=spec.name, target=spec.target, status="passed", evidence=evidence)
 
 
@@ -452,26 +454,17 @@ def _reads_the_clock(evidence: Evidence) -> bool:
     the day the docs were written is long past."""
     if any(value is not None for value in evidence.arguments.values()):
         return False
-    if not isinstance(evidence.result, str):
-        return False
-    for kind in (datetime.datetime, datetime.date, datetime.time):
-        try:
-            kind.fromisoformat(evidence.result)
-        except ValueError:
-            continue
-        return True
-    return False
+    return isinstance(evidence.result, str) and iso_moment(evidence.result) is not None
 
 
 _HANDLE_ID = re.compile(r'"handle": "[^"]*"')
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 
 
 def _steady(value: JSON) -> str:
     """An answer's text without what differs between two calls of the same value: a
     handle's id (a new one each call) and an object's address in a repr."""
     text = json.dumps(value, sort_keys=True, default=str)
-    return _ADDRESS.sub("0x", _HANDLE_ID.sub('"handle": ""', text))
+    return plain_reprs(_HANDLE_ID.sub('"handle": ""', text))
 
 
 def _check_notebook(spec: ToolSpec, evidence: Evidence) -> ToolEvidence:

@@ -159,13 +159,9 @@ def _moment_attribute(result: JSON, attribute: str) -> tuple[bool, JSON]:
     or of a timedelta that travels as its seconds (``span.days``): text and numbers have
     no such attribute, so a source that read one read it of such a value."""
     if isinstance(result, str) and attribute in _MOMENT_FIELDS:
-        for kind in (datetime.datetime, datetime.date, datetime.time):
-            try:
-                moment = kind.fromisoformat(result)
-            except ValueError:
-                continue
-            if hasattr(moment, attribute):
-                return True, getattr(moment, attribute)
+        moment = iso_moment(result)
+        if moment is not None and hasattr(moment, attribute):
+            return True, getattr(moment, attribute)
     if type(result) in (int, float) and attribute in _DURATION_FIELDS:
         try:
             span = datetime.timedelta(seconds=result)
@@ -262,12 +258,18 @@ def _spaced(text: str) -> str:
 def _same_moment(got: str, shown: str) -> bool:
     """A date, time or datetime that travels as ISO text (``2014-01-01T12:30:00+00:00``)
     against the ``str`` a page printed of it (``2014-01-01 12:30:00+00:00``)."""
+    moment = iso_moment(got)
+    return moment is not None and moment == iso_moment(shown.strip())
+
+
+def iso_moment(text: str) -> datetime.date | datetime.time | None:
+    """The datetime, date or time an ISO text is (a date as its midnight), or None."""
     for kind in (datetime.datetime, datetime.date, datetime.time):
         try:
-            return kind.fromisoformat(got) == kind.fromisoformat(shown.strip())
+            return kind.fromisoformat(text)
         except (ValueError, TypeError):
             continue
-    return False
+    return None
 
 
 def _matches_repr(result: JSON, text: str) -> bool:
