@@ -17,13 +17,15 @@ too. Its only writable directory, and its ``HOME``, is ``work/`` of its version 
 from __future__ import annotations
 
 from pathlib import Path
-
-from fastmcp.client.transports import ClientTransport, StreamableHttpTransport
+from typing import TYPE_CHECKING
 
 from metaserver.children.launch import server_command, stdio_transport
 from metaserver.exceptions import SandboxError
 from metaserver.registry.records import Endpoint, ServerRecord
 from metaserver.sandbox import Command, Policy, Sandbox
+
+if TYPE_CHECKING:
+    from fastmcp.client.transports import ClientTransport
 
 __all__ = ["added_command", "command_files", "command_for", "transport_for"]
 
@@ -58,6 +60,8 @@ def transport_for(
     command = command_for(record, sandbox, timeout)
     if command is not None:
         return stdio_transport(command, keep_alive=keep_alive)
+    from fastmcp.client.transports import StreamableHttpTransport  # on first use (launch.py)
+
     endpoint = record.endpoint
     assert endpoint is not None and endpoint.url is not None
     headers = {key: value.get_secret_value() for key, value in endpoint.headers.items()}

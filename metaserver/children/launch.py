@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
-
-from fastmcp.client.transports import StdioTransport
+from typing import TYPE_CHECKING, Any
 
 from metaserver.contracts import PTH_NAME
 from metaserver.sandbox import Command, Policy, Sandbox
+
+if TYPE_CHECKING:
+    from fastmcp.client.transports import StdioTransport
 
 SERVER_ALIAS = Path("/server")
 VENV_ALIAS = Path("/venv")
@@ -83,6 +84,11 @@ def workspace_paths(venv: Path) -> list[Path]:
 
 def stdio_transport(command: Command, keep_alive: bool = True) -> StdioTransport:
     """A FastMCP stdio transport for ``command`` (the child starts on first use)."""
+    # FastMCP's client is imported on first use: a meta-server reaches its stdio children
+    # through its own pipe (children/pipe.py), and the client's import (with its key-value
+    # stores) was a quarter of a start (docs/ARCHITECTURE.md, decision 33).
+    from fastmcp.client.transports import StdioTransport
+
     command.cwd.mkdir(parents=True, exist_ok=True)
     return StdioTransport(
         command=command.argv[0],

@@ -38,11 +38,9 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types
-from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
 from mcp import MCPError
 
 from metaserver.children.connect import command_for, transport_for
@@ -54,6 +52,11 @@ from metaserver.registry.records import ServerRecord, split_ref
 from metaserver.registry.store import Registry
 from metaserver.sandbox import Sandbox, get_sandbox
 from metaserver.settings import Settings
+
+if TYPE_CHECKING:
+    # FastMCP's client reaches only added HTTP servers (stdio children have their pipe): it
+    # is imported when one is started, not with the meta-server (children/launch.py).
+    from fastmcp import Client
 
 logger = logging.getLogger(__name__)
 _Result = TypeVar("_Result", mcp_types.ReadResourceResult, mcp_types.GetPromptResult)
@@ -117,6 +120,8 @@ class _Child:
         if self.pipe is not None:
             return self.pipe.is_dead()
         assert self.client is not None
+        from fastmcp.client.transports import StdioTransport
+
         transport = self.client.transport
         if not isinstance(transport, StdioTransport):
             # An added HTTP server: no process of ours; the session is what can be lost.
@@ -657,6 +662,8 @@ class ChildPool:
                 raise
             logger.info("started server %s", record.ref)
             return _Child(record=record, pipe=pipe, lease=lease)
+        from fastmcp import Client
+
         transport = transport_for(record, None, start)
         client: Client[Any] = Client(
             transport, mode="legacy", init_timeout=settings.timeouts.server_start

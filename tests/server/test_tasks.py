@@ -8,7 +8,10 @@ working, finishing, failing and being cancelled; the real pipeline runs as a tas
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
+import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -207,3 +210,56 @@ async def test_tasks_are_served_over_http_behind_the_token(
         assert (await task.wait(timeout=10)).status == "completed"
         assert (await task.result()).data["server"] == "beta"
         assert (await client.call_tool("beta_add", {"a": 1, "b": 1})).data == 2
+
+
+_IMPORTS_SEEN = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import Path
+
+    sys.path.insert(0, sys.argv[1])
+    from fake_children import fast_settings, register_fake
+    from metaserver.server.app import build_server
+
+    ENGINE = ("fastmcp_tasks", "docket", "redis")
+    seen = {}
+    settings = fast_settings(Path(sys.argv[2]))
+    register_fake(settings, "alpha")
+    server = build_server(settings)
+    seen["built"] = [m for m in (*ENGINE, "fastmcp.client.client") if m in sys.modules]
+
+    from fastmcp import Client
+
+    async def main():
+        async with Client(server) as client:
+            await client.list_tools()
+            assert (await client.call_tool("alpha_add", {"a": 2, "b": 3})).data == 5
+            await client.call_tool("list_servers", {})
+            seen["served"] = [m for m in ENGINE if m in sys.modules]
+            missing = str(Path(sys.argv[2]) / "no-such-repository")
+            await client.call_tool("convert_repo", {"source": missing}, raise_on_error=False)
+            seen["converted"] = [m for m in ENGINE if m in sys.modules]
+
+    asyncio.run(main())
+    print(json.dumps(seen))
+    """
+)
+
+
+def test_the_task_engine_is_imported_when_a_task_capable_tool_is_first_called(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: neither the task engine (docket, redis) nor FastMCP's client is imported by
+    a meta-server that lists and calls tools; convert_repo brings the engine up."""
+    tests = Path(__file__).resolve().parent.parent
+    run = subprocess.run(
+        [sys.executable, "-c", _IMPORTS_SEEN, str(tests), str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    assert seen["built"] == [] and seen["served"] == []
+    assert seen["converted"] == ["fastmcp_tasks", "docket", "redis"]
