@@ -48,6 +48,7 @@ from .examples import (
     held_value,
     hold_names,
     shown_first,
+    stated_line,
 )
 from .guide_signatures import guide_signature
 from .guides import variable_class
@@ -159,9 +160,10 @@ def value_examples(func, module, doc, signature, exposed, package, guide=False):
         if len(found) >= MAX_EXAMPLES:
             break
         source = example.source.strip()
-        shown = held_name(statement, held)
+        stated, shown_example = stated_line(statement, example)
+        shown = held_name(stated, held)
         if shown is not None:  # ``line1, line2 = export_tle(sat)`` before, and now ``line1``
-            _show(*shown, example)
+            _show(*shown, shown_example)
             continue
         for name in changed_names(statement):
             held.pop(name, None)

@@ -9,6 +9,7 @@ arguments by parameter name, its wrapper, and, when shown, its expected value
 
 import ast
 import copy
+import doctest
 import functools
 import re
 import sys
@@ -293,7 +294,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
             literals.note(statement)  # ``from pkg.testing import data_path``: data_paths.py
             imports.update((a.asname or a.name).partition(".")[0] for a in statement.names)
             continue
-        shown_name = held_name(statement, held)
+        stated, shown_example = stated_line(statement, example)
+        shown_name = held_name(stated, held)
         for name in _assigned(statement) | changed_names(statement):
             held.pop(name, None)
         variables |= _assigned(statement)
@@ -302,7 +304,7 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
             item, part, attribute, printed = shown_name
             if id(item) in unseeded:
                 continue  # the docs' numbers were other ones: what it showed is no value
-            shown = held_value(item["arguments"], printed, example)
+            shown = held_value(item["arguments"], printed, shown_example)
             if shown is not None and shown["has_expected"] and not item["has_expected"]:
                 item.update(shown, part=part, attribute=attribute)
             continue
@@ -404,6 +406,33 @@ def hold_names(target, item, held):
             held[element.id] = (item, place)
 
 
+def stated_line(statement, example):
+    """A line that compares a value with a literal and shows ``True`` (``>>> aero.shape ==
+    (512, 512)``, a doctest's way to assert) as the line that shows that value, with the
+    literal as its output; any other line as it is."""
+    node = statement.value if isinstance(statement, ast.Expr) else None
+    if (
+        not isinstance(node, ast.Compare)
+        or len(node.ops) != 1
+        or not isinstance(node.ops[0], ast.Eq)
+        or example.want.strip() != "True"
+    ):
+        return statement, example
+    for shown, literal in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+        try:
+            ast.literal_eval(literal)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        line = ast.Expr(value=shown)
+        return line, doctest.Example(example.source, ast.unparse(literal) + "\n")
+    return statement, example
+
+
+_ITEM_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
+"""What validation reads of an unpacked item itself: an array's, from the list it travels as
+(``compare.attribute_of``); other attributes are a handle's ``fields``, of the whole result."""
+
+
 def held_name(statement, held):
     """What a line that shows a held name alone (``cA``), or a public attribute of a held
     result (``fit.nobs``), or prints either (``print(r)``), shows the value of: (example,
@@ -419,7 +448,7 @@ def held_name(statement, held):
     if not isinstance(node, ast.Name) or node.id not in held:
         return None
     item, part = held[node.id]
-    if attribute is not None and part is not None:
+    if attribute is not None and part is not None and attribute not in _ITEM_ATTRIBUTES:
         return None  # an attribute of one unpacked item: no value the tool returns
     return item, part, attribute, argument is not None
 

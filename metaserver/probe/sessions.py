@@ -24,7 +24,14 @@ from .assign import assignment, set_up
 from .built_arguments import object_arguments, unpacked_names
 from .built_objects import MAX_STEPS, bound_objects, changed, passed
 from .doctest_lines import MAX_EXAMPLES, literal_arguments, unwrapped
-from .examples import example_item, held_name, held_value, note_arrays, shown_first
+from .examples import (
+    example_item,
+    held_name,
+    held_value,
+    note_arrays,
+    shown_first,
+    stated_line,
+)
 from .guide_signatures import guide_signature
 from .held import held_arguments, held_by_name, written_name
 from .readers import reads_only_arguments
@@ -240,7 +247,9 @@ def _show_pending(statement, example, pending):
     """Whether the line shows a name that holds an example's result: then its output is
     that example's expected value (of the item at its place, or of the attribute it reads:
     ``res = model.fit(y)`` then ``res.nobs``), unless it has one. A line that binds or may
-    change such a name ends what it holds."""
+    change such a name ends what it holds. ``sst.shape == (264,)`` shown ``True`` shows
+    ``sst.shape`` as that literal (``examples.stated_line``)."""
+    statement, example = stated_line(statement, example)
     held = held_name(statement, pending)
     if held is not None:
         item, part, attribute, printed = held

@@ -41,6 +41,9 @@ HANDLE_KEYS = frozenset({"handle", "type", "repr", "text", "fields"})
 """The keys of a handle descriptor (``text`` only when its ``str`` differs from its repr;
 ``fields`` only for a tool whose documentation reads attributes of its result: call.py)."""
 PREVIEW_CHARS = 1000
+HEAD_LEAVES = 256
+"""About how many leading items of an array too large to answer its notice's ``head`` holds
+(the same count along each axis: 256 of a vector, 16 x 16 of an image)."""
 
 _SEQUENCES = (list, tuple, collections.deque, KeysView, ValuesView, ItemsView)
 _MAPPINGS = (dict, types.MappingProxyType, collections.ChainMap)
@@ -236,6 +239,9 @@ def cap_result(value: Any, max_bytes: int, *, preview_chars: int = PREVIEW_CHARS
     gives its ``shape`` (a rectangular list's): what a client asks for less of, and what a
     test that asserts ``img.get_fdata().shape`` compares. A list's, a text's or a byte
     string's notice gives its ``length`` (items, characters, bytes: ``len(ds.PixelData)``).
+    An array's notice gives its ``head`` too: its leading block, the first items along each
+    axis, as numpy prints an array's corner; a test that asserts ``aero[:3, :3]`` reads it
+    there (the text preview cuts a 512-wide image inside its first row).
     """
     text = dumps_compact(value)
     size = len(text.encode("utf-8"))
@@ -245,10 +251,27 @@ def cap_result(value: Any, max_bytes: int, *, preview_chars: int = PREVIEW_CHARS
     shape = list_shape(value)
     if shape is not None:
         notice["shape"] = shape
+        head = _head(value, shape)
+        if head is not None and len(dumps_compact(head).encode("utf-8")) <= max_bytes // 4:
+            notice["head"] = head
     length = json_length(value)
     if length is not None:
         notice["length"] = length
     return notice
+
+
+def _head(value: list[Any], shape: list[int]) -> list[Any] | None:
+    """The leading block of the rectangular list ``value``: the same number of items along
+    each axis (fewer where an axis is shorter), about ``HEAD_LEAVES`` in all."""
+    if not shape or 0 in shape:
+        return None
+    side = max(2, int(HEAD_LEAVES ** (1 / len(shape))))
+
+    def block(items: list[Any], depth: int) -> list[Any]:
+        kept = items[:side]
+        return kept if depth + 1 == len(shape) else [block(item, depth + 1) for item in kept]
+
+    return block(value, 0)
 
 
 def json_length(value: Any) -> int | None:

@@ -86,6 +86,40 @@ def test_an_attribute_shown_of_a_held_result_is_that_attributes_value() -> None:
     assert all("line" not in e for e in found)
 
 
+def pair(n: int) -> tuple[list[float], list[float]]:
+    """Times and readings.
+
+    >>> first = pair(3)
+    >>> first.shape == (9, 9)
+    False
+    >>> first.shape == (2, 3)
+    True
+    >>> times, values = pair(4)
+    >>> (4,) == values.shape
+    True
+    >>> low, high = pair(5)
+    >>> low.name == "t"
+    True
+    >>> other = pair(6)
+    >>> other.shape == first.shape
+    True
+    """
+    return [], []
+
+
+def test_a_comparison_shown_true_shows_the_compared_value() -> None:
+    """``>>> sst.shape == (264,)`` then ``True``, a doctest's assertion, shows ``sst.shape``;
+    an array's shape is read of an unpacked item too (what the item travels as holds it)."""
+    found = examples_for(pair, {"pair"}, inspect.getdoc(pair), inspect.signature(pair), {"n"})
+    proven = [(e["arguments"], e["expected"], e.get("part"), e.get("attribute")) for e in found]
+    assert proven == [
+        ({"n": 3}, [2, 3], None, "shape"),  # ``False`` shows nothing; the next line does
+        ({"n": 4}, [4], 1, "shape"),
+        ({"n": 5}, None, None, None),  # an unpacked item's own attribute: not returned
+        ({"n": 6}, None, None, None),  # compared with no literal
+    ]
+
+
 def propagate(jd: list[float]) -> tuple[list[int], list[float]]:
     """Errors and positions.
 

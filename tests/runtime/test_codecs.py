@@ -319,6 +319,21 @@ def test_cap_result() -> None:
     assert "length" not in cap_result({"a": "b" * 2000}, 1000)
 
 
+def test_an_arrays_notice_gives_its_leading_block() -> None:
+    """An image too large to answer: the notice holds its corner, as numpy prints one, so a
+    test's ``aero[:3, :3]`` can be read (the text preview cuts inside the first row)."""
+    image = [[row * 1000 + column for column in range(512)] for row in range(512)]
+    notice = cap_result(image, 100_000)
+    assert notice["shape"] == [512, 512]
+    assert notice["head"] == [row[:16] for row in image[:16]]
+    assert notice["head"][2][:3] == [2000, 2001, 2002]
+    signal = [float(i) for i in range(100_000)]
+    assert cap_result(signal, 10_000)["head"] == signal[:256]
+    # A block too large beside the answer's cap is left out (the shape still says the size).
+    assert "head" not in cap_result(image, 2_000)
+    assert "head" not in cap_result([[0.5] * 900, [0.5]], 1000)  # ragged: no array
+
+
 def test_non_finite_floats_never_reach_json() -> None:
     out = to_json({"x": [math.nan, -math.inf]}, HandleTable())
     assert dumps(out) == '{"x": ["nan", "-inf"]}'

@@ -40,6 +40,8 @@ def _apply(value: JSON, read: ResultRead) -> JSON:
         raise _NotRead
     if read.op == "index":
         if read.via is None:
+            if isinstance(value, dict) and value.get("truncated") is True:
+                return _index_head(value, list(read.keys))
             return _index(value, list(read.keys))
         return _cell(value, list(read.keys), by_label=read.via == "loc")
     if read.op == "round":
@@ -82,6 +84,52 @@ def _index(value: JSON, keys: list[JSON]) -> JSON:
             raise _NotRead
         return _index(value[key], rest)
     raise _NotRead
+
+
+def _index_head(notice: dict[str, JSON], keys: list[JSON]) -> JSON:
+    """numpy's ``a[k0, k1, ...]`` on an array too large to answer, read from the leading
+    block its notice gives (``runtime/codecs.cap_result``): only where every position the
+    keys select, on every axis, lies inside that block (a key past it, or an axis the keys
+    leave whole that the block cuts, is not read)."""
+    shape, head = notice.get("shape"), notice.get("head")
+    if not isinstance(shape, list) or not isinstance(head, list) or len(keys) > len(shape):
+        raise _NotRead
+    sides = list_shape(head)
+    if sides is None or len(sides) != len(shape) or not all(type(d) is int for d in shape):
+        raise _NotRead
+    picks: list[int | range] = []
+    for axis, (size, side) in enumerate(zip(shape, sides, strict=True)):
+        assert isinstance(size, int)
+        positions = range(size)
+        if axis >= len(keys):
+            if side != size:
+                raise _NotRead
+            picks.append(positions)
+            continue
+        key = keys[axis]
+        if isinstance(key, dict):
+            chosen = positions[_slice(key)]  # a range: its ends bound every position
+            if chosen and max(chosen[0], chosen[-1]) >= side:
+                raise _NotRead
+            picks.append(chosen)
+        else:
+            if isinstance(key, bool) or not isinstance(key, int) or not -size <= key < size:
+                raise _NotRead
+            if positions[key] >= side:
+                raise _NotRead
+            picks.append(positions[key])
+    return _pick(head, picks)
+
+
+def _pick(block: JSON, picks: list[int | range]) -> JSON:
+    """``block`` indexed by one position or a range of positions per axis."""
+    if not picks:
+        return block
+    assert isinstance(block, list)
+    pick, rest = picks[0], picks[1:]
+    if isinstance(pick, int):
+        return _pick(block[pick], rest)
+    return [_pick(block[position], rest) for position in pick]
 
 
 def _cell(value: JSON, keys: list[JSON], *, by_label: bool) -> JSON:

@@ -33,6 +33,27 @@ def test_arrays_are_sliced_per_dimension() -> None:
     assert read_result({**notice, "shape": None}, [ResultRead(op="shape")]) == (False, None)
 
 
+def test_an_index_of_an_array_too_large_to_answer_is_read_from_its_notices_head() -> None:
+    image = [[row * 1000 + column for column in range(512)] for row in range(512)]
+    notice: JSON = {"truncated": True, "bytes": 10**6, "preview": "[[0,", "shape": [512, 512]}
+    notice["head"] = [row[:16] for row in image[:16]]
+    corner = {"slice": [None, 3, None]}
+    assert read_result(notice, [_index(corner, corner)]) == (True, [r[:3] for r in image[:3]])
+    assert read_result(notice, [_index(2, 15)]) == (True, 2015)
+    every_other = {"slice": [0, 8, 2]}
+    assert read_result(notice, [_index(every_other, 1)]) == (True, [1, 2001, 4001, 6001])
+    # What lies past the block is not read: a later row, the last one, a whole row.
+    assert read_result(notice, [_index(16, 0)]) == (False, None)
+    assert read_result(notice, [_index(-1, 0)]) == (False, None)
+    assert read_result(notice, [_index(0)]) == (False, None)
+    assert read_result(notice, [_index({"slice": [None, None, None]}, 0)]) == (False, None)
+    assert read_result({**notice, "head": None}, [_index(0, 0)]) == (False, None)
+    # A vector the block holds whole along its one axis: an item from either end.
+    short: JSON = {"truncated": True, "bytes": 9000, "preview": "", "shape": [3, 600]}
+    short["head"] = [[1, 2], [3, 4], [5, 6]]
+    assert read_result(short, [_index(-1, 1)]) == (True, 6)
+
+
 def test_a_byte_strings_length_is_its_bytes_told_whole_or_by_its_notice() -> None:
     length = [ResultRead(op="len")]
     assert read_result({"base64": "AAECAwQ="}, length) == (True, 5)
