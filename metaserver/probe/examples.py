@@ -317,7 +317,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
                     unseeded.add(id(item))
                 found.append(item)
             continue
-        shown, text, want = shown_as_text(statement.value, example.want)  # ``str(f(2))``
+        # ``str(f(2))``; ``f(2) == 4`` shown True as ``f(2)`` showing 4 (stated_line)
+        shown, text, want = shown_as_text(stated.value, shown_example.want)
         match = call_in(shown, names)
         if match is None:
             continue
@@ -335,7 +336,7 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         if item is None:
             continue
         note_arrays(item, inlined, signature)
-        if item["has_expected"]:
+        if item["has_expected"] and stated is statement:  # the line, run as written, shows it
             item["line"] = example.source.strip()
         found.append(item)
     found.sort(key=shown_first)

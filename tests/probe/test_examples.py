@@ -103,6 +103,8 @@ def pair(n: int) -> tuple[list[float], list[float]]:
     >>> other = pair(6)
     >>> other.shape == first.shape
     True
+    >>> pair(7) == ([1.0], [2.0])
+    True
     """
     return [], []
 
@@ -115,9 +117,12 @@ def test_a_comparison_shown_true_shows_the_compared_value() -> None:
     assert proven == [
         ({"n": 3}, [2, 3], None, "shape"),  # ``False`` shows nothing; the next line does
         ({"n": 4}, [4], 1, "shape"),
+        ({"n": 7}, [[1.0], [2.0]], None, None),  # shown first: it shows a value
         ({"n": 5}, None, None, None),  # an unpacked item's own attribute: not returned
         ({"n": 6}, None, None, None),  # compared with no literal
     ]
+    # Never the repository's line: run as written, it shows True, not the value.
+    assert all("line" not in e for e in found)
 
 
 def propagate(jd: list[float]) -> tuple[list[int], list[float]]:
