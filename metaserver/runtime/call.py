@@ -10,7 +10,7 @@ import contextlib
 import importlib
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .codecs import cap_result, from_json, to_json
@@ -74,7 +74,9 @@ def invoke(
     # then reads it as a (broken, or forged) JSON-RPC message.
     try:
         with printed() as text:
-            result = _invoke(func, positional, arguments, handles, max_bytes, codecs or {}, keep)
+            result = _invoke(
+                func, positional, arguments, handles, max_bytes, codecs or {}, keep, shows or []
+            )
             result = with_fields(result, shows or [], handles, max_bytes)
     finally:  # a thread's print between two calls: out now, while descriptor 1 is stderr
         with contextlib.suppress(Exception):
@@ -93,6 +95,7 @@ def _invoke(
     max_bytes: int,
     codecs: dict[str, str],
     keep: bool | str,
+    shows: list[str],
 ) -> Any:
     decoded = {
         name: _decoded(name, value, positional, handles, codecs)
@@ -107,7 +110,30 @@ def _invoke(
             return handles.put(result)
     elif keep and (not isinstance(func, type) or isinstance(result, func)):
         return handles.put(result)
+    if _read_as_object(result, shows):
+        return handles.put(result)
     return cap_result(to_json(result, handles), max_bytes)
+
+
+def _read_as_object(result: Any, shows: list[str]) -> bool:
+    """Whether the documentation reads ``result``, a mapping, as an object: an attribute
+    that is no key of it and no method (``ds = dcmread(path)`` then ``ds.PatientName``, of
+    a mapping of raw elements). Then it is kept as a handle, whose ``fields`` carry what
+    was read, rather than answered as its items, where no such value is."""
+    if not shows or not isinstance(result, Mapping):
+        return False
+    for name in shows:
+        if not name.isidentifier() or name.startswith("_"):
+            continue
+        try:
+            if name in result:  # a key read as an attribute (a Bunch's ``data.target``)
+                continue
+            value = getattr(result, name)
+        except Exception:  # a key type that refuses a text, a property that raises
+            continue
+        if not callable(value):
+            return True
+    return False
 
 
 def _decoded(

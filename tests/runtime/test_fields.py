@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 
 from metaserver.runtime import HandleTable, invoke
 from metaserver.runtime.fields import with_fields
@@ -58,3 +59,52 @@ def test_a_field_too_large_comes_back_as_a_notice() -> None:
     shown = with_fields(kept, ["params", "nobs"], handles, 10_000_000)
     assert shown["fields"]["params"]["truncated"] is True
     assert shown["fields"]["nobs"] == 10
+
+
+class Record(Mapping[int, str]):
+    """A mapping of raw elements by number whose documentation reads named attributes."""
+
+    def __init__(self, name: str) -> None:
+        self._elements = {0x100010: name}
+
+    def __getitem__(self, key: int) -> str:
+        return self._elements[key]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._elements)
+
+    def __len__(self) -> int:
+        return len(self._elements)
+
+    @property
+    def PatientName(self) -> str:  # named as the library names it
+        return self._elements[0x100010]
+
+
+def load(name: str) -> Record:
+    return Record(name)
+
+
+class Bunch(dict[str, list[int]]):
+    """A dict whose keys are also read as attributes (``data.target``)."""
+
+    def __getattr__(self, name: str) -> list[int]:
+        return self[name]
+
+
+def dataset() -> Bunch:
+    return Bunch(target=[1, 2])
+
+
+def test_a_mapping_its_docs_read_attributes_of_is_kept_as_an_object() -> None:
+    """``ds = dcmread(path)`` then ``ds.PatientName``: a mapping of raw elements answered as
+    its items has no such value; kept as a handle, its fields carry it."""
+    handles = HandleTable()
+    read = invoke(load, ["name"], {"name": "Doe^John"}, handles, shows=["PatientName"])
+    assert read["fields"] == {"PatientName": "Doe^John"}
+    assert isinstance(handles.get(read["handle"]), Record)
+    # Read for no attribute, or for a method: its items, as before.
+    assert invoke(load, ["name"], {"name": "Doe"}, handles) == {"1048592": "Doe"}
+    assert invoke(load, ["name"], {"name": "Doe"}, handles, shows=["keys"]) == {"1048592": "Doe"}
+    # A key read as an attribute is still an item of the answer (compare.attribute_of).
+    assert invoke(dataset, [], {}, handles, shows=["target"]) == {"target": [1, 2]}
