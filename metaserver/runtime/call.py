@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import itertools
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -18,6 +19,9 @@ from .decode import decode
 from .fields import with_fields
 from .handles import HandleTable
 from .printed import printed
+
+_MAX_KEYS = 10_000
+"""The keys a mapping's answer lists at most (``to_json``'s ``max_items``)."""
 
 __all__ = ["DEFAULT_MAX_BYTES", "KEEP_OWN", "invoke", "resolve", "setter", "split_arguments"]
 
@@ -122,14 +126,18 @@ def _read_as_object(result: Any, shows: list[str]) -> bool:
     was read, rather than answered as its items, where no such value is."""
     if not shows or not isinstance(result, Mapping):
         return False
+    try:
+        # Keys as the answer names them: ``in`` may take a name for another key (a dataset
+        # finds ``"PatientName" in ds`` by its tag, answered as "(0010,0010)").
+        named = {key for key in itertools.islice(result, _MAX_KEYS) if isinstance(key, str)}
+    except Exception:
+        return False
     for name in shows:
-        if not name.isidentifier() or name.startswith("_"):
-            continue
+        if not name.isidentifier() or name.startswith("_") or name in named:
+            continue  # a key read as an attribute (a Bunch's ``data.target``) is an item
         try:
-            if name in result:  # a key read as an attribute (a Bunch's ``data.target``)
-                continue
             value = getattr(result, name)
-        except Exception:  # a key type that refuses a text, a property that raises
+        except Exception:  # a property that raises
             continue
         if not callable(value):
             return True

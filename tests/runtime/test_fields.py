@@ -76,6 +76,9 @@ class Record(Mapping[int, str]):
     def __len__(self) -> int:
         return len(self._elements)
 
+    def __contains__(self, key: object) -> bool:  # a name finds its element, as a tag
+        return key == "PatientName" or key in self._elements
+
     @property
     def PatientName(self) -> str:  # named as the library names it
         return self._elements[0x100010]
