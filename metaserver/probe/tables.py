@@ -48,6 +48,8 @@ def _frame_block(block):
 
 
 _TRUNCATED = re.compile(r"(?<![\w.])([-+]?\d+\.(\d+))\.\.\.")
+_ARRAY_REPR = re.compile(r"\s*array\((?P<body>.*?)(?:,\s*dtype=[\w.]+)?\)\s*", re.DOTALL)
+"""numpy's repr of an array: ``array([ 1.6933366...,  1.        ])``, a dtype perhaps."""
 
 
 def truncated_numbers(text):
@@ -55,7 +57,12 @@ def truncated_numbers(text):
     (``(-6102.44..., -986.33...)``, ``0.3333...``): the value with each cut number as its
     digits shown, and the unit of the coarsest cut digit (how far the true number may be
     from what is shown); None when any ``...`` is not such a cut or the rest is no literal.
+    An array printed as numpy prints one (``array([ 41.5278752...,  52.6385830...])``,
+    colour-science's doctests) is its items.
     """
+    array = _ARRAY_REPR.fullmatch(text)
+    if array is not None:
+        text = array.group("body")
     units = [10.0 ** -len(match.group(2)) for match in _TRUNCATED.finditer(text)]
     plain = _TRUNCATED.sub(r"\1", text)
     if not units or ELLIPSIS in plain:

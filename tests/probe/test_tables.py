@@ -90,6 +90,13 @@ def position(when: float) -> tuple[float, float]:
     (-6102.44..., -986.33...)
     >>> position(1.5)
     0.3333...
+    >>> position(2.5)  # doctest: +ELLIPSIS
+    array([ 1.6933366...,  1.        ,  0.4211574...])
+    >>> position(3.5)
+    array([[ 0.5...,  2.25],
+           [ 1.125...,  3.        ]], dtype=float32)
+    >>> position(4.5)
+    array([ 1.5..., nan])
     """
     return (0.0, 0.0)
 
@@ -101,5 +108,8 @@ def test_numbers_cut_by_an_ellipsis_are_values_within_their_last_digit() -> None
     assert shown == [
         ([-6102.44, -986.33], None, {"rel": 0.0, "abs": 0.01}),  # printed: the same numbers
         (0.3333, None, {"rel": 0.0, "abs": 0.0001}),
+        ([1.6933366, 1.0, 0.4211574], None, {"rel": 0.0, "abs": 1e-07}),  # numpy's repr
+        ([[0.5, 2.25], [1.125, 3.0]], None, {"rel": 0.0, "abs": 0.1}),
+        ("array([ 1.5..., nan])", "ellipsis", None),  # no literal inside: matched as text
     ]
     assert Example.model_validate(found[0]).tolerance == Tolerance(abs=0.01)
