@@ -47,7 +47,7 @@ def _frame_block(block):
     return bool(rows) and all(len(line.split()) >= 2 for line in rows)
 
 
-_TRUNCATED = re.compile(r"(?<![\w.])([-+]?\d+\.(\d+))\.\.\.")
+_TRUNCATED = re.compile(r"(?<![\w.])([-+]?\d+\.(\d+))\.\.\.([eE][-+]?\d+)?")
 _ARRAY_REPR = re.compile(r"\s*array\((?P<body>.*?)(?:,\s*dtype=[\w.]+)?\)\s*", re.DOTALL)
 """numpy's repr of an array: ``array([ 1.6933366...,  1.        ])``, a dtype perhaps."""
 
@@ -63,8 +63,12 @@ def truncated_numbers(text):
     array = _ARRAY_REPR.fullmatch(text)
     if array is not None:
         text = array.group("body")
-    units = [10.0 ** -len(match.group(2)) for match in _TRUNCATED.finditer(text)]
-    plain = _TRUNCATED.sub(r"\1", text)
+    # ``1.2345...e-05``: the cut digit's unit scaled by the exponent the number goes on with
+    units = [
+        10.0 ** (int(match.group(3)[1:] if match.group(3) else 0) - len(match.group(2)))
+        for match in _TRUNCATED.finditer(text)
+    ]
+    plain = _TRUNCATED.sub(lambda match: match.group(1) + (match.group(3) or ""), text)
     if not units or ELLIPSIS in plain:
         return None
     try:

@@ -113,3 +113,17 @@ def test_numbers_cut_by_an_ellipsis_are_values_within_their_last_digit() -> None
         ("array([ 1.5..., nan])", "ellipsis", None),  # no literal inside: matched as text
     ]
     assert Example.model_validate(found[0]).tolerance == Tolerance(abs=0.01)
+    # ``2.5123...e-05``: the cut digit's unit scaled by the exponent the number goes on with
+    [decayed] = examples_for(
+        decay, {"decay"}, inspect.getdoc(decay), inspect.signature(decay), {"t"}
+    )
+    assert (decayed["expected"], decayed["tolerance"]) == (2.5123e-05, {"rel": 0.0, "abs": 1e-09})
+
+
+def decay(t: float) -> float:
+    """What is left.
+
+    >>> decay(9.0)
+    2.5123...e-05
+    """
+    return 0.0
