@@ -48,8 +48,8 @@ def _frame_block(block):
 
 
 _TRUNCATED = re.compile(r"(?<![\w.])([-+]?\d+\.(\d+))\.\.\.([eE][-+]?\d+)?")
-_ARRAY_REPR = re.compile(r"\s*array\((?P<body>.*?)(?:,\s*dtype=[\w.]+)?\)\s*", re.DOTALL)
-"""numpy's repr of an array: ``array([ 1.6933366...,  1.        ])``, a dtype perhaps."""
+_ARRAY_OPEN = re.compile(r"(?<![\w.])array\(")
+_DTYPE = re.compile(r",\s*dtype=[\w.]+\s*$")
 
 
 def truncated_numbers(text):
@@ -60,9 +60,7 @@ def truncated_numbers(text):
     An array printed as numpy prints one (``array([ 41.5278752...,  52.6385830...])``,
     colour-science's doctests) is its items.
     """
-    array = _ARRAY_REPR.fullmatch(text)
-    if array is not None:
-        text = array.group("body")
+    text = _array_items(text)
     # ``1.2345...e-05``: the cut digit's unit scaled by the exponent the number goes on with
     units = [
         10.0 ** (int(match.group(3)[1:] if match.group(3) else 0) - len(match.group(2)))
@@ -78,6 +76,24 @@ def truncated_numbers(text):
     if not _numbers_only(value):
         return None
     return (list(value) if isinstance(value, tuple) else value), max(units)
+
+
+def _array_items(text):
+    """``text`` with each numpy array repr in it (``array([1.5..., 2.])``, ``array([...],
+    dtype=float32)``, one item of a tuple too) written as its items' list."""
+    out, at = [], 0
+    for opening in _ARRAY_OPEN.finditer(text):
+        if opening.start() < at:
+            continue  # inside an array already written out
+        depth, end = 1, opening.end()
+        while end < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        if depth:
+            return text  # unbalanced: no repr
+        out += [text[at : opening.start()], _DTYPE.sub("", text[opening.end() : end - 1])]
+        at = end
+    return "".join(out) + text[at:]
 
 
 def _numbers_only(value):

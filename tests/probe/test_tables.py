@@ -114,10 +114,11 @@ def test_numbers_cut_by_an_ellipsis_are_values_within_their_last_digit() -> None
     ]
     assert Example.model_validate(found[0]).tolerance == Tolerance(abs=0.01)
     # ``2.5123...e-05``: the cut digit's unit scaled by the exponent the number goes on with
-    [decayed] = examples_for(
-        decay, {"decay"}, inspect.getdoc(decay), inspect.signature(decay), {"t"}
-    )
-    assert (decayed["expected"], decayed["tolerance"]) == (2.5123e-05, {"rel": 0.0, "abs": 1e-09})
+    decayed = examples_for(decay, {"decay"}, inspect.getdoc(decay), inspect.signature(decay), {"t"})
+    assert [(e["expected"], e["tolerance"]) for e in decayed] == [
+        (2.5123e-05, {"rel": 0.0, "abs": 1e-09}),
+        ([[0.25, 0.5], [1.75]], {"rel": 0.0, "abs": 0.01}),  # a tuple of arrays: its items
+    ]
 
 
 def decay(t: float) -> float:
@@ -125,5 +126,7 @@ def decay(t: float) -> float:
 
     >>> decay(9.0)
     2.5123...e-05
+    >>> decay(10.0)
+    (array([ 0.25...,  0.5       ]), array([ 1.75...]))
     """
     return 0.0
