@@ -98,7 +98,7 @@ def build_served(settings: Settings) -> tuple[FastMCP[Any], FastRoute]:
         # What the start built (1,500 modules, their classes and pydantic models) lives as long
         # as the server: out of the collector's generations, a full collection no longer walks
         # it in the middle of a search (issue 31: the first search after a registration, asked
-        # at once, 151-176 ms against 62 with it frozen, docs/ARCHITECTURE.md decision 33).
+        # at once, median 145 ms against 82 with it frozen, docs/ARCHITECTURE.md decision 33).
         gc.freeze()
         try:
             yield {}
