@@ -247,7 +247,7 @@ def _hold(statement, item, held):
     hold_names(statement.targets[0], item, held)
 
 
-def _show(item, part, attribute, printed, example):
+def _show(item, part, attribute, printed, reads, example):
     """What a line shows of a held result (``line1``, ``res.nobs``) as ``item``'s expected
     value, at that place or of that attribute, when its arguments are the ones the session
     built (exactly, or ``STALE``: then with the same call unproven after it). Never the
@@ -265,6 +265,8 @@ def _show(item, part, attribute, printed, example):
         item["tolerance"] = value["tolerance"]
     if attribute is not None:
         item["attribute"] = attribute
+    if reads:
+        item["reads"] = reads
 
 
 def unpacked_names(statement):

@@ -301,12 +301,14 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
         variables |= _assigned(statement)
         literals.note(statement)
         if shown_name is not None:  # ``cA, cD = dwt(x)`` before, and now ``cA`` (or ``r.n``)
-            item, part, attribute, printed = shown_name
+            item, part, attribute, printed, reads = shown_name
             if id(item) in unseeded:
                 continue  # the docs' numbers were other ones: what it showed is no value
             shown = held_value(item["arguments"], printed, shown_example)
             if shown is not None and shown["has_expected"] and not item["has_expected"]:
                 item.update(shown, part=part, attribute=attribute)
+                if reads:
+                    item["reads"] = reads
             continue
         if not isinstance(statement, ast.Expr):
             # an assignment shows nothing, but its call is an example all the same
@@ -436,14 +438,17 @@ _ITEM_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
 
 def held_name(statement, held):
     """What a line that shows a held name alone (``cA``), or a public attribute of a held
-    result (``fit.nobs``), or prints either (``print(r)``), shows the value of: (example,
-    place, attribute, printed), or None."""
+    result (``fit.nobs``), or its shape (``data.observations.shape``), or prints either
+    (``print(r)``), shows the value of: (example, place, attribute, printed, reads), or
+    None."""
     if not isinstance(statement, ast.Expr):
         return None
-    node, attribute = rounded(statement.value), None
+    node, attribute, reads = rounded(statement.value), None, []
     argument = print_argument(node)
     if argument is not None:
         node = argument
+    if shape_of_attribute(node):  # the attribute's value, then its shape (result_reads.py)
+        node, reads = node.value, [{"op": "shape"}]
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node, attribute = node.value, node.attr
     if not isinstance(node, ast.Name) or node.id not in held:
@@ -451,7 +456,18 @@ def held_name(statement, held):
     item, part = held[node.id]
     if attribute is not None and part is not None and attribute not in _ITEM_ATTRIBUTES:
         return None  # an attribute of one unpacked item: no value the tool returns
-    return item, part, attribute, argument is not None
+    return item, part, attribute, argument is not None, reads
+
+
+def shape_of_attribute(node):
+    """Whether ``node`` reads the shape of a public attribute (``data.observations.shape``,
+    a dataset loader's doctest)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "shape"
+        and isinstance(node.value, ast.Attribute)
+        and not node.value.attr.startswith("_")
+    )
 
 
 _PRINTED_NUMBERS = re.compile(r"[\[\]()\s\d.,eE+\-naif]+")

@@ -13,7 +13,7 @@ import types
 
 from .constants import constants_key
 from .doctest_lines import bind_imports, parsed_examples, plain_assignment, single_statement
-from .examples import Literals
+from .examples import Literals, shape_of_attribute
 from .fold import fold_key
 from .text import print_argument
 
@@ -82,6 +82,8 @@ def _shown_name(statement):
     if not isinstance(statement, ast.Expr):
         return None
     node = print_argument(statement.value) or statement.value
+    if shape_of_attribute(node):  # ``data.observations.shape``
+        node = node.value
     if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None

@@ -252,7 +252,7 @@ def _show_pending(statement, example, pending):
     statement, example = stated_line(statement, example)
     held = held_name(statement, pending)
     if held is not None:
-        item, part, attribute, printed = held
+        item, part, attribute, printed, reads = held
         shown = held_value(item["arguments"], printed, example)
         if shown is not None and shown["has_expected"] and not item["has_expected"]:
             item.update(
@@ -265,6 +265,8 @@ def _show_pending(statement, example, pending):
                 item["tolerance"] = shown["tolerance"]
             if attribute is not None:
                 item["attribute"] = attribute
+            if reads:
+                item["reads"] = reads
         return True
     for node in ast.walk(statement):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

@@ -125,6 +125,31 @@ def test_a_comparison_shown_true_shows_the_compared_value() -> None:
     assert all("line" not in e for e in found)
 
 
+def load_readings() -> dict[str, list[list[float]]]:
+    """A dataset, as loaders answer one.
+
+    >>> data = load_readings()
+    >>> data.observations.shape
+    (501, 2)
+    >>> data._cache.shape
+    (1,)
+    """
+    return {}
+
+
+def test_the_shape_of_a_results_attribute_is_read_there() -> None:
+    found = examples_for(
+        load_readings,
+        {"load_readings"},
+        inspect.getdoc(load_readings),
+        inspect.signature(load_readings),
+        set(),
+    )
+    [proven] = [(e["expected"], e.get("attribute"), e.get("reads")) for e in found]
+    assert proven == ([501, 2], "observations", [{"op": "shape"}])
+    assert Example.model_validate(found[0]).reads[0].op == "shape"
+
+
 def propagate(jd: list[float]) -> tuple[list[int], list[float]]:
     """Errors and positions.
 
