@@ -70,8 +70,7 @@ def p95(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=20)[18]
 
 
-async def main(calls: int, blocks: int, against: str | None) -> None:
-    home = Path(tempfile.mkdtemp(prefix="metaserver-bench-"))
+async def main(home: Path, calls: int, blocks: int, against: str | None) -> None:
     settings = Settings(home=home)
     record = register_fake(settings, "bench")
     command = server_command(
@@ -148,4 +147,7 @@ if __name__ == "__main__":
     parser.add_argument("--blocks", type=int, default=5)
     parser.add_argument("--against", help="another metaserver executable, measured in turn")
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.calls, arguments.blocks, arguments.against))
+    # The home (a registry and a generated server) goes when the bench ends.
+    scratch = tempfile.TemporaryDirectory(prefix="metaserver-bench-", ignore_cleanup_errors=True)
+    with scratch as home:
+        asyncio.run(main(Path(home), arguments.calls, arguments.blocks, arguments.against))
