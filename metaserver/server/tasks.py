@@ -171,7 +171,10 @@ class DeferredTasks(ServerExtension):
     ) -> ToolCallOutcome:
         if params.name not in self._task_tools:
             return await call_next()
-        engine = await self._started()
+        try:
+            engine = await self._started()
+        except Exception:  # it could not start (logged once, by _hold): the tool runs inline
+            return await call_next()
         return await engine.intercept_tool_call(params, context, call_next)
 
     async def _started(self) -> ServerExtension:

@@ -169,6 +169,28 @@ async def test_without_the_extension_convert_repo_runs_inline(
             await call_tool_task(client, "convert_repo", {"source": "pypi:beta"})
 
 
+async def test_an_engine_that_cannot_start_leaves_convert_repo_running_inline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The engine is imported on first need (issue 31): should that import fail where the
+    package was found at start, a conversion still runs, as without the extension."""
+
+    def broken() -> Any:
+        raise ImportError("docket is broken")
+
+    settings = fast_settings(tmp_path / "home")
+    pipeline = FakePipeline(settings)
+    pipeline.release.set()
+    monkeypatch.setattr("metaserver.pipeline.convert", pipeline)
+    monkeypatch.setattr("metaserver.server.tasks._engine", broken)
+    async with Client(build_server(settings)) as client:
+        result = await client.call_tool("convert_repo", {"source": "pypi:beta"})
+        assert result.data["status"] == "success"
+        again = await client.call_tool("convert_repo", {"source": "pypi:beta"})
+        assert again.data["status"] == "success"
+    assert caplog.text.count("MCP tasks could not start") == 1
+
+
 async def test_without_tasks_conversions_still_outlive_an_impatient_client(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
