@@ -19,9 +19,7 @@ from .decode import decode
 from .fields import with_fields
 from .handles import HandleTable
 from .printed import printed
-
-_MAX_KEYS = 10_000
-"""The keys a mapping's answer lists at most (``to_json``'s ``max_items``)."""
+from .protocols import MAX_ITEMS
 
 __all__ = ["DEFAULT_MAX_BYTES", "KEEP_OWN", "invoke", "resolve", "setter", "split_arguments"]
 
@@ -129,7 +127,7 @@ def _read_as_object(result: Any, shows: list[str]) -> bool:
     try:
         # Keys as the answer names them: ``in`` may take a name for another key (a dataset
         # finds ``"PatientName" in ds`` by its tag, answered as "(0010,0010)").
-        named = {key for key in itertools.islice(result, _MAX_KEYS) if isinstance(key, str)}
+        named = {key for key in itertools.islice(result, MAX_ITEMS) if isinstance(key, str)}
     except Exception:
         return False
     for name in shows:

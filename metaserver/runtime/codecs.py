@@ -33,7 +33,7 @@ from typing import Any
 
 from .domain import NO_CODEC, encode_domain
 from .handles import HandleTable
-from .protocols import NO_PROTOCOL, encode_protocol
+from .protocols import MAX_ITEMS, NO_PROTOCOL, encode_protocol
 
 __all__ = ["HANDLE_KEYS", "cap_result", "dumps_compact", "from_json", "json_size_ok", "to_json"]
 
@@ -51,7 +51,7 @@ _SIMPLE_KEYS = (str, int, float, bool)
 
 
 def to_json(
-    value: Any, handles: HandleTable, *, max_items: int = 10_000, max_depth: int = 50
+    value: Any, handles: HandleTable, *, max_items: int = MAX_ITEMS, max_depth: int = 50
 ) -> Any:
     """Convert ``value`` to a JSON-safe value, storing what has no codec in ``handles``."""
     return _Encoder(handles, max_items, max_depth).encode(value, 0)

@@ -24,16 +24,18 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["NO_PROTOCOL", "REAL_KEYS", "encode_protocol"]
+__all__ = ["MAX_ITEMS", "NO_PROTOCOL", "REAL_KEYS", "encode_protocol"]
 
 NO_PROTOCOL: Any = object()
+MAX_ITEMS = 10_000
+"""The items a container may have to be answered as its items (more: it stays a handle)."""
 REAL_KEYS = frozenset({"number", "text"})
 """The keys of a real number that a float would round: its float and its exact text."""
 
 _NOT_VALUES = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
 
 
-def encode_protocol(value: Any, max_items: int = 10_000) -> Any:
+def encode_protocol(value: Any, max_items: int = MAX_ITEMS) -> Any:
     """Plain Python data for ``value`` through the first protocol it implements, or
     ``NO_PROTOCOL``. Containers in the result are encoded by the caller, recursively."""
     if isinstance(value, _NOT_VALUES) or callable(value):
