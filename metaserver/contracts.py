@@ -19,6 +19,11 @@ from metaserver.exceptions import FailureType, UserError
 
 JSON = Any  # a value json.dumps accepts; pydantic cannot check recursion cheaply
 
+ResultPlace = int | list[int]
+"""Where the item a source showed sits in a result its line unpacked: the item's index
+(``cA, cD = dwt(x)`` then ``cD``: 1), or one index per level of a nested unpacking
+(``cA, (cH, cV, cD) = dwt2(x)`` then ``cV``: ``[1, 1]``)."""
+
 # What a registered server may be called, converted or added.
 SERVER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
@@ -225,10 +230,11 @@ class Example(BaseModel):
         default=None, description="How the doctest consumed the result: list, sorted, set..."
     )
     origin: Literal["doctest", "usage", "synthesised", "llm", "notebook"] = "doctest"
-    part: int | None = Field(
+    part: ResultPlace | None = Field(
         default=None,
         description="The source shows one item of the result, which its line unpacked "
-        "(``cA, cD = dwt(x)`` then ``cA``): ``expected`` is that item's value, at this place.",
+        "(``cA, cD = dwt(x)`` then ``cA``): ``expected`` is that item's value, at this place "
+        "(a list: the place at each level of a nested unpacking).",
     )
     attribute: str | None = Field(
         default=None,
@@ -548,10 +554,11 @@ class Evidence(BaseModel):
     arguments: dict[str, JSON]
     result: JSON = None
     expected: JSON = None
-    part: int | None = Field(
+    part: ResultPlace | None = Field(
         default=None,
         description="expected-value: ``expected`` is the value of the result's item at this "
-        "place (the source unpacked the result and showed that item); null: the result's.",
+        "place (the source unpacked the result and showed that item; a list: the place at "
+        "each level of a nested unpacking); null: the result's.",
     )
     attribute: str | None = Field(
         default=None,

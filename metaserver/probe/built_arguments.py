@@ -46,6 +46,7 @@ from .examples import (
     example_item,
     held_name,
     held_value,
+    hold_items,
     hold_names,
     shown_first,
     stated_line,
@@ -242,7 +243,10 @@ def _hold(statement, item, held):
         for node in ast.walk(target):
             if isinstance(node, ast.Name):
                 held.pop(node.id, None)
-    if item is None or item["has_expected"] or len(statement.targets) != 1:
+    if item is None:
+        hold_items(statement, held)  # ``cA, (cH, cV, cD) = coeffs``: items of a held result
+        return
+    if item["has_expected"] or len(statement.targets) != 1:
         return
     hold_names(statement.targets[0], item, held)
 

@@ -314,6 +314,8 @@ def examples_for(func, names, doc, signature, exposed, guide=False):
             # an assignment shows nothing, but its call is an example all the same
             # (``img = load(path)``), whose value a later line may show
             item = _hold(statement, names, literals, signature, exposed, variables, held, ours)
+            if item is None and not example.exc_msg:
+                hold_items(statement, held)  # ``cA, (cH, cV, cD) = coeffs``
             if item is not None and not example.exc_msg:
                 if _uses(statement.value, literals.random.unseeded_names):
                     unseeded.add(id(item))
@@ -397,16 +399,66 @@ def note_arrays(item, call, signature):
         item["_arrays"] = codecs
 
 
-def hold_names(target, item, held):
-    """Hold the names ``target`` binds to ``item``'s result: a name the whole of it, each
-    name of an unpacking its item's place."""
+def hold_names(target, item, held, base=None):
+    """Hold the names ``target`` binds to ``item``'s result (or to its item at ``base``): a
+    name the whole of it, each name of an unpacking its item's place, a list of one index
+    per level where the unpacking is nested (``cA, (cH, cV, cD) = dwt2(x)``: ``cV`` at
+    ``[1, 1]``)."""
     if isinstance(target, ast.Name):
-        held[target.id] = (item, None)
-    elif isinstance(target, (ast.Tuple, ast.List)) and all(
-        isinstance(e, ast.Name) for e in target.elts
-    ):
-        for place, element in enumerate(target.elts):
-            held[element.id] = (item, place)
+        held[target.id] = (item, base)
+        return
+    places = _unpacked_places(target, [] if base is None else _levels(base))
+    if places is None:
+        return
+    for name, place in places:
+        if name != "_":
+            held[name] = (item, place[0] if len(place) == 1 else place)
+
+
+def _levels(part):
+    return [part] if isinstance(part, int) else list(part)
+
+
+def _unpacked_places(target, prefix):
+    """Each name of a (nested) tuple or list target with its place; None for a starred
+    item or another kind of target."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return None
+    found = []
+    for index, element in enumerate(target.elts):
+        place = [*prefix, index]
+        if isinstance(element, ast.Name):
+            found.append((element.id, place))
+            continue
+        inner = _unpacked_places(element, place)
+        if inner is None:
+            return None
+        found += inner
+    return found
+
+
+def hold_items(statement, held):
+    """``cA, (cH, cV, cD) = coeffs`` or ``first = coeffs[0]``, where ``coeffs`` holds a
+    result: each name holds its item. A name bound to another name is not followed (both
+    are one object, and a change made through one is not seen); True when it held."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return False
+    source, index = statement.value, []
+    while isinstance(source, ast.Subscript):
+        key = source.slice
+        if not (isinstance(key, ast.Constant) and type(key.value) is int):
+            return False
+        index.insert(0, key.value)
+        source = source.value
+    target = statement.targets[0]
+    if not isinstance(source, ast.Name) or source.id not in held:
+        return False
+    if isinstance(target, ast.Name) and not index:
+        return False
+    item, part = held[source.id]
+    base = [*([] if part is None else _levels(part)), *index]
+    hold_names(target, item, held, base[0] if len(base) == 1 else base or None)
+    return True
 
 
 def stated_line(statement, example):

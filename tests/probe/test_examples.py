@@ -54,6 +54,37 @@ def test_a_result_the_session_changed_shows_nothing_of_the_call() -> None:
     assert all("line" not in e for e in _found())
 
 
+def dwt2(data: list[list[float]], wavelet: str) -> object:
+    """Split an image.
+
+    >>> coeffs = dwt2([[1, 1], [1, 1]], "haar")
+    >>> cA, (cH, cV, cD) = coeffs
+    >>> cV
+    [[0.0]]
+    >>> levels = dwt2([[2, 2], [2, 2]], "db1")
+    >>> top = levels[1][2]
+    >>> top
+    [[1.5]]
+    >>> same = dwt2([[3, 3], [3, 3]], "haar")
+    >>> alias = same
+    >>> alias
+    [[9.0]]
+    """
+    return [], []
+
+
+def test_an_item_of_a_held_result_unpacked_later_is_shown_at_its_place() -> None:
+    found = examples_for(
+        dwt2, {"dwt2"}, inspect.getdoc(dwt2), inspect.signature(dwt2), {"data", "wavelet"}
+    )
+    proven = [(e["arguments"]["wavelet"], e["expected"], e.get("part")) for e in found]
+    assert proven == [
+        ("haar", [[0.0]], [1, 1]),  # one index per level of the nested unpacking
+        ("db1", [[1.5]], [1, 2]),  # an item read by literal indexes
+        ("haar", None, None),  # a name bound to another name is not followed
+    ]
+
+
 def fit(values: list[float]) -> object:
     """Fit a level.
 

@@ -19,6 +19,7 @@ from metaserver.agents.repo_docs.code_blocks import (
     rst_blocks,
 )
 from metaserver.agents.repo_docs.comment_outputs import statements
+from metaserver.agents.repo_docs.included_code import page_text
 from metaserver.agents.repo_docs.usage import guide_files
 
 __all__ = ["guide_sessions"]
@@ -33,7 +34,7 @@ def guide_sessions(root: Path) -> list[str]:
     size = 0
     for path in guide_files(root):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = page_text(path, root)
         except OSError:
             continue
         session = _session(text)

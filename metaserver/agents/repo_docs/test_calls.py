@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from metaserver.agents.repo_docs.result_reads import peel
 from metaserver.agents.repo_docs.test_text import text_value
-from metaserver.contracts import ResultRead
+from metaserver.contracts import ResultPlace, ResultRead
 from metaserver.probe.fold import literal_value
 
 __all__ = [
@@ -366,15 +366,29 @@ def record_fields(node: ast.expr) -> dict[str, object] | None:
     return fields
 
 
+Place = int | tuple[int, ...]
+"""Where an unpacked name's item sits in a result: its index when one flat line unpacked
+the result, else the index at each level (``cA, (cH, cV, cD) = coeffs``: ``cV`` is
+``(1, 1)``, ``cA`` is ``(0,)``), so that the places of one call compare with each other."""
+
+
 class Bound(NamedTuple):
     """The call whose result a name holds where it is read; ``part``: the place of the
-    name's item when the line unpacked the result into ``size`` names; ``reads``: what the
+    name's item when a line unpacked the result into ``size`` names (0: a nested unpacking,
+    or one of an item, which no assertion of every name makes whole); ``reads``: what the
     line read of the result before binding it (``aov = anova(...).round(3)``)."""
 
     call: ast.Call
-    part: int | None = None
+    part: Place | None = None
     size: int = 1
     reads: tuple[ResultRead, ...] = ()
+
+
+def result_place(part: Place | None) -> ResultPlace | None:
+    """A place as the contracts write it: an index, or a list of one per level."""
+    if isinstance(part, tuple):
+        return part[0] if len(part) == 1 else list(part)
+    return part
 
 
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match)
@@ -427,21 +441,79 @@ def _follow(body: list[ast.stmt], held: dict[str, Bound], found: dict[int, Bound
 
 def _bind(target: ast.expr, value: ast.expr, held: dict[str, Bound]) -> None:
     value, reads = peel(value)
+    if isinstance(value, ast.Name):
+        _bind_item(target, value, reads, held)
+        return
     if not isinstance(value, ast.Call):
         return
     if isinstance(target, ast.Name):
         held[target.id] = Bound(value, reads=tuple(reads))
-    elif (
-        isinstance(target, ast.Tuple | ast.List)
-        and all(isinstance(e, ast.Name) for e in target.elts)
-        and not reads
-    ):
-        names = [e.id for e in target.elts if isinstance(e, ast.Name)]
-        kept = [n for n in names if n != "_"]  # ``_, _, stats = f(...)``: items not kept
-        if len(set(kept)) == len(kept):
-            for place, name in enumerate(names):
-                if name != "_":
-                    held[name] = Bound(value, place, len(names))
+    elif isinstance(target, ast.Tuple | ast.List) and not reads:
+        _unpack(target, value, None, held)
+
+
+def _bind_item(
+    target: ast.expr, source: ast.Name, reads: list[ResultRead], held: dict[str, Bound]
+) -> None:
+    """``cA, (cH, cV, cD) = coeffs`` or ``cA2, cD2 = res[0]``, where ``coeffs`` and ``res``
+    hold a call's result: each name holds its item. A name bound to another name is not
+    followed (the two share one object, and a change made through one is not seen)."""
+    bound = held.get(source.id)
+    if bound is None or bound.reads:
+        return
+    base = _place_tuple(bound.part)
+    for read in reads:
+        key = read.keys[0] if read.op == "index" and len(read.keys) == 1 else None
+        if read.via is not None or not isinstance(key, int) or isinstance(key, bool):
+            return  # only a plain literal index of a sequence is one of its items
+        base = (*(base or ()), key)
+    if isinstance(target, ast.Name) and base is not None:
+        held[target.id] = Bound(bound.call, base, 0)
+    elif isinstance(target, ast.Tuple | ast.List):
+        _unpack(target, bound.call, base, held)
+
+
+def _place_tuple(part: Place | None) -> tuple[int, ...] | None:
+    return (part,) if isinstance(part, int) else part
+
+
+def _unpack(
+    target: ast.Tuple | ast.List,
+    call: ast.Call,
+    base: tuple[int, ...] | None,
+    held: dict[str, Bound],
+) -> None:
+    """Hold each name an unpacking binds at its item's place: an index when one flat line
+    unpacks the call's result (``_, _, stats = f(...)``: ``_`` is not kept), else a tuple."""
+    places = _places(target, base or ())
+    if places is None:
+        return
+    kept = [name for name, _ in places if name != "_"]
+    if len(set(kept)) != len(kept):
+        return
+    flat = base is None and all(len(place) == 1 for _, place in places)
+    for name, place in places:
+        if name != "_":
+            held[name] = Bound(call, place[0], len(places)) if flat else Bound(call, place, 0)
+
+
+def _places(
+    target: ast.Tuple | ast.List, prefix: tuple[int, ...]
+) -> list[tuple[str, tuple[int, ...]]] | None:
+    """Each name of a (nested) unpacking with its place; None for a starred item."""
+    found: list[tuple[str, tuple[int, ...]]] = []
+    for index, element in enumerate(target.elts):
+        place = (*prefix, index)
+        if isinstance(element, ast.Name):
+            found.append((element.id, place))
+        elif isinstance(element, ast.Tuple | ast.List):
+            inner = _places(element, place)
+            if inner is None:
+                return None
+            found += inner
+        else:
+            return None
+    return found
 
 
 def _read(node: ast.AST, held: dict[str, Bound], found: dict[int, Bound], skip: set[str]) -> None:

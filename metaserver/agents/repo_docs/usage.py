@@ -30,22 +30,25 @@ from metaserver.agents.repo_docs.file_arguments import (
     writes_file,
 )
 from metaserver.agents.repo_docs.guide_paths import built_names, imported_names, resolved
+from metaserver.agents.repo_docs.included_code import page_text
 from metaserver.agents.repo_docs.moments import datetime_names, moment_json
 from metaserver.agents.repo_docs.patched import patched_nodes
 from metaserver.agents.repo_docs.result_reads import peel
 from metaserver.agents.repo_docs.shipped_data import shipped_data_files
 from metaserver.agents.repo_docs.test_calls import (
     Bound,
+    Place,
     asserted_pairs,
     bound_results,
     inline_literals,
     is_test_file,
     record_fields,
+    result_place,
 )
 from metaserver.agents.repo_docs.test_helpers import Helpers, assertion_helpers, inline_helpers
 from metaserver.agents.repo_docs.test_params import bind_parameters
 from metaserver.agents.repo_docs.toctrees import page_title, toctree_pages
-from metaserver.contracts import JSON, CodeReport, ResultRead, Tolerance
+from metaserver.contracts import JSON, CodeReport, ResultPlace, ResultRead, Tolerance
 from metaserver.probe.doctest_lines import WRAPPERS
 from metaserver.probe.fold import literal_value
 from metaserver.probe.text import TEXT_READERS
@@ -93,10 +96,11 @@ class UsageCall(BaseModel):
     expected: JSON = None
     has_expected: bool = False
     wrapper: str | None = None
-    part: int | None = Field(
+    part: ResultPlace | None = Field(
         default=None,
         description="``expected`` is the value of the result's item at this place (the code "
-        "unpacked the result and asserted that item).",
+        "unpacked the result and asserted that item; a list: the place at each level of a "
+        "nested unpacking).",
     )
     attribute: str | None = Field(
         default=None,
@@ -277,7 +281,7 @@ def _documented(
     loose: set[str] = set()  # names called at least once without a resolved path
     for path in guide_files(root):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = page_text(path, root)  # a plot directive's script is the page's code
         except OSError:
             continue
         sources = code_in_text(text)
@@ -555,7 +559,7 @@ def _calls_in_code(
         if id(node) in asserted:
             found = asserted[id(node)]
             call.expected, call.has_expected, call.wrapper = found.value, True, found.wrapper
-            call.part, call.attribute = found.part, found.attribute
+            call.part, call.attribute = result_place(found.part), found.attribute
             call.reads, call.tolerance = list(found.reads), found.tolerance
         yield name, call
 
@@ -681,7 +685,7 @@ class _Asserted(NamedTuple):
     call: ast.Call
     value: JSON
     wrapper: str | None
-    part: int | None = None
+    part: Place | None = None
     attribute: str | None = None
     reads: tuple[ResultRead, ...] = ()
     tolerance: Tolerance | None = None
@@ -701,7 +705,7 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
     first asserted item, at its place (``part``). A public attribute of the result
     (``r = fit(y)`` then ``assert r.nobs == 100``, or ``assert fit(y).nobs == 100``) is the
     call's ``attribute``: the first one asserted. ``bound``: ``bound_results(tree)``."""
-    items: dict[int, tuple[Bound, dict[int, JSON], list[Tolerance]]] = {}
+    items: dict[int, tuple[Bound, dict[Place, JSON], list[Tolerance]]] = {}
     read: set[int] = set()  # calls with an attribute asserted already
     moments = datetime_names(tree)
     compared: list[tuple[ast.expr, ast.expr, Tolerance | None]]
@@ -767,7 +771,7 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
             whole = [values[place] for place in range(held.size)]
             yield _Asserted(held.call, whole, None, tolerance=widest)
         else:
-            place = min(values)
+            place = min(values, key=lambda p: (p,) if isinstance(p, int) else p)
             yield _Asserted(held.call, values[place], None, part=place, tolerance=widest)
 
 

@@ -22,7 +22,7 @@ from fractions import Fraction
 from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
 from metaserver.agents.validate.result_reads import read_result
 from metaserver.agents.validate.text_forms import numpy_printed, plain_reprs, unwrapped_arrays
-from metaserver.contracts import ARRAY_READS, JSON, ResultRead, Tolerance
+from metaserver.contracts import ARRAY_READS, JSON, ResultPlace, ResultRead, Tolerance
 from metaserver.runtime.handles import REPR_LIMIT
 
 REAL_KEYS = frozenset({"number", "text"})
@@ -88,17 +88,20 @@ def matches(
     return _equal(result, expected)
 
 
-def item_of(result: JSON, part: int | None) -> JSON:
+def item_of(result: JSON, part: ResultPlace | None) -> JSON:
     """The item at ``part`` of a result that is a sequence (a tuple travels as a list, a
     named tuple as an object of its fields), which the source unpacked and showed one
-    item of; the result itself for no part; None when it has no such item."""
+    item of, level by level for a nested unpacking; the result itself for no part; None
+    when it has no such item."""
     if part is None:
         return result
-    if isinstance(result, dict) and not _is_handle(result) and set(result) != REAL_KEYS:
-        result = list(result.values())
-    if isinstance(result, list) and -len(result) <= part < len(result):
-        return result[part]
-    return None
+    for place in [part] if isinstance(part, int) else part:
+        if isinstance(result, dict) and not _is_handle(result) and set(result) != REAL_KEYS:
+            result = list(result.values())
+        if not isinstance(result, list) or not -len(result) <= place < len(result):
+            return None
+        result = result[place]
+    return result
 
 
 def _literal(text: str) -> JSON | None:

@@ -193,6 +193,52 @@ def test_a_result_bound_to_names_is_the_value_asserted_of_them(tmp_path: Path) -
     assert usage.tested["level"] == 2  # each call counted once
 
 
+NESTED = """\
+from numpy.testing import assert_allclose
+from sig import dwt2, swt
+
+def test_levels():
+    (cA2, cD2), (cA1, cD1) = swt([3, 7, 1, 3], "db1", level=2)
+    assert_allclose(cD1, [-2.8, 4.2, -1.4, 0.0])
+    assert_allclose(cA2, [7.0, 4.5, 4.0, 5.5])
+
+def test_held_then_unpacked():
+    coeffs = dwt2([[1, 1], [1, 1]], "haar")
+    cA, (cH, cV, cD) = coeffs
+    assert_allclose(cV, [[0.0]])
+
+def test_one_level_of_a_held_result():
+    res = swt([1, 2], "db1", level=1)
+    cA, cD = res[0]
+    assert cD == [-0.7, 0.7]
+
+def test_aliased():
+    coeffs = dwt2([[2, 2], [2, 2]], "haar")
+    other = coeffs
+    other.append(1)
+    assert other == [[4.0]]
+"""
+
+
+def test_a_nested_unpacking_or_an_unpacked_held_result_asserts_the_item_at_its_place(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_sig.py").write_text(NESTED)
+    usage = mine_usage(tmp_path, {"dwt2", "swt"})
+    proven = {
+        name: [(c.args, c.expected, c.part) for c in calls if c.has_expected]
+        for name, calls in usage.calls.items()
+    }
+    # the first item asserted, by place: [0, 0] (cA2) comes before [1, 1] (cD1)
+    assert ([[3, 7, 1, 3], "db1"], [7.0, 4.5, 4.0, 5.5], [0, 0]) in proven["swt"]
+    assert ([[1, 2], "db1"], [-0.7, 0.7], [0, 1]) in proven["swt"]
+    # a name that holds the call's result, unpacked on the next line
+    assert ([[[1, 1], [1, 1]], "haar"], [[0.0]], [1, 1]) in proven["dwt2"]
+    # a name bound to another name is not followed: what it asserts is not dwt2's value
+    assert all(args != [[[2, 2], [2, 2]], "haar"] for args, _, _ in proven["dwt2"])
+
+
 def test_bound_results_follow_each_scope_in_order() -> None:
     tree = ast.parse("r = f(1)\nassert r == 2\ndef g():\n    assert r == 2\n")
     reads = {

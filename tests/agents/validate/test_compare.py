@@ -307,6 +307,10 @@ def test_the_item_a_source_unpacked_is_compared_at_its_place() -> None:
     handle = {"handle": "h1", "type": "Pair", "repr": "Pair(1, 2)"}
     assert item_of(handle, 0) is None  # an object without a JSON form has no items to take
     assert matches(item_of([[2.12, 4.95], [-0.71]], 1), [-0.71])
+    # ``cA, (cH, cV, cD) = dwt2(x)`` then ``cV``: one index per level
+    assert item_of([[[2.0]], [[[0.1]], [[0.2]], [[0.3]]]], [1, 1]) == [[0.2]]
+    assert item_of([[[2.0]], {"h": [[0.1]], "v": [[0.2]]}], [1, 1]) == [[0.2]]
+    assert item_of([[[2.0]], [[0.1]]], [1, 5]) is None and item_of([[1], 2], [1, 0]) is None
 
 
 def test_an_attribute_is_read_from_a_handles_fields_or_a_records_keys() -> None:

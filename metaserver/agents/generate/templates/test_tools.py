@@ -158,12 +158,12 @@ def same(value, expected):
 
 
 def shape_of(value, part=None):
-    """The shape of the array ``value`` (or its item ``part``) is the list form of; None
-    for a ragged list."""
-    if part is not None:
-        if not isinstance(value, list) or len(value) <= part:
+    """The shape of the array ``value`` (or its item at ``part``: an index, or one per level
+    of a nested unpacking) is the list form of; None for a ragged list."""
+    for place in [] if part is None else [part] if isinstance(part, int) else part:
+        if not isinstance(value, list) or not -len(value) <= place < len(value):
             return None
-        value = value[part]
+        value = value[place]
     if isinstance(value, dict) and value.get("truncated") is True:
         return value.get("shape")  # an array too large to answer whole: its notice's
     return list_shape(value)  # None for an item, a frame, a handle: compared whole
