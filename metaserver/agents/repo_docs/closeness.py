@@ -140,16 +140,22 @@ def _approx(test: ast.Compare) -> tuple[ast.expr, ast.expr, Tolerance] | None:
             and len(side.args) == 1
             and not tolerance_ok(side)
         ):
-            tolerance = _tolerance(side, 1, ("rel", "abs"), _APPROX_DEFAULTS)
+            tolerance = _tolerance(side, 1, ("rel", "abs"), _APPROX_DEFAULTS, side.args[:1])
             return None if tolerance is None else (other, side.args[0], tolerance)
     return None
 
 
 def _tolerance(
-    call: ast.Call, start: int, keywords: tuple[str, str], defaults: tuple[float, float]
+    call: ast.Call,
+    start: int,
+    keywords: tuple[str, str],
+    defaults: tuple[float, float],
+    compared: list[ast.expr] | None = None,
 ) -> Tolerance | None:
     """The (relative, absolute) tolerance a call states by position from ``start`` or by
-    keyword, its defaults elsewhere; None when unreadable or looser than we accept."""
+    keyword, its defaults elsewhere; None when unreadable or looser than we accept. An
+    absolute one is read against the size of a literal number among ``compared``
+    (``pytest.approx(23.1025, abs=0.001)``: 4e-5 of it), as a stated ``delta`` is."""
     values = list(defaults)
     given = dict(zip(keywords, call.args[start : start + 2], strict=False))
     given.update({str(k.arg): k.value for k in call.keywords if k.arg in keywords})
@@ -165,7 +171,11 @@ def _tolerance(
                 return None
             values[place] = float(number)
     relative, absolute = values
-    return Tolerance(rel=relative, abs=absolute) if _within(relative, absolute) else None
+    if not _within(relative, absolute):
+        sized = absolute <= MAX_REL * _magnitude(compared or [])
+        if relative > MAX_REL or not sized:
+            return None
+    return Tolerance(rel=relative, abs=absolute)
 
 
 def _within(relative: float, absolute: float) -> bool:

@@ -12,6 +12,7 @@ how many became tools.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 from collections import Counter
@@ -515,6 +516,7 @@ def _calls_in_code(
             asserted[id(found.call)] = found
     failing = _expected_to_fail(tree)
     values = _bound_values(tree)
+    moments = datetime_names(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or id(node) in failing:
             continue
@@ -529,19 +531,15 @@ def _calls_in_code(
         ):
             continue
         unknown: list[str] = []
+        given = functools.partial(_argument, held=held, moments=moments, unknown=unknown)
         built = {
             place: argument
             for place, value in _places(node)
             if (argument := _built_argument(value, held, wanted, values)) is not None
         }
-        args = [
-            None if str(i) in built else _literal_or_none(a, str(i), unknown)
-            for i, a in enumerate(node.args)
-        ]
+        args = [None if str(i) in built else given(a, str(i)) for i, a in enumerate(node.args)]
         kwargs = {
-            str(k.arg): None
-            if str(k.arg) in built
-            else _literal_or_none(k.value, str(k.arg), unknown)
+            str(k.arg): None if str(k.arg) in built else given(k.value, str(k.arg))
             for k in node.keywords
         }
         if unknown:
@@ -589,12 +587,16 @@ def _places(node: ast.Call) -> Iterator[tuple[str, ast.expr]]:
 def _built_argument(
     node: ast.expr, held: dict[int, Bound], wanted: set[str], values: set[str]
 ) -> BuiltArgument | None:
-    """The call that built an argument, where it is a name holding the whole result of a
-    call of one of ``wanted`` (the package's callables) with literal arguments only."""
-    bound = held.get(id(node)) if isinstance(node, ast.Name) else None
-    if bound is None or bound.part is not None or bound.reads:
-        return None
-    call = bound.call
+    """The call that built an argument, where it is such a call written in its place
+    (``azimuth(Observer(86, 77.2), d)``) or a name holding the whole result of one: a call
+    of one of ``wanted`` (the package's callables) with literal arguments only."""
+    if isinstance(node, ast.Call):
+        call = node
+    else:
+        bound = held.get(id(node)) if isinstance(node, ast.Name) else None
+        if bound is None or bound.part is not None or bound.reads:
+            return None
+        call = bound.call
     name = _called_name(call)
     if name not in wanted or _on_value(call, values):
         return None  # ``model.load(...)``: a method of a value, no callable of the package
@@ -825,13 +827,28 @@ def _set_places(call: ast.Call) -> list[str]:
     return places + [str(k.arg) for k in call.keywords if isinstance(k.value, ast.Set)]
 
 
-def _literal_or_none(node: ast.expr, place: str, unknown: list[str]) -> JSON:
-    """The literal, or None with ``place`` noted in ``unknown``."""
+def _argument(
+    node: ast.expr,
+    place: str,
+    held: dict[int, Bound],
+    moments: dict[str, str],
+    unknown: list[str],
+) -> JSON:
+    """An argument's JSON: its literal, or the ISO text (a duration: its seconds) of a
+    date, time or duration written as its call (``datetime.datetime(2001, 6, 21, 13, 11)``)
+    or held by a name bound to one, which a parameter of that type decodes; else None with
+    ``place`` noted in ``unknown``."""
     try:
         return _literal(node)
     except _NotLiteral:
+        pass
+    bound = held.get(id(node)) if isinstance(node, ast.Name) else None
+    if bound is not None and bound.part is None and not bound.reads:
+        node = bound.call  # ``d = datetime.datetime(2001, 6, 21)``, then ``azimuth(o, d)``
+    moment = moment_json(node, moments) if isinstance(node, ast.Call) else None
+    if moment is None:
         unknown.append(place)
-        return None
+    return moment
 
 
 def _literal(node: ast.expr) -> JSON:

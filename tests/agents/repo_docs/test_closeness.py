@@ -95,3 +95,20 @@ def test_an_absolute_tolerance_is_read_against_the_size_of_the_number_it_compare
         "geo.distance(1, 2)": ("5853226", Tolerance(rel=0.0, abs=0.5)),
         "geo.size(1, 2)": ("3000.5", Tolerance(rel=0.0, abs=0.5 * 10.0**-3)),
     }
+
+
+def test_an_approx_absolute_tolerance_is_read_against_the_number_it_wraps() -> None:
+    tests = (
+        "def test_sun():\n"
+        "    assert sun.elevation(o, d) == pytest.approx(23.102501151619506, abs=0.001)\n"
+        "    assert sun.azimuth(o, d) == pytest.approx(276.21, abs=0.1)\n"
+        "    assert sun.zenith(o, d) == pytest.approx(0.5, abs=0.001)\n"
+    )
+    found = {
+        ast.unparse(left): (ast.unparse(right), tolerance)
+        for left, right, tolerance in asserted_close(ast.parse(tests))
+    }
+    # 0.001 of 23.1 is 4e-5 of it; 0.1 of 276 is 4e-4, and 0.001 of 0.5 is 2e-3: too loose
+    assert found == {
+        "sun.elevation(o, d)": ("23.102501151619506", Tolerance(rel=1e-06, abs=0.001)),
+    }

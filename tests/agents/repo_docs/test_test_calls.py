@@ -239,6 +239,39 @@ def test_a_nested_unpacking_or_an_unpacked_held_result_asserts_the_item_at_its_p
     assert all(args != [[[2, 2], [2, 2]], "haar"] for args, _, _ in proven["dwt2"])
 
 
+BUILT_INLINE = """\
+import datetime
+import pytest
+from sky import Observer, elevation, noon
+
+def test_elevation():
+    d = datetime.datetime(2001, 6, 21, 13, 11, 0)
+    assert elevation(Observer(86, 77.2), d) == pytest.approx(23.1025, abs=1e-6)
+
+def test_noon():
+    assert noon(Observer(51.5, -0.1), datetime.date(2015, 12, 1)) == 11.8
+
+def test_unknown(tz):
+    assert noon(Observer(51.5, -0.1), datetime.datetime(2015, 12, 1, tzinfo=tz)) == 12.8
+"""
+
+
+def test_an_argument_built_in_place_or_a_moment_written_as_its_call_is_read(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_sky.py").write_text(BUILT_INLINE)
+    usage = mine_usage(tmp_path, {"Observer", "elevation", "noon"})
+    (elevation,) = usage.calls["elevation"]
+    # the package's class built in the argument's place is a setup step; a datetime held
+    # by a name, or written in place, is the ISO text a datetime parameter decodes
+    assert elevation.args == [None, "2001-06-21T13:11:00"] and elevation.expected == 23.1025
+    assert elevation.built["0"].line == "Observer(86, 77.2)"
+    assert (elevation.built["0"].args, elevation.built["0"].name) == ([86, 77.2], "Observer")
+    proven = [(c.args, c.expected) for c in usage.calls["noon"] if c.has_expected]
+    assert proven == [([None, "2015-12-01"], 11.8)]  # a zone the test was given: no value
+
+
 def test_bound_results_follow_each_scope_in_order() -> None:
     tree = ast.parse("r = f(1)\nassert r == 2\ndef g():\n    assert r == 2\n")
     reads = {
