@@ -16,6 +16,7 @@ from typing import Any
 
 from .codecs import cap_result, from_json, to_json
 from .decode import decode
+from .domain import NO_CODEC, encode_domain
 from .fields import with_fields
 from .handles import HandleTable
 from .printed import printed
@@ -121,13 +122,16 @@ def _read_as_object(result: Any, shows: list[str]) -> bool:
     """Whether the documentation reads ``result``, a mapping, as an object: an attribute
     that is no key of it and no method (``ds = dcmread(path)`` then ``ds.PatientName``, of
     a mapping of raw elements). Then it is kept as a handle, whose ``fields`` carry what
-    was read, rather than answered as its items, where no such value is."""
-    if not shows or not isinstance(result, Mapping):
+    was read, rather than answered as its items, where no such value is. A mapping is a
+    ``Mapping``, or an object with ``keys`` and ``items`` methods that is no value of a
+    library the answer has a form for (a data frame's columns are no attributes' place)."""
+    if not shows or not _mapping_like(result):
         return False
     try:
         # Keys as the answer names them: ``in`` may take a name for another key (a dataset
         # finds ``"PatientName" in ds`` by its tag, answered as "(0010,0010)").
-        named = {key for key in itertools.islice(result, MAX_ITEMS) if isinstance(key, str)}
+        keys = itertools.islice(result.keys(), MAX_ITEMS)
+        named = {key for key in keys if isinstance(key, str)}
     except Exception:
         return False
     for name in shows:
@@ -140,6 +144,16 @@ def _read_as_object(result: Any, shows: list[str]) -> bool:
         if not callable(value):
             return True
     return False
+
+
+def _mapping_like(result: Any) -> bool:
+    if isinstance(result, Mapping):
+        return True
+    try:
+        keys, items = getattr(result, "keys", None), getattr(result, "items", None)
+    except Exception:  # an object whose attribute lookup raises
+        return False
+    return callable(keys) and callable(items) and encode_domain(result) is NO_CODEC
 
 
 def _decoded(

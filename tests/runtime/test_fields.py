@@ -111,3 +111,32 @@ def test_a_mapping_its_docs_read_attributes_of_is_kept_as_an_object() -> None:
     assert invoke(load, ["name"], {"name": "Doe"}, handles, shows=["keys"]) == {"1048592": "Doe"}
     # A key read as an attribute is still an item of the answer (compare.attribute_of).
     assert invoke(dataset, [], {}, handles, shows=["target"]) == {"target": [1, 2]}
+
+
+class Elements:
+    """No ``Mapping``, but keys and items as one has (pydicom's ``Dataset``), answered as
+    its items through ``to_dict``."""
+
+    def __init__(self, name: str) -> None:
+        self._elements = {"(0010,0010)": name}
+        self.PatientName = name
+
+    def keys(self) -> list[str]:
+        return list(self._elements)
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._elements.items())
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self._elements)
+
+
+def elements(name: str) -> Elements:
+    return Elements(name)
+
+
+def test_an_object_with_keys_and_items_its_docs_read_attributes_of_is_kept_as_an_object() -> None:
+    handles = HandleTable()
+    read = invoke(elements, ["name"], {"name": "Doe"}, handles, shows=["PatientName"])
+    assert read["fields"] == {"PatientName": "Doe"}
+    assert invoke(elements, ["name"], {"name": "Doe"}, handles) == {"(0010,0010)": "Doe"}
