@@ -55,6 +55,19 @@ def test_a_shape_is_read_of_a_rectangular_list_or_of_its_item(tmp_path: Path) ->
     assert shape_of(3.5) is None
     assert shape_of([[1]], 4) is None
     assert shape_of({"truncated": True, "bytes": 9, "preview": "[[0", "shape": [3, 2]}) == [3, 2]
+    # ``cA, (cH, cV, cD) = dwt2(x)`` then ``cV.shape``: one index per level
+    assert shape_of([[[1.0]], [[[1.0, 2.0]], [[3.0], [4.0]]]], [1, 1]) == [2, 1]
+    assert shape_of([[[1.0]], [[1.0]]], [1, 5]) is None
+
+
+def test_a_shipped_files_path_is_the_same_wherever_the_environment_is(tmp_path: Path) -> None:
+    """Validated in the sandbox's view of the environment, replayed where it lies."""
+    same = _template(tmp_path).same
+    validated = "/venv/lib/python3.11/site-packages/pydicom/data/test_files/CT_small.dcm"
+    here = "/home/u/envs/pydicom-1/lib/python3.11/site-packages/pydicom/data/test_files/"
+    assert same(here + "CT_small.dcm", validated)
+    assert not same(here + "MR_small.dcm", validated)
+    assert not same("/home/u/CT_small.dcm", validated)
 
 
 class _Raw:

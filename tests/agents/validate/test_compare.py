@@ -411,3 +411,17 @@ def test_an_output_of_ellipsis_alone_proves_nothing() -> None:
     assert not ellipsis_match("any answer", "...")
     assert not ellipsis_match([1, 2], "[...]")
     assert ellipsis_match([1, 2], "[1, ...]")
+
+
+def test_a_path_shown_with_a_placeholder_for_its_folders_is_the_answers_tail() -> None:
+    answered = "/venv/lib/python3.11/site-packages/pydicom/data/test_files/CT_small.dcm"
+    for shown in (
+        "[path/to]/pydicom/data/test_files/CT_small.dcm",
+        "/path/to/pydicom/data/test_files/CT_small.dcm",
+        "<site-packages>/pydicom/data/test_files/CT_small.dcm",
+    ):
+        assert matches(answered, shown), shown
+    # another file, a bare name after the placeholder, or an answer that is no absolute path
+    assert not matches(answered, "[path/to]/pydicom/data/test_files/MR_small.dcm")
+    assert not matches(answered, "/path/to/CT_small.dcm")
+    assert not matches("data/test_files/CT_small.dcm", "[path/to]/data/test_files/CT_small.dcm")
