@@ -345,7 +345,9 @@ def _equal(result: JSON, expected: JSON, slack: tuple[float, float] | None = Non
 # A path whose folders the docs wrote as a placeholder for where the package is installed
 # (``'[path/to]/pydicom/data/test_files/CT_small.dcm'``, ``/path/to/data/x.csv``,
 # ``<install dir>/data/x.csv``): the part after it is the path the answer ends with.
-_PLACEHOLDER_PATH = re.compile(r"^(?:\[[^\]/]*(?:/[^\]/]*)*\]|<[^<>/]+>|/?path/to)(/[^\s]+/[^\s]+)$")
+_PLACEHOLDER_PATH = re.compile(
+    r"^(?:\[[^\]/]*(?:/[^\]/]*)*\]|<[^<>/]+>|/?path/to)(/[^\s]+/[^\s]+)$"
+)
 
 
 def _placed_path(result: str, shown: str) -> bool:
