@@ -354,7 +354,7 @@ def _placed_path(result: str, shown: str) -> bool:
     """Whether ``shown`` is a path with a placeholder for its leading folders (at least two
     named parts after it) that ``result``, an absolute path, ends with."""
     match = _PLACEHOLDER_PATH.match(shown.strip())
-    return bool(match) and result.startswith("/") and result.endswith(match.group(1))
+    return match is not None and result.startswith("/") and result.endswith(match.group(1))
 
 
 def _leaves(value: JSON) -> Iterator[JSON]:
