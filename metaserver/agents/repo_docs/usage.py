@@ -769,7 +769,7 @@ def _assertions(tree: ast.AST, bound: dict[int, Bound]) -> Iterator[_Asserted]:
             break
     for held, values, tolerances in items.values():
         widest = _widest(tolerances)
-        if len(values) == held.size:
+        if set(values) == set(range(held.size)):  # each name of one flat unpacking
             whole = [values[place] for place in range(held.size)]
             yield _Asserted(held.call, whole, None, tolerance=widest)
         else:

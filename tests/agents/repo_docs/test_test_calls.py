@@ -212,6 +212,13 @@ def test_one_level_of_a_held_result():
     cA, cD = res[0]
     assert cD == [-0.7, 0.7]
 
+def test_one_result_read_two_ways():
+    res = swt([5, 6], "db1", level=1)
+    low, high = res
+    first = res[0]
+    assert high == [1.5]
+    assert first == [7.5]
+
 def test_aliased():
     coeffs = dwt2([[2, 2], [2, 2]], "haar")
     other = coeffs
@@ -235,6 +242,9 @@ def test_a_nested_unpacking_or_an_unpacked_held_result_asserts_the_item_at_its_p
     assert ([[1, 2], "db1"], [-0.7, 0.7], [0, 1]) in proven["swt"]
     # a name that holds the call's result, unpacked on the next line
     assert ([[[1, 1], [1, 1]], "haar"], [[0.0]], [1, 1]) in proven["dwt2"]
+    # items of one result reached by an unpacking and by an index: the first by place, not
+    # a whole put together from both (ase's suite once crashed the miner so)
+    assert ([[5, 6], "db1"], [7.5], 0) in proven["swt"]
     # a name bound to another name is not followed: what it asserts is not dwt2's value
     assert all(args != [[[2, 2], [2, 2]], "haar"] for args, _, _ in proven["dwt2"])
 
