@@ -19,7 +19,13 @@ import re
 from collections.abc import Iterator
 from fractions import Fraction
 
-from metaserver.agents.validate.reprs import as_exact, number_shown, record_fields, repr_value
+from metaserver.agents.validate.reprs import (
+    as_exact,
+    number_shown,
+    record_fields,
+    record_items,
+    repr_value,
+)
 from metaserver.agents.validate.result_reads import read_result
 from metaserver.agents.validate.text_forms import numpy_printed, plain_reprs, unwrapped_arrays
 from metaserver.contracts import ARRAY_READS, JSON, ResultPlace, ResultRead, Tolerance
@@ -78,6 +84,12 @@ def matches(
         result = _sorted(result)
     if wrapper == "set" and isinstance(result, list) and isinstance(expected, list):
         return _same_members(result, expected)
+    if _is_handle(result) and isinstance(expected, list) and wrapper is None:
+        # ``begin, end, data = iv`` then each shown: the items of a record its repr writes
+        # as its constructor's call (``Interval(4, 7, (4, 7))``)
+        unpacked = record_items(str(result["repr"]))  # type: ignore[index]
+        if unpacked is not None:
+            return _equal(unpacked, expected)
     if _is_handle(result) and (expected is None or isinstance(expected, bool | int | float | str)):
         # A constructor's object stays a handle even when it is a number (it is meant for
         # later calls): what a doctest compares is its repr with the text shown.

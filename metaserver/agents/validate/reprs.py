@@ -86,6 +86,24 @@ def record_fields(text: str) -> tuple[str, dict[str, JSON]] | None:
     return (name, fields) if name else None
 
 
+def record_items(text: str) -> list[JSON] | None:
+    """The items of a record shown as its constructor call with positional literal fields
+    (``Interval(4, 7, (4, 7))``: ``[4, 7, [4, 7]]``), what unpacking it gives; else None."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(node, ast.Call) or node.keywords or not node.args:
+        return None
+    if not isinstance(node.func, ast.Name | ast.Attribute):
+        return None
+    try:
+        values = [ast.literal_eval(argument) for argument in node.args]
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return _json_list(values)
+
+
 def number_shown(value: int | float | str) -> Shown | None:
     """A number, or a number's text, as printed: exact, give or take its last digit."""
     exact = as_exact(value)

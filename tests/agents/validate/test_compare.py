@@ -425,3 +425,12 @@ def test_a_path_shown_with_a_placeholder_for_its_folders_is_the_answers_tail() -
     assert not matches(answered, "[path/to]/pydicom/data/test_files/MR_small.dcm")
     assert not matches(answered, "/path/to/CT_small.dcm")
     assert not matches("data/test_files/CT_small.dcm", "[path/to]/data/test_files/CT_small.dcm")
+
+
+def test_a_record_unpacked_into_its_items_is_its_constructors_positional_fields() -> None:
+    """``iv = Interval(4, 7, (4, 7))``, then ``begin, end, data = iv`` and each shown."""
+    handle = {"handle": "h_1", "type": "pkg.Interval", "repr": "Interval(4, 7, (4, 7))"}
+    assert matches(handle, [4, 7, [4, 7]])
+    assert not matches(handle, [4, 8, [4, 7]])
+    keyed = {"handle": "h_2", "type": "pkg.Point", "repr": "Point(x=1, y=2)"}
+    assert not matches(keyed, [1, 2])  # fields by name: no order to compare with
