@@ -66,11 +66,8 @@ def repr_value(text: str) -> Shown | None:
 def record_fields(text: str) -> tuple[str, dict[str, JSON]] | None:
     """A record shown as its constructor call with named literal fields
     (``Version(major=4, minor=0, prerelease=None)``): its name and fields, else None."""
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if not isinstance(node, ast.Call) or node.args or not node.keywords:
+    node = _shown_call(text)
+    if node is None or node.args or not node.keywords:
         return None
     func = node.func
     name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
@@ -89,19 +86,23 @@ def record_fields(text: str) -> tuple[str, dict[str, JSON]] | None:
 def record_items(text: str) -> list[JSON] | None:
     """The items of a record shown as its constructor call with positional literal fields
     (``Interval(4, 7, (4, 7))``: ``[4, 7, [4, 7]]``), what unpacking it gives; else None."""
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if not isinstance(node, ast.Call) or node.keywords or not node.args:
-        return None
-    if not isinstance(node.func, ast.Name | ast.Attribute):
+    node = _shown_call(text)
+    if node is None or node.keywords or not isinstance(node.func, ast.Name | ast.Attribute):
         return None
     try:
         values = [ast.literal_eval(argument) for argument in node.args]
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
-    return _json_list(values)
+    return _json_list(values) if values else None
+
+
+def _shown_call(text: str) -> ast.Call | None:
+    """The call a repr writes (``Name(...)``), or None when it is no call."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return node if isinstance(node, ast.Call) else None
 
 
 def number_shown(value: int | float | str) -> Shown | None:
